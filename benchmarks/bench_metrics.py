@@ -1,0 +1,89 @@
+"""Our metric core against pytrec_eval, on the same in-memory data, in the same process.
+
+    python benchmarks/bench_metrics.py [--sizes 10000 100000]
+
+Both sides get the same scored run ({qid: {doc: score}}) and both sort it themselves (trec_eval's order), then
+score 9 metrics. Then the whole `pytest-relevance evaluate` process is timed on the largest size written to disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytrec_eval
+
+from pytest_relevance.metrics import parse_metrics, rank_scored, score_query
+
+OURS = parse_metrics("ndcg@3 ndcg@10 map map@10 mrr p@10 recall@100 rprec hit@10")
+THEIRS = {"ndcg_cut.3,10", "map", "map_cut.10", "recip_rank", "P.10", "recall.100", "Rprec", "success.10"}
+
+
+def generate(queries: int, docs: int = 100, seed: int = 7) -> tuple[dict, dict]:
+    rnd = random.Random(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(queries):
+        pool = [f"d{rnd.randrange(5000)}" for _ in range(docs + 50)]
+        qrels[f"q{q}"] = {doc: rnd.choice((0, 0, 1, 1, 2, 3)) for doc in pool[:40]}
+        run[f"q{q}"] = {doc: round(rnd.random() * 20, 1) for doc in pool[20 : 20 + docs]}  # rounded: real ties
+    return qrels, run
+
+
+def ours(qrels: dict, run: dict) -> dict:
+    return {qid: score_query(qrels[qid], rank_scored(scores), OURS).values for qid, scores in run.items()}
+
+
+def theirs(qrels: dict, run: dict) -> dict:
+    return pytrec_eval.RelevanceEvaluator(qrels, THEIRS).evaluate(run)
+
+
+def timed(fn, *args) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def write_trec(qrels: dict, run: dict, folder: Path) -> tuple[Path, Path]:
+    qrels_path, run_path = folder / "bench.qrels", folder / "bench.run"
+    with qrels_path.open("w") as out:
+        for qid, grades in qrels.items():
+            out.writelines(f"{qid} 0 {doc} {grade}\n" for doc, grade in grades.items())
+    with run_path.open("w") as out:
+        for qid, scores in run.items():
+            out.writelines(f"{qid} Q0 {doc} {i} {score} bench\n" for i, (doc, score) in enumerate(scores.items(), 1))
+    return qrels_path, run_path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    args = parser.parse_args()
+    print(f"{'queries':>8} {'pytrec_eval s':>14} {'ours s':>8} {'ours/pytrec':>12}")
+    for size in args.sizes:
+        qrels, run = generate(size)
+        t_theirs, reference = timed(theirs, qrels, run)
+        t_ours, result = timed(ours, qrels, run)
+        check = next(iter(run))
+        assert abs(result[check]["ndcg@10"] - reference[check]["ndcg_cut_10"]) < 1e-9  # same numbers, not just fast
+        print(f"{size:>8} {t_theirs:>14.3f} {t_ours:>8.3f} {t_ours / t_theirs:>12.2f}")
+    with tempfile.TemporaryDirectory() as folder:
+        qrels_path, run_path = write_trec(qrels, run, Path(folder))
+        command = [sys.executable, "-m", "pytest_relevance.cli", "evaluate", str(qrels_path), str(run_path)]
+        for spec in OURS:
+            command += ["-m", spec.spec]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        print(
+            f"whole `pytest-relevance evaluate` process at {size} queries x 100 docs: "
+            f"{time.perf_counter() - start:.2f} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

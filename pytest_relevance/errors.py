@@ -1,0 +1,14 @@
+"""The one error type for bad input, so that every entry point can print it as a single line."""
+
+from __future__ import annotations
+
+
+class RelevanceInputError(ValueError):
+    """Bad input from a file the user wrote. The message names the file, the line or key, and what to do."""
+
+    def __init__(self, source: object, problem: str, line: int | None = None) -> None:
+        where = f"{source}:{line}" if line is not None else str(source)
+        super().__init__(f"{where}: {problem}")
+        self.source = str(source)
+        self.line = line
+        self.problem = problem

@@ -1,0 +1,118 @@
+"""`pytest-relevance evaluate`: trec_eval's reading of TREC files, our metric names, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+from pytest_relevance.cli import main
+
+QRELS = "q1 0 a 1\nq1 0 b 3\nq1 0 c 0\nq2 0 x 2\nq9 0 y 1\n"
+# q1: b and z tie at 1.0 -> z (id descending) comes first; the rank column says otherwise and is ignored
+RUN = "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 z 3 1.0 t\nq2 Q0 w 1 -1 t\nq2 Q0 x 2 -2.5 t\nq3 Q0 x 1 1 t\n"
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_matches_pytrec_eval_on_the_queries_in_both_files(tmp_path: Path, capsys) -> None:
+    qrels, run = write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN)
+    code, out, _ = run_cli(
+        capsys, "evaluate", qrels, run, "-m", "ndcg@3", "-m", "map", "--format", "json", "--per-query"
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert set(result["per_query"]) == {"q1", "q2"}  # q3 has no qrels, q9 no run: left out, as trec_eval does
+    evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"a": 1, "b": 3, "c": 0}, "q2": {"x": 2}}, {"ndcg_cut.3", "map"})
+    expected = evaluator.evaluate({"q1": {"a": 2.0, "b": 1.0, "z": 1.0}, "q2": {"w": -1.0, "x": -2.5}})
+    for qid in ("q1", "q2"):
+        assert result["per_query"][qid]["ndcg@3"] == pytest.approx(expected[qid]["ndcg_cut_3"], abs=1e-12)
+        assert result["per_query"][qid]["map"] == pytest.approx(expected[qid]["map"], abs=1e-12)
+    assert result["all"]["map"] == pytest.approx((expected["q1"]["map"] + expected["q2"]["map"]) / 2)
+
+
+def test_json_without_per_query_has_only_means(tmp_path: Path, capsys) -> None:
+    code, out, _ = run_cli(
+        capsys, "evaluate", write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN), "--format", "json"
+    )
+    assert code == 0
+    assert list(json.loads(out)) == ["all"]
+    assert list(json.loads(out)["all"]) == ["map", "mrr", "ndcg@10", "p@10", "recall@100"]
+
+
+def test_table_prints_trec_eval_style_rows(tmp_path: Path, capsys) -> None:
+    code, out, _ = run_cli(
+        capsys, "evaluate", write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN), "-m", "p@2", "--per-query"
+    )
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()]
+    assert ["p@2", "q1", "0.5000"] in rows
+    assert ["p@2", "q2", "0.5000"] in rows  # x ranks second despite its negative score
+    assert ["queries", "all", "2"] in rows
+    assert ["p@2", "all", "0.5000"] in rows
+
+
+def test_duplicates_warn_with_file_and_line_and_keep_the_first(tmp_path: Path, capsys) -> None:
+    run = write(tmp_path, "run", "q1 Q0 b 1 5 t\nq1 Q0 a 2 4 t\nq1 Q0 b 3 9 t\n")
+    code, out, err = run_cli(
+        capsys, "evaluate", write(tmp_path, "q", "q1 0 a 1\n"), run, "-m", "mrr", "--format", "json"
+    )
+    assert code == 0
+    assert f"{run}:3: duplicate document 'b' for query 'q1'; keeping the first occurrence (line 1)" in err
+    assert json.loads(out)["all"]["mrr"] == 0.5  # b keeps score 5 from line 1, a is second
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "message"),
+    [
+        ("q1 0 a x\n", RUN, "qrels:1: grade 'x' is not a number"),
+        ("q1 0 a 1\nq1 0 a\n", RUN, "qrels:2: expected 4 columns (qid iter docno grade), found 3"),
+        ("q1 0 a 1\nq1 0 a 2\n", RUN, "qrels:2: document 'a' is graded twice for query 'q1' (first at line 1)"),
+        ("", RUN, "qrels: the file is empty"),
+        (QRELS, "q1 Q0 a 1 high t\n", "run:1: score 'high' is not a number"),
+        (QRELS, "q1 Q0 a 1 1 t\n\nq1 Q0 b 2 1\n", "run:3: expected 6 columns (qid Q0 docno rank score tag), found 5"),
+        (QRELS, "q7 Q0 a 1 1 t\n", "no query of this run is judged"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys, qrels: str, run: str, message: str) -> None:
+    code, out, err = run_cli(capsys, "evaluate", write(tmp_path, "qrels", qrels), write(tmp_path, "run", run))
+    assert code == 2
+    assert out == ""
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_missing_file_and_bad_metric(tmp_path: Path, capsys) -> None:
+    code, _, err = run_cli(capsys, "evaluate", str(tmp_path / "nope"), write(tmp_path, "r", RUN))
+    assert code == 2
+    assert "nope: no such file" in err
+    code, _, err = run_cli(capsys, "evaluate", write(tmp_path, "q", QRELS), write(tmp_path, "r", RUN), "-m", "p@0")
+    assert code == 2
+    assert "bad cut-off '0'" in err
+
+
+def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
+    qrels, run = write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_relevance.cli", "evaluate", qrels, run, "-m", "hit@1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[1].split() == ["hit@1", "all", "0.5000"]
