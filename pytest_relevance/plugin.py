@@ -1,3 +1,437 @@
-"""pytest glue for pytest-relevance (filled in with the plugin core)."""
+"""pytest glue: options, ini keys, fixtures, the snapshot assertion, the terminal summary. Logic lives elsewhere.
+
+Everything beyond pytest itself is imported lazily, so a run with no relevance test pays almost nothing for the
+plugin being installed.
+"""
 
 from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_relevance.baseline import Entry, Tolerance
+    from pytest_relevance.judgments import Judgments
+    from pytest_relevance.metrics import Metric
+
+#: ini key -> (help, default). Each is also a command-line flag --relevance-...
+SETTINGS: dict[str, tuple[str, str]] = {
+    "relevance_judgments": (
+        "judged queries: .yaml, .csv, or TREC qrels (with relevance_topics)",
+        "fixtures/judgments.yaml",
+    ),
+    "relevance_topics": ("topics file for TREC qrels judgments: qid<TAB>text[<TAB>stratum]", ""),
+    "relevance_corpus": ("fixture corpus: NDJSON, JSON array or YAML list", "fixtures/corpus.ndjson"),
+    "relevance_index_config": ("index config: an Elasticsearch create-index body (YAML/JSON)", "fixtures/index.yaml"),
+    "relevance_query": ("query template: an Elasticsearch search body with {{query}}", "fixtures/query.yaml"),
+    "relevance_baseline": ("the committed baseline file", "relevance-baseline.json"),
+    "relevance_metrics": ("metrics to score and gate, e.g. 'ndcg@10 mrr@10 recall@100'", "ndcg@10 mrr@10 recall@100"),
+    "relevance_tolerance": ("allowed drop: '0.005', or with overrides '0.005 tail=0.02 ndcg@10=0.01'", "0.005"),
+    "relevance_now": ("the frozen instant every relevance test runs at (ISO 8601)", "2026-01-15T12:00:00Z"),
+    "relevance_engine": ("search engine for relevance_index: embedded or elasticsearch", "embedded"),
+    "relevance_es_url": ("Elasticsearch URL (also read from RELEVANCE_ES_URL)", ""),
+    "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
+}
+
+STATE = pytest.StashKey["State"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("relevance", "search relevance gate (pytest-relevance)")
+    group.addoption(
+        "--relevance-update",
+        action="store_true",
+        help="write the baseline entries of the relevance tests that ran (they pass); commit the file on its own",
+    )
+    group.addoption("--relevance-reason", default="", metavar="TEXT", help="why, recorded with --relevance-update")
+    group.addoption(
+        "--relevance-changed-since",
+        metavar="REF",
+        help="skip relevance tests when git shows no change matching relevance_paths since REF",
+    )
+    for name, (text, default) in SETTINGS.items():
+        parser.addini(name, f"{text} (default: {default or 'none'})", default=default)
+        group.addoption(f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{text}; overrides ini {name}")
+
+
+def setting(config: pytest.Config, name: str) -> str:
+    """Flag, then ini, then (for the URL) the environment, then the default."""
+    value = config.getoption(name)
+    if value is None:
+        value = config.getini(name)
+    if name == "relevance_es_url" and not value:
+        value = os.environ.get("RELEVANCE_ES_URL", "")
+    return str(value).strip()
+
+
+def resolve(config: pytest.Config, value: str) -> Path:
+    path = Path(value)
+    return path if path.is_absolute() else config.rootpath / path
+
+
+@dataclass
+class State:
+    """What one pytest process (controller or xdist worker) knows about relevance tests in this session."""
+
+    config: pytest.Config
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    judgments: dict[Path, Judgments] = field(default_factory=dict)
+    entries: dict[str, Entry] | None = None
+    partial: bool = False
+    whole: bool = False
+    removed: list[str] = field(default_factory=list)
+    saved: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def baseline_path(self) -> Path:
+        return resolve(self.config, setting(self.config, "relevance_baseline"))
+
+    def baseline(self) -> dict[str, Entry]:
+        if self.entries is None:
+            from pytest_relevance.baseline import load_baseline
+
+            self.entries = load_baseline(self.baseline_path)
+        return self.entries
+
+    def load_judgments(self, value: str) -> Judgments:
+        path = resolve(self.config, value)
+        if path not in self.judgments:
+            from pytest_relevance.judgments import load_judgments
+
+            topics = setting(self.config, "relevance_topics")
+            self.judgments[path] = load_judgments(path, resolve(self.config, topics) if topics else None)
+        return self.judgments[path]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "relevance(metrics=None, tolerance=None, judgments=None, now=None): a relevance test; the arguments "
+        "override the relevance_* settings for this test",
+    )
+    config.stash[STATE] = State(config)
+
+
+def _state(config: pytest.Config) -> State:
+    return config.stash[STATE]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    judgments = resolve(config, setting(config, "relevance_judgments"))
+    if not judgments.is_file():
+        return []
+    try:
+        version = _state(config).load_judgments(setting(config, "relevance_judgments")).version
+    except ValueError as exc:
+        version = f"unreadable ({exc})"
+    baseline = setting(config, "relevance_baseline")
+    return [f"relevance: baseline {baseline}, judgments {version}, frozen at {setting(config, 'relevance_now')}"]
+
+
+# ---------------------------------------------------------------- collection
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark snapshot tests `relevance` before -m filters, and apply --relevance-changed-since."""
+    for item in items:
+        if "relevance_snapshot" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("relevance"):
+            item.add_marker("relevance")
+    ref = config.getoption("relevance_changed_since")
+    if ref:
+        reason = _unchanged_reason(config, ref)
+        if reason:
+            for item in items:
+                if item.get_closest_marker("relevance"):
+                    item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _unchanged_reason(config: pytest.Config, ref: str) -> str | None:
+    """A skip reason when git says nothing in relevance_paths changed since `ref`; None means run (also no git)."""
+    import fnmatch
+    import subprocess
+
+    globs = setting(config, "relevance_paths").split()
+    if not globs:
+        return None
+    try:
+        changed = subprocess.run(
+            ["git", "diff", "--name-only", ref, "--"], cwd=config.rootpath, capture_output=True, text=True, check=True
+        ).stdout.split()
+        changed += subprocess.run(
+            ["git", "ls-files", "--others", "--exclude-standard"],
+            cwd=config.rootpath,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    if any(fnmatch.fnmatch(path, glob) for path in changed for glob in globs):
+        return None
+    return f"no file matching relevance_paths ({' '.join(globs)}) changed since {ref}"
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        _state(items[0].config).partial = True
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
+    marker = request.node.get_closest_marker("relevance")
+    return dict(marker.kwargs) if marker else {}
+
+
+@pytest.fixture
+def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
+    """The judged queries (from relevance_judgments, or the marker's judgments=)."""
+    value = _marker_kwargs(request).get("judgments") or setting(request.config, "relevance_judgments")
+    try:
+        return _state(request.config).load_judgments(str(value))
+    except ValueError as exc:
+        pytest.fail(f"relevance: {exc}", pytrace=False)
+
+
+@pytest.fixture
+def relevance_clock(request: pytest.FixtureRequest) -> Any:
+    """Freezes time (tick=False) at relevance_now, or the marker's now=, for the whole test; yields the instant."""
+    from datetime import datetime
+
+    import time_machine
+
+    value = _marker_kwargs(request).get("now") or setting(request.config, "relevance_now")
+    try:
+        instant = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        raise pytest.UsageError(f"relevance_now: {value!r} is not an ISO 8601 instant (2026-01-15T12:00:00Z)") from None
+    with time_machine.travel(instant, tick=False):
+        yield instant
+
+
+@pytest.fixture
+def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judgments, relevance_clock: Any) -> Any:
+    """Compare a run with the committed baseline: ``assert relevance_snapshot == run``."""
+    from pytest_relevance.baseline import Tolerance
+    from pytest_relevance.metrics import parse_metrics
+
+    kwargs = _marker_kwargs(request)
+    try:
+        metrics = parse_metrics(kwargs.get("metrics") or setting(request.config, "relevance_metrics"))
+        tolerance = Tolerance.parse(kwargs.get("tolerance", setting(request.config, "relevance_tolerance")))
+    except ValueError as exc:
+        raise pytest.UsageError(f"relevance settings: {exc}") from None
+    return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, metrics, tolerance)
+
+
+class RelevanceSnapshot:
+    """The right-hand side of ``assert relevance_snapshot == run``; its explanation is the failure text."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self, state: State, node: pytest.Item, judgments: Judgments, metrics: list[Metric], tolerance: Tolerance
+    ) -> None:
+        self.state, self.node, self.judgments = state, node, judgments
+        self.metrics, self.tolerance = metrics, tolerance
+        self.explanation: list[str] = []
+
+    def __repr__(self) -> str:
+        return "relevance_snapshot"
+
+    def __eq__(self, run: object) -> bool:
+        from pytest_relevance.errors import RelevanceInputError
+
+        try:
+            return self._check(run)
+        except RelevanceInputError as exc:
+            self.explanation = [f"relevance: {exc}"]
+            return False
+
+    def _check(self, run: object) -> bool:
+        from pytest_relevance.baseline import compare, incompatibilities, make_entry
+        from pytest_relevance.evaluation import Run, evaluate
+        from pytest_relevance.reports.terminal import failure_text
+
+        evaluation = evaluate(run, self.judgments, self.metrics)  # type: ignore[arg-type]
+        engine = run.engine if isinstance(run, Run) else "custom"
+        nodeid, state = self.node.nodeid, self.state
+        state.results[nodeid] = {"engine": engine, "judgments": self.judgments.version, "rows": []}  # used, at least
+        for stratum, values in evaluation.strata.items():
+            for spec, value in values.items():
+                self.node.user_properties.append((f"relevance.{stratum}.{spec}", round(value, 4)))
+        entry = state.baseline().get(nodeid)
+        result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
+        if self.state.config.getoption("relevance_update"):
+            reason = self.state.config.getoption("relevance_reason")
+            new = make_entry(evaluation, self.judgments.version, engine, self.tolerance, reason)
+            comparison = compare(new if entry is None else entry, evaluation, self.tolerance)
+            state.results[nodeid] = {**result, "rows": _rows(comparison), "entry": new, "updated": True}
+            return True
+        baseline = setting(state.config, "relevance_baseline")
+        if entry is None:
+            self.explanation = [
+                f"relevance: no baseline entry for {nodeid} in {baseline}",
+                "create it with: pytest --relevance-update (then commit the baseline file)",
+            ]
+            return False
+        problems = incompatibilities(entry, self.judgments.version, engine, self.metrics)
+        if problems:
+            self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
+            self.explanation += [f"  {problem}" for problem in problems]
+            return False
+        comparison = compare(entry, evaluation, self.tolerance)
+        state.results[nodeid] = {**result, "rows": _rows(comparison)}
+        if comparison.regressions:
+            self.explanation = failure_text(comparison, evaluation, self.judgments, baseline, str(self.tolerance))
+            return False
+        return True
+
+
+def _rows(comparison: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "stratum": r.stratum,
+            "metric": r.metric,
+            "before": r.before,
+            "after": r.after,
+            "delta": r.delta,
+            "status": r.status,
+            "n": r.n,
+        }
+        for r in comparison.rows
+    ]
+
+
+def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
+    if op != "==":
+        return None
+    for side in (left, right):
+        if isinstance(side, RelevanceSnapshot) and side.explanation:
+            return side.explanation
+    return None
+
+
+# ---------------------------------------------------------------- end of session
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: collect what each worker measured."""
+    output = getattr(node, "workeroutput", {}).get("relevance")
+    if output:
+        _state(node.config).results.update(output)
+
+
+def _whole_suite(session: pytest.Session, exitstatus: int) -> bool:
+    config = session.config
+    option = config.option
+    return not (
+        _state(config).partial
+        or getattr(option, "keyword", "")
+        or getattr(option, "markexpr", "")
+        or getattr(option, "lf", False)
+        or getattr(option, "deselect", None)
+        or config.getoption("relevance_changed_since")
+        or config.args_source == pytest.Config.ArgsSource.ARGS
+        or exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+        or session.shouldstop
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    state = _state(config)
+    state.whole = _whole_suite(session, exitstatus)
+    if hasattr(config, "workerinput"):
+        config.workeroutput["relevance"] = state.results  # type: ignore[attr-defined]
+        return
+    if not config.getoption("relevance_update"):
+        return
+    from pytest_relevance.baseline import changed_values, load_baseline, write_baseline
+
+    path = state.baseline_path
+    try:
+        before = load_baseline(path)
+    except ValueError as exc:
+        state.warnings.append(f"baseline not written: {exc}")
+        return
+    updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if "entry" in r}
+    unused = [k for k in before if k not in state.results] if state.whole else []
+    if not updates and not unused:
+        return
+    write_baseline(path, updates, unused)
+    for nodeid, entry in updates.items():
+        state.results[nodeid]["changes"] = changed_values(before.get(nodeid), entry)
+    state.removed, state.saved = unused, True
+    state.warnings += _dirty_files(config, path)
+
+
+def _dirty_files(config: pytest.Config, baseline: Path) -> list[str]:
+    import subprocess
+
+    try:
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=config.rootpath,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=config.rootpath, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    others = [line[3:] for line in status.splitlines() if Path(top, line[3:]).resolve() != baseline.resolve()]
+    if not others:
+        return []
+    return [
+        f"other tracked files are modified ({', '.join(others[:5])}{', ...' if len(others) > 5 else ''}): "
+        "commit the re-baseline in a dedicated commit, apart from the change that caused it"
+    ]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = _state(config)
+    if hasattr(config, "workerinput"):
+        return
+    unused = _unused(state) if not config.getoption("relevance_update") else []
+    if not (state.results or state.warnings or unused):
+        return
+    from pytest_relevance.reports.terminal import summary_lines
+
+    terminalreporter.section("relevance")
+    for nodeid in sorted(state.results):
+        for line in summary_lines(nodeid, state.results[nodeid]):
+            terminalreporter.write_line(line)
+    if config.getoption("relevance_update"):
+        baseline = setting(config, "relevance_baseline")
+        for nodeid in state.removed:
+            terminalreporter.write_line(f"removed unused baseline entry {nodeid}")
+        if state.saved:
+            terminalreporter.write_line(f"baseline written: {baseline}")
+    for nodeid in unused:
+        terminalreporter.write_line(
+            f"unused baseline entry {nodeid} (no test used it; --relevance-update on the whole suite removes it)"
+        )
+    for warning in state.warnings:
+        terminalreporter.write_line(f"warning: {warning}", yellow=True)
+
+
+def _unused(state: State) -> list[str]:
+    """Entries no test used; only said after a whole-suite run, where it is true."""
+    if not state.whole or not state.baseline_path.is_file():
+        return []
+    try:
+        entries = state.baseline()
+    except ValueError:
+        return []
+    return sorted(set(entries) - set(state.results))

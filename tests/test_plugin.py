@@ -1,0 +1,298 @@
+"""The plugin as users meet it: real pytest sessions on small generated projects, without xdist and with -n 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+JUDGMENTS = """\
+version: v1
+queries:
+  - {id: h1, text: alpha, stratum: head, grades: {a: 3, b: 1}}
+  - {id: h2, text: beta, stratum: head, grades: {c: 2}}
+  - {id: t1, text: gamma, stratum: tail, grades: {d: 1}}
+  - {id: t2, text: delta, stratum: tail, grades: {e: 2}}
+"""
+GOOD = {"h1": ["a", "b"], "h2": ["c"], "t1": ["x", "d"], "t2": ["e"]}
+TEST_FILE = """\
+import json, pathlib
+
+def ranker(name="ranker.json"):
+    return json.loads((pathlib.Path(__file__).parent / name).read_text())
+
+def test_quality(relevance_snapshot):
+    assert relevance_snapshot == ranker()
+"""
+INI = """\
+[pytest]
+relevance_judgments = judgments.yaml
+relevance_metrics = ndcg@10 mrr
+"""
+
+
+@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
+def mode(request: pytest.FixtureRequest) -> list[str]:
+    return request.param
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", judgments=JUDGMENTS)
+    pytester.makeini(INI)
+    pytester.makepyfile(test_rel=TEST_FILE)
+    rank(pytester, GOOD)
+    return pytester
+
+
+def rank(pytester: pytest.Pytester, run: dict[str, list[str]], name: str = "ranker.json") -> None:
+    (pytester.path / name).write_text(json.dumps(run))
+
+
+def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
+    """In process without xdist (fast); xdist's workers need a real process to start from."""
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")  # hypothesis' plugin costs 1.4 s a session
+    if mode:
+        return pytester.runpytest_subprocess(*quiet, *mode, *args)
+    return pytester.runpytest_inprocess(*quiet, *args)
+
+
+def baseline(pytester: pytest.Pytester) -> dict:
+    return json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"]
+
+
+def test_update_creates_then_passes(project: pytest.Pytester, mode: list[str]) -> None:
+    result = run(project, mode, "--relevance-update", "--relevance-reason", "first baseline")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        ["*updated head.ndcg@10: new -> 1.0000*", "*baseline written: relevance-baseline.json*"]
+    )
+    text = (project.path / "relevance-baseline.json").read_text()
+    entry = baseline(project)["test_rel.py::test_quality"]
+    assert entry["reason"] == "first baseline"
+    assert entry["judgments"] == "v1"
+    assert entry["engine"] == "custom"
+    assert entry["strata"]["tail"] == {"ndcg@10": 0.8155, "mrr": 0.75, "n": 2}
+    assert entry["metrics"]["ndcg@10"] == {"name": "ndcg", "k": 10, "gain": "linear"}
+    assert json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n" == text  # sorted keys, stable format
+    result = run(project, mode)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*relevance*", "*test_rel.py::test_quality*", "*all*4*"])
+
+
+def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    before = (project.path / "relevance-baseline.json").read_bytes()
+    rank(project, {**GOOD, "h1": ["b", "a"]})  # the best document drops to rank 2
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*relevance regression in relevance-baseline.json (judgments v1, tolerance 0.005)",
+            "*  all.ndcg@10: 0.9077 -> 0.8569 (-0.0508)",
+            "*  head.ndcg@10: 1.0000 -> 0.8984 (-0.1016)",
+            "*queries that dropped most on ndcg@10:",
+            "*h1 'alpha' [[]head]: 1.0000 -> 0.7967; top 3: b (1), a (3)",
+            "*pytest --relevance-update --relevance-reason*",
+        ]
+    )
+    assert "head.mrr" not in result.stdout.str()  # mrr did not move: no line for it
+    assert (project.path / "relevance-baseline.json").read_bytes() == before
+
+
+def test_better_ranker_passes_and_is_reported_stale(project: pytest.Pytester, mode) -> None:
+    rank(project, {**GOOD, "t1": ["x", "y", "d"]})
+    run(project, mode, "--relevance-update")
+    rank(project, GOOD)
+    result = run(project, mode)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        ["*stale baseline: improved beyond tolerance (*tail.ndcg@10 +0.*); raise it with --relevance-update"]
+    )
+
+
+def test_tolerance_boundary(project: pytest.Pytester, mode) -> None:
+    # tail.mrr drops 0.75 -> 0.6667 (-0.0833): a tolerance of exactly 0.0833 passes, 0.0832 fails
+    run(project, mode, "--relevance-update")
+    rank(project, {**GOOD, "t1": ["x", "y", "d"]})
+    args = ["--relevance-metrics", "mrr"]
+    assert run(project, mode, *args, "--relevance-tolerance", "0.0833").ret == 0
+    result = run(project, mode, *args, "--relevance-tolerance", "0.0832")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*tail.mrr: 0.7500 -> 0.6667 (-0.0833)"])
+    assert run(project, mode, *args, "--relevance-tolerance", "0.0832 tail.mrr=0.09").ret == 0
+
+
+def test_a_tail_drop_hidden_by_a_head_gain_fails(project: pytest.Pytester, mode) -> None:
+    rank(project, {**GOOD, "h1": ["b", "a"]})
+    run(project, mode, "--relevance-update")
+    rank(project, {**GOOD, "t2": ["z", "e"]})  # head gains +0.1016, tail loses 0.1845: "all" barely moves
+    result = run(project, mode, "--relevance-metrics", "ndcg@10", "--relevance-tolerance", "0.05")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*tail.ndcg@10: 0.8155 -> 0.6309 (-0.1846)"])
+    assert "all.ndcg@10:" not in result.stdout.str()
+
+
+def test_missing_entry_fails_with_what_to_do(project: pytest.Pytester, mode) -> None:
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*relevance: no baseline entry for test_rel.py::test_quality in relevance-baseline.json*",
+            "*pytest --relevance-update*",
+        ]
+    )
+    assert not (project.path / "relevance-baseline.json").exists()
+
+
+def test_judgments_version_change_names_both_versions(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    (project.path / "judgments.yaml").write_text(JUDGMENTS.replace("version: v1", "version: v2"))
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*the judgments changed: baseline version 'v1', now 'v2'*commit of its own*"])
+
+
+def test_engine_change_is_refused(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    project.makepyfile(
+        test_rel=TEST_FILE.replace(
+            "assert relevance_snapshot == ranker()",
+            "from pytest_relevance.evaluation import Run\n"
+            "    assert relevance_snapshot == Run(ranker(), engine='other 1.0')",
+        )
+    )
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*the engine changed: baseline measured on 'custom', now 'other 1.0'*"])
+
+
+def test_unknown_query_ids_in_the_run_fail_clearly(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    rank(project, {**GOOD, "h9": ["a"]})
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*the run has query ids that are not judged here: h9*"])
+
+
+SIX_TESTS = "\n".join(
+    f"def test_q{i}(relevance_snapshot):\n    assert relevance_snapshot == ranker()\n" for i in range(6)
+)
+
+
+def test_update_under_xdist_loses_no_entry_and_unused_entries(project: pytest.Pytester, mode) -> None:
+    project.makepyfile(test_rel=TEST_FILE.split("def test_quality")[0] + SIX_TESTS)
+    assert run(project, mode, "--relevance-update").ret == 0
+    assert sorted(baseline(project)) == [f"test_rel.py::test_q{i}" for i in range(6)]
+    # -k runs a subset: the update keeps every other entry
+    rank(project, {**GOOD, "h1": ["b", "a"]})
+    assert run(project, mode, "--relevance-update", "-k", "test_q1").ret == 0
+    entries = baseline(project)
+    assert len(entries) == 6
+    assert entries["test_rel.py::test_q1"]["strata"]["head"]["ndcg@10"] == 0.8984
+    assert entries["test_rel.py::test_q2"]["strata"]["head"]["ndcg@10"] == 1.0
+    # a test removed: listed as unused on a whole run; removed by a whole-suite update only
+    project.makepyfile(test_rel=TEST_FILE.split("def test_quality")[0] + SIX_TESTS.split("def test_q5")[0])
+    rank(project, GOOD)
+    result = run(project, mode, "-k", "not test_q1")
+    assert "unused baseline entry" not in result.stdout.str()  # a partial run cannot tell
+    result = run(project, mode, "--relevance-update", "-k", "not nothing")
+    assert len(baseline(project)) == 6
+    result = run(project, mode)
+    result.stdout.fnmatch_lines(["*unused baseline entry test_rel.py::test_q5*"])
+    result = run(project, mode, "--relevance-update")
+    result.stdout.fnmatch_lines(["*removed unused baseline entry test_rel.py::test_q5*"])
+    assert len(baseline(project)) == 5
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '{"pytest-relevance": 1,\n<<<<<<< HEAD\n"entries": {}\n=======\n',
+            "relevance-baseline.json:2: merge-conflict",
+        ),
+        ('{"pytest-relevance": 1, "entries": {\n  "x": {', "relevance-baseline.json:2: not valid JSON"),
+    ],
+    ids=["conflict", "truncated"],
+)
+def test_damaged_baseline_is_a_clear_error_and_left_untouched(project, mode, content: str, message: str) -> None:
+    (project.path / "relevance-baseline.json").write_text(content)
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([f"*{message}*"])
+    result = run(project, mode, "--relevance-update")
+    result.stdout.fnmatch_lines([f"*baseline not written*{message}*"])
+    assert "Traceback" not in result.stdout.str()
+    assert (project.path / "relevance-baseline.json").read_text() == content
+
+
+def test_snapshot_tests_are_marked_relevance(project: pytest.Pytester, mode) -> None:
+    project.makepyfile(test_other="def test_plain():\n    pass\n")
+    run(project, mode, "--relevance-update")
+    result = run(project, mode, "-m", "relevance", "-v")
+    assert result.parseoutcomes()["passed"] == 1
+    assert "test_quality" in result.stdout.str()
+    assert "test_plain" not in result.stdout.str()
+    result = run(project, mode, "-m", "not relevance", "-v")
+    assert result.parseoutcomes()["passed"] == 1
+    assert "test_quality" not in result.stdout.str()
+
+
+def test_junit_xml_carries_the_metric_values(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    run(project, mode, "--junitxml", "out.xml")
+    xml = (project.path / "out.xml").read_text()
+    assert '<property name="relevance.tail.ndcg@10" value="0.8155"' in xml
+
+
+def test_header_and_help(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("--collect-only")
+    result.stdout.fnmatch_lines(
+        ["relevance: baseline relevance-baseline.json, judgments v1, frozen at 2026-01-15T12:00:00Z"]
+    )
+    result = project.runpytest_subprocess("--help")
+    result.stdout.fnmatch_lines(["*--relevance-update*", "*--relevance-metrics*", "*relevance_tolerance*"])
+
+
+def test_update_warns_about_other_modified_files(project: pytest.Pytester, mode) -> None:
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q"], cwd=project.path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project.path, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=project.path, check=True)
+    (project.path / "judgments.yaml").write_text(JUDGMENTS + "# edited\n")
+    result = run(project, mode, "--relevance-update")
+    result.stdout.fnmatch_lines(["*other tracked files are modified (judgments.yaml)*dedicated commit*"])
+
+
+def test_changed_since_skips_when_nothing_relevant_changed(project: pytest.Pytester, mode) -> None:
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    project.makeini(INI + "relevance_paths = judgments.yaml search/*\n")
+    run(project, mode, "--relevance-update")
+    subprocess.run(["git", "init", "-q"], cwd=project.path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project.path, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=project.path, check=True)
+    (project.path / "README").write_text("unrelated change")
+    result = run(project, mode, "--relevance-changed-since", "HEAD", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*no file matching relevance_paths (judgments.yaml search/*) changed since HEAD*"])
+    (project.path / "search").mkdir()
+    (project.path / "search" / "boost.py").write_text("BOOST = 2\n")
+    result = run(project, mode, "--relevance-changed-since", "HEAD")
+    result.assert_outcomes(passed=1)
+
+
+def test_changed_since_without_git_runs(project: pytest.Pytester, mode) -> None:
+    project.makeini(INI + "relevance_paths = judgments.yaml\n")
+    run(project, mode, "--relevance-update")
+    result = run(project, mode, "--relevance-changed-since", "HEAD")
+    result.assert_outcomes(passed=1)
+
+
+def test_bad_judgments_fail_with_file_and_line_not_a_traceback(project: pytest.Pytester, mode) -> None:
+    (project.path / "judgments.yaml").write_text(JUDGMENTS.replace("{c: 2}", "{c: high}"))
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*judgments.yaml:4: query 'h2', document 'c': grade 'high' is not a number*"])
+    assert "Traceback" not in result.stdout.str()
