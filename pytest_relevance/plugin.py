@@ -34,6 +34,7 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_now": ("the frozen instant every relevance test runs at (ISO 8601)", "2026-01-15T12:00:00Z"),
     "relevance_engine": ("search engine for relevance_index: embedded or elasticsearch", "embedded"),
     "relevance_es_url": ("Elasticsearch URL (also read from RELEVANCE_ES_URL)", ""),
+    "relevance_id_field": ("the document id field of the corpus", "id"),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
 }
 
@@ -53,9 +54,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="REF",
         help="skip relevance tests when git shows no change matching relevance_paths since REF",
     )
+    group.addoption(
+        "--relevance-repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run every query N times and fail, naming the query, if any ranking differs",
+    )
     for name, (text, default) in SETTINGS.items():
         parser.addini(name, f"{text} (default: {default or 'none'})", default=default)
         group.addoption(f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{text}; overrides ini {name}")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_relevance import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
 
 
 def setting(config: pytest.Config, name: str) -> str:
@@ -194,10 +208,7 @@ def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
 def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
     """The judged queries (from relevance_judgments, or the marker's judgments=)."""
     value = _marker_kwargs(request).get("judgments") or setting(request.config, "relevance_judgments")
-    try:
-        return _state(request.config).load_judgments(str(value))
-    except ValueError as exc:
-        pytest.fail(f"relevance: {exc}", pytrace=False)
+    return _input(_state(request.config).load_judgments, str(value))
 
 
 @pytest.fixture
@@ -229,6 +240,86 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
     except ValueError as exc:
         raise pytest.UsageError(f"relevance settings: {exc}") from None
     return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, metrics, tolerance)
+
+
+def _input(load: Any, *args: Any) -> Any:
+    """Call a loader; bad input becomes one clean fixture error instead of a traceback."""
+    try:
+        return load(*args)
+    except ValueError as exc:
+        message = f"relevance: {exc}"
+    pytest.fail(message, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def relevance_corpus(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
+    """The fixture corpus documents (relevance_corpus)."""
+    from pytest_relevance.corpus import load_corpus
+
+    config = request.config
+    path = resolve(config, setting(config, "relevance_corpus"))
+    return _input(load_corpus, path, setting(config, "relevance_id_field"))
+
+
+@pytest.fixture(scope="session")
+def relevance_index_config(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The index config (relevance_index_config): an Elasticsearch create-index body."""
+    from pytest_relevance.corpus import load_mapping
+
+    return _input(load_mapping, resolve(request.config, setting(request.config, "relevance_index_config")))
+
+
+@pytest.fixture(scope="session")
+def relevance_index(
+    request: pytest.FixtureRequest, relevance_corpus: list[dict[str, Any]], relevance_index_config: dict[str, Any]
+) -> Any:
+    """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
+    from pytest_relevance.clock import parse_instant
+    from pytest_relevance.engines.base import FixtureIndex
+    from pytest_relevance.metrics import depth, parse_metrics
+    from pytest_relevance.templates import load_template
+
+    config = request.config
+    name = setting(config, "relevance_engine")
+    engine = config.hook.pytest_relevance_make_engine(name=name, config=config)
+    if engine is None and name == "embedded":
+        from pytest_relevance.engines.embedded import EmbeddedEngine
+
+        engine = EmbeddedEngine()
+    if engine is None:
+        pytest.fail(
+            f"relevance: relevance_engine = {name!r} is not available (built in: embedded; others come from "
+            "plugins implementing pytest_relevance_make_engine)",
+            pytrace=False,
+        )
+    source = setting(config, "relevance_index_config")
+    index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
+    query_path = resolve(config, setting(config, "relevance_query"))
+    template = _input(load_template, query_path)
+    judgments = _input(_state(config).load_judgments, setting(config, "relevance_judgments"))
+    try:
+        metrics = parse_metrics(setting(config, "relevance_metrics"))
+        instant = parse_instant(setting(config, "relevance_now"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"relevance settings: {exc}") from None
+    fixture = FixtureIndex(
+        index, template, judgments, instant, depth(metrics), setting(config, "relevance_query"),
+        config.getoption("relevance_repeat"),
+    )  # fmt: skip
+    yield fixture
+    fixture.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """Bad input met inside a test (a template construct, a missing param) fails cleanly, without a traceback."""
+    from pytest_relevance.errors import RelevanceInputError
+
+    try:
+        return (yield)
+    except RelevanceInputError as exc:
+        message = f"relevance: {exc}"
+    pytest.fail(message, pytrace=False)
 
 
 class RelevanceSnapshot:

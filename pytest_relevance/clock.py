@@ -1,0 +1,76 @@
+"""The frozen clock: `relevance_now` is the only "now" a relevance run ever sees.
+
+Queries reach "now" three ways, and each is pinned to the frozen instant: the `{{now}}` placeholder, date math in the
+rendered query (`now-7d/d` becomes `2026-01-15T12:00:00Z||-7d/d`, Elasticsearch's own anchored syntax), and Python
+code under test (time-machine, in the `relevance_clock` fixture). A recency boost then ranks the same on any day.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+_NOW = re.compile(r"^now(?=$|[+\-/])")
+_MATH = re.compile(r"([+\-]\d+[yMwdhHms]|/[yMwdhHms])")
+_UNITS = {"w": "weeks", "d": "days", "h": "hours", "H": "hours", "m": "minutes", "s": "seconds"}
+
+
+def parse_instant(value: str | datetime) -> datetime:
+    """An ISO 8601 instant; a naive one is taken as UTC so that the same setting means the same moment anywhere."""
+    instant = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).strip())
+    return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
+
+
+def iso(instant: datetime) -> str:
+    text = instant.astimezone(UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z").replace(".000Z", "Z")
+
+
+def anchor(value: Any, instant: datetime) -> Any:
+    """Rewrite every string that starts with date math on `now` to the same math on the frozen instant."""
+    if isinstance(value, dict):
+        return {k: anchor(v, instant) for k, v in value.items()}
+    if isinstance(value, list):
+        return [anchor(v, instant) for v in value]
+    if isinstance(value, str) and _NOW.match(value):
+        rest = value[3:]
+        return f"{iso(instant)}||{rest}" if rest else iso(instant)
+    return value
+
+
+def resolve_date(value: str | int | float, instant: datetime | None = None) -> datetime:
+    """A date, epoch milliseconds, or anchored date math (`2026-01-15T12:00:00Z||-7d/d`) as an aware datetime."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000, UTC)
+    text = str(value)
+    if instant is not None and _NOW.match(text):
+        text = str(anchor(text, instant))
+    base, _, math = text.partition("||")
+    moment = parse_instant(base.replace("Z", "+00:00") if base.endswith("Z") else base)
+    if math and _MATH.sub("", math):
+        raise ValueError(f"cannot read date math {math!r} in {value!r}")
+    for op in _MATH.findall(math):
+        moment = _round(moment, op[1]) if op[0] == "/" else _shift(moment, int(op[:-1]), op[-1])
+    return moment
+
+
+def _shift(moment: datetime, amount: int, unit: str) -> datetime:
+    if unit in ("y", "M"):
+        months = moment.month - 1 + amount * (12 if unit == "y" else 1)
+        return moment.replace(year=moment.year + months // 12, month=months % 12 + 1)
+    return moment + timedelta(**{_UNITS[unit]: amount})
+
+
+def _round(moment: datetime, unit: str) -> datetime:
+    """Round down, as Elasticsearch does for `/d` in gte/lt bounds."""
+    if unit == "y":
+        return moment.replace(month=1, day=1, hour=0, minute=0, second=0, microsecond=0)
+    if unit == "M":
+        return moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    if unit == "w":
+        start = moment - timedelta(days=moment.weekday())
+        return start.replace(hour=0, minute=0, second=0, microsecond=0)
+    fields = {"d": "hour", "h": "minute", "H": "minute", "m": "second", "s": "microsecond"}
+    order = ["hour", "minute", "second", "microsecond"]
+    return moment.replace(**{name: 0 for name in order[order.index(fields[unit]) :]})

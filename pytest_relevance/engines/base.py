@@ -1,0 +1,86 @@
+"""The engine protocol, and the fixture index that renders judged queries through it.
+
+An engine opens an index from a corpus and an index config (an Elasticsearch create-index body), answers many
+rendered search bodies at once, and closes. Everything else (templates, the frozen clock, depth, determinism checks)
+is engine-independent and lives in `FixtureIndex`, so a new engine is a few dozen lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation import Run
+from pytest_relevance.judgments import Judgments
+from pytest_relevance.templates import render
+
+Hits = list[tuple[str, float]]
+
+
+class Index(Protocol):
+    """An opened index. `identity` names engine and version; baselines refuse to compare across identities."""
+
+    identity: str
+
+    def search_many(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str) -> dict[str, Hits]:
+        """query id -> [(doc id, score)], best first, ties broken by doc id; errors name `source` (the template)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Engine(Protocol):
+    def open(self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str) -> Index: ...
+
+
+class FixtureIndex:
+    """What `relevance_index` gives a test: `run()` for every judged query, `search()` for one."""
+
+    def __init__(
+        self,
+        index: Index,
+        template: dict[str, Any],
+        judgments: Judgments,
+        instant: datetime,
+        depth: int,
+        template_source: str,
+        repeat: int = 1,
+    ) -> None:
+        self.index, self.template, self.judgments = index, template, judgments
+        self.instant, self.depth, self.template_source, self.repeat = instant, depth, template_source, repeat
+
+    @property
+    def identity(self) -> str:
+        return self.index.identity
+
+    def bodies(self) -> dict[str, dict[str, Any]]:
+        return {
+            q.id: render(self.template, q.text, dict(q.params), self.instant, q.id, self.template_source)
+            for q in self.judgments.queries
+        }
+
+    def run(self, size: int | None = None) -> Run:
+        """Every judged query, rendered with its params, at the configured depth (the largest cut-off, >= 10)."""
+        bodies = self.bodies()
+        depth = size or self.depth
+        first = self.index.search_many(bodies, depth, self.template_source)
+        for attempt in range(1, self.repeat):
+            again = self.index.search_many(bodies, depth, self.template_source)
+            for qid, hits in first.items():
+                if [d for d, _ in again[qid]] != [d for d, _ in hits]:
+                    raise RelevanceInputError(
+                        self.template_source,
+                        f"query {qid!r} ranked differently on repetition {attempt + 1} of {self.repeat}: the engine "
+                        "is not deterministic for it (ties without a tiebreak, or a refresh race)",
+                    )
+        return Run({qid: [doc for doc, _ in hits] for qid, hits in first.items()}, engine=self.identity)
+
+    def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
+        """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""
+        body = render(self.template, text, params, self.instant, "<search>", self.template_source)
+        return self.index.search_many({"<search>": body}, size or self.depth, self.template_source)["<search>"]
+
+    def close(self) -> None:
+        self.index.close()

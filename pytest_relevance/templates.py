@@ -1,0 +1,76 @@
+"""Query templates: an Elasticsearch search body with `{{query}}`, `{{now}}` and per-query `{{params}}`.
+
+Rendering happens client side on the parsed body, not on its text: a string that is exactly one placeholder takes
+the parameter's value and type (a number stays a number), placeholders inside longer strings are interpolated, and
+whatever the user typed can never break out of its string (no quoting or escaping to get wrong). Date math on `now`
+is then anchored to the frozen instant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pytest_relevance.clock import anchor, iso
+from pytest_relevance.errors import RelevanceInputError
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
+
+
+def load_template(path: str | Path) -> dict[str, Any]:
+    """A search body from YAML or JSON; errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise RelevanceInputError(path, "query template not found; set relevance_query to its path")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix.lower() == ".json":
+            body = json.loads(text)
+        else:
+            import yaml
+
+            body = yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    except Exception as exc:  # yaml.YAMLError, without importing yaml for JSON templates
+        mark = getattr(exc, "problem_mark", None)
+        raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+    if not isinstance(body, dict) or "query" not in body:
+        raise RelevanceInputError(path, "a query template is a search body: a mapping with a 'query' key")
+    return body
+
+
+def render(
+    template: Any, text: str, params: dict[str, Any], instant: datetime, query_id: str, source: str = "template"
+) -> Any:
+    """The body for one query: placeholders filled, `now` anchored."""
+    values = {**params, "query": text, "now": iso(instant)}
+
+    def fill(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {fill(k): fill(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fill(v) for v in node]
+        if not isinstance(node, str):
+            return node
+        whole = _PLACEHOLDER.fullmatch(node.strip())
+        if whole:
+            return lookup(whole.group(1))
+        return _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node)
+
+    def lookup(name: str) -> Any:
+        value: Any = values
+        for part in name.split("."):
+            if not isinstance(value, dict) or part not in value:
+                raise RelevanceInputError(
+                    source,
+                    f"query {query_id!r}: the template uses {{{{{name}}}}} but the query has no param {name!r}; "
+                    "add it under the query's params in the judgments",
+                )
+            value = value[part]
+        return value
+
+    return anchor(fill(template), instant)
