@@ -341,10 +341,13 @@ class RelevanceSnapshot:
         from pytest_relevance.errors import RelevanceInputError
 
         try:
-            return self._check(run)
+            if self._check(run):
+                return True
         except RelevanceInputError as exc:
             self.explanation = [f"relevance: {exc}"]
-            return False
+        # pytest.fail rather than False: pytest truncates long assertion explanations to 8 lines outside -vv, which
+        # would cut the movers and the what-to-do line a reviewer needs
+        pytest.fail("\n".join(self.explanation), pytrace=False)
 
     def _check(self, run: object) -> bool:
         from pytest_relevance.baseline import compare, incompatibilities, make_entry
@@ -399,15 +402,6 @@ def _rows(comparison: Any) -> list[dict[str, Any]]:
         }
         for r in comparison.rows
     ]
-
-
-def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
-    if op != "==":
-        return None
-    for side in (left, right):
-        if isinstance(side, RelevanceSnapshot) and side.explanation:
-            return side.explanation
-    return None
 
 
 # ---------------------------------------------------------------- end of session
