@@ -110,11 +110,11 @@ def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
 
 
 def _yaml_nodes(path: Path, text: str) -> Any:
-    """The node tree (for line numbers and duplicate keys, which safe_load would silently drop)."""
+    """The node tree (for line numbers and duplicate keys, which safe_load would silently drop); libyaml if present."""
     import yaml
 
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -150,7 +150,7 @@ def _from_yaml(path: Path) -> Judgments:
     if root is None:
         raise RelevanceInputError(path, "the file is empty; expected 'queries:' with a list of judged queries")
     _check_duplicate_keys(path, root)
-    data = yaml.safe_load(text)
+    data = yaml.SafeLoader("").construct_document(root)  # the same safe constructors, without parsing again
     if not isinstance(data, dict):
         raise RelevanceInputError(path, "expected a mapping with 'queries:' (and optionally 'version:')", 1)
     for key in data:
