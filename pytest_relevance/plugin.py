@@ -34,11 +34,24 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_now": ("the frozen instant every relevance test runs at (ISO 8601)", "2026-01-15T12:00:00Z"),
     "relevance_engine": ("search engine for relevance_index: embedded or elasticsearch", "embedded"),
     "relevance_es_url": ("Elasticsearch URL (also read from RELEVANCE_ES_URL)", ""),
+    "relevance_es_api_key": ("Elasticsearch API key (also RELEVANCE_ES_API_KEY)", ""),
+    "relevance_es_user": ("Elasticsearch basic auth user (also RELEVANCE_ES_USER)", ""),
+    "relevance_es_password": ("Elasticsearch basic auth password (also RELEVANCE_ES_PASSWORD)", ""),
+    "relevance_es_ca_certs": ("CA certificate file for Elasticsearch TLS (also RELEVANCE_ES_CA_CERTS)", ""),
+    "relevance_es_batch": ("queries per msearch request", "100"),
+    "relevance_es_concurrency": ("msearch requests in flight at once", "4"),
     "relevance_id_field": ("the document id field of the corpus", "id"),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
 }
 
 STATE = pytest.StashKey["State"]()
+_FROM_ENV = (
+    "relevance_es_url",
+    "relevance_es_api_key",
+    "relevance_es_user",
+    "relevance_es_password",
+    "relevance_es_ca_certs",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,8 +90,8 @@ def setting(config: pytest.Config, name: str) -> str:
     value = config.getoption(name)
     if value is None:
         value = config.getini(name)
-    if name == "relevance_es_url" and not value:
-        value = os.environ.get("RELEVANCE_ES_URL", "")
+    if name in _FROM_ENV and not value:
+        value = os.environ.get(name.upper(), "")
     return str(value).strip()
 
 
@@ -286,6 +299,19 @@ def relevance_index(
         from pytest_relevance.engines.embedded import EmbeddedEngine
 
         engine = EmbeddedEngine()
+    if engine is None and name == "elasticsearch":
+        from pytest_relevance.engines.elasticsearch import ElasticsearchEngine
+
+        client = request.getfixturevalue("relevance_es_client")
+        try:
+            batch, concurrency = (
+                int(setting(config, "relevance_es_batch")),
+                int(setting(config, "relevance_es_concurrency")),
+            )
+        except ValueError as exc:
+            raise pytest.UsageError(f"relevance_es_batch / relevance_es_concurrency: {exc}") from None
+        url = setting(config, "relevance_es_url") or "the relevance_es_client cluster"
+        engine = ElasticsearchEngine(client, _index_name(config), url, batch, concurrency)
     if engine is None:
         pytest.fail(
             f"relevance: relevance_engine = {name!r} is not available (built in: embedded; others come from "
@@ -308,6 +334,39 @@ def relevance_index(
     )  # fmt: skip
     yield fixture
     fixture.close()
+
+
+def _index_name(config: pytest.Config) -> str:
+    """relevance-<run id>-<worker>: unique to this session and xdist worker, lowercase as index names must be."""
+    import uuid
+
+    workerinput = getattr(config, "workerinput", {})
+    run_id = str(workerinput.get("testrunuid") or uuid.uuid4().hex)[:12].lower()
+    return f"relevance-{run_id}-{str(workerinput.get('workerid', 'main')).lower()}"
+
+
+@pytest.fixture(scope="session")
+def relevance_es_client(request: pytest.FixtureRequest) -> Any:
+    """The client the elasticsearch engine uses; override it with your own Elasticsearch or OpenSearch client."""
+    from pytest_relevance.engines.elasticsearch import make_client
+
+    config = request.config
+    url = setting(config, "relevance_es_url")
+    if not url:
+        pytest.fail(
+            "relevance: relevance_engine = elasticsearch needs relevance_es_url (or RELEVANCE_ES_URL), or a "
+            "relevance_es_client fixture of your own",
+            pytrace=False,
+        )
+    client = make_client(
+        url,
+        setting(config, "relevance_es_api_key"),
+        setting(config, "relevance_es_user"),
+        setting(config, "relevance_es_password"),
+        setting(config, "relevance_es_ca_certs"),
+    )
+    yield client
+    client.close()
 
 
 @pytest.hookimpl(wrapper=True)

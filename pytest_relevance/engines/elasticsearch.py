@@ -1,0 +1,234 @@
+"""The Elasticsearch (and OpenSearch) engine: the real gate for teams that run it.
+
+One index per session and xdist worker (`relevance-<run id>-<worker>`), created from the index config, refused if the
+name exists, filled with the bulk helper, refreshed once. Queries are rendered client side (not every server has
+search templates) and sent with msearch in batches, a few batches at a time, each body with `size` = the needed
+depth, `_source` off and a sort tiebreak on the id keyword so that ties are deterministic. Only the index this
+session created is ever deleted, by its exact name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pytest_relevance.engines.base import Hits
+from pytest_relevance.errors import RelevanceInputError
+
+_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def redact(text: object) -> str:
+    """Credentials never reach an error message or a log line."""
+    return _CREDENTIALS.sub("***@", str(text))
+
+
+def _is_opensearch_client(client: Any) -> bool:
+    return type(client).__module__.startswith("opensearchpy")
+
+
+def _reason(error: Any) -> str:
+    """The server's own words for an error object, an exception or an msearch item."""
+    info = getattr(error, "info", None) or getattr(error, "body", None) or error
+    if isinstance(info, Mapping):
+        inner = info.get("error", info)
+        if isinstance(inner, Mapping):
+            root = (inner.get("root_cause") or [inner])[0]
+            return redact(f"{root.get('type', 'error')}: {root.get('reason', inner.get('reason', inner))}")
+        return redact(inner)
+    return redact(getattr(error, "message", None) or error)
+
+
+class ElasticsearchEngine:
+    """Opens a fixture index on a live server through an `elasticsearch.Elasticsearch` or `opensearchpy.OpenSearch`."""
+
+    def __init__(self, client: Any, name: str, url: str, batch: int = 100, concurrency: int = 4) -> None:
+        self.client, self.name, self.url = client, name, redact(url)
+        self.batch, self.concurrency = max(1, batch), max(1, concurrency)
+
+    def open(
+        self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str, source: str = "index"
+    ) -> ElasticsearchIndex:
+        return ElasticsearchIndex(self, corpus, index_config, id_field, source)
+
+
+class ElasticsearchIndex:
+    def __init__(
+        self,
+        engine: ElasticsearchEngine,
+        corpus: Sequence[dict[str, Any]],
+        config: dict[str, Any],
+        id_field: str,
+        source: str,
+    ) -> None:
+        self.engine, self.client, self.name = engine, engine.client, engine.name
+        self.opensearch = _is_opensearch_client(self.client)
+        self.created = False
+        info = self._call("connect to", lambda: self.client.info())
+        distribution = (info.get("version") or {}).get("distribution") or "elasticsearch"
+        self.identity = f"{distribution} {(info.get('version') or {}).get('number', '?')}"
+        self.id_field = id_field
+        config = _with_id_keyword(config, id_field, source)
+        if self._call("check", lambda: self.client.indices.exists(index=self.name)):
+            raise RelevanceInputError(
+                self.engine.url,
+                f"index {self.name!r} already exists; refusing to touch an index this session did not create",
+            )
+        try:
+            if self.opensearch:
+                self.client.indices.create(index=self.name, body=config)
+            else:
+                self.client.indices.create(index=self.name, **config)
+        except Exception as exc:
+            if _status(exc) == 400:
+                raise RelevanceInputError(source, f"the server rejected the index config: {_reason(exc)}") from None
+            raise self._connection_error(exc) from None
+        self.created = True
+        try:
+            self._index(corpus)
+        except BaseException:
+            self.close()
+            raise
+
+    def _index(self, corpus: Sequence[dict[str, Any]]) -> None:
+        if self.opensearch:
+            from opensearchpy import helpers
+        else:
+            from elasticsearch import helpers
+        actions = ({"_index": self.name, "_id": str(doc[self.id_field]), "_source": doc} for doc in corpus)
+        _, errors = helpers.bulk(self.client, actions, raise_on_error=False, raise_on_exception=False, chunk_size=500)
+        if errors:
+            shown = []
+            for item in errors[:5]:
+                detail = next(iter(item.values()))  # {"index": {...}}
+                shown.append(f"{detail.get('_id')}: {_reason(detail.get('error', detail))}")
+            more = f" and {len(errors) - 5} more" if len(errors) > 5 else ""
+            raise RelevanceInputError(
+                self.engine.url, f"{len(errors)} documents were rejected: " + "; ".join(shown) + more
+            )
+        self.client.indices.refresh(index=self.name)
+
+    def _call(self, what: str, fn: Any) -> Any:
+        try:
+            result = fn()
+        except Exception as exc:
+            raise self._connection_error(exc, what) from None
+        return getattr(result, "body", result)
+
+    def _connection_error(self, exc: Exception, what: str = "use") -> RelevanceInputError:
+        status = _status(exc)
+        if status in (401, 403):
+            return RelevanceInputError(
+                self.engine.url,
+                f"authentication failed ({status}): set relevance_es_api_key, or relevance_es_user and "
+                "relevance_es_password (or RELEVANCE_ES_API_KEY / RELEVANCE_ES_USER / RELEVANCE_ES_PASSWORD)",
+            )
+        if status is None:
+            return RelevanceInputError(
+                self.engine.url,
+                f"cannot {what} Elasticsearch here ({type(exc).__name__}): start it (in CI, an elasticsearch service "
+                "container) or point relevance_es_url / RELEVANCE_ES_URL at a running cluster",
+            )
+        return RelevanceInputError(self.engine.url, f"the server answered {status}: {_reason(exc)}")
+
+    def search_many(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str) -> dict[str, Hits]:
+        items = list(bodies.items())
+        batches = [items[i : i + self.engine.batch] for i in range(0, len(items), self.engine.batch)]
+        with ThreadPoolExecutor(self.engine.concurrency) as pool:
+            answers = list(pool.map(lambda batch: self._msearch(batch, size, source), batches))
+        results: dict[str, Hits] = {}
+        failures: list[str] = []
+        for batch_results, batch_failures in answers:
+            results.update(batch_results)
+            failures += batch_failures
+        if failures:
+            raise RelevanceInputError(
+                source, f"the server rejected {len(failures)} of {len(items)} queries: " + "; ".join(failures[:5])
+            )
+        return results
+
+    def request_body(self, body: dict[str, Any], size: int) -> dict[str, Any]:
+        """What is sent for one query: the rendered body plus depth, no _source, scores and the id tiebreak."""
+        return {
+            **body,
+            "size": size,
+            "_source": False,
+            "track_scores": True,
+            "track_total_hits": False,
+            "sort": [{"_score": {"order": "desc"}}, {self.id_field: {"order": "asc"}}],
+        }
+
+    def _msearch(self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str) -> tuple[dict, list[str]]:
+        lines: list[dict[str, Any]] = []
+        for _, body in batch:
+            lines += [{"index": self.name}, self.request_body(body, size)]
+        try:
+            search = self.client.msearch
+            response = search(body=lines) if self.opensearch else search(searches=lines)
+        except Exception as exc:
+            if _status(exc) == 400 and len(batch) > 1:  # some servers reject the whole request for one bad query
+                halves = [batch[: len(batch) // 2], batch[len(batch) // 2 :]]
+                parts = [self._msearch(half, size, source) for half in halves]
+                return {**parts[0][0], **parts[1][0]}, parts[0][1] + parts[1][1]
+            if _status(exc) == 400:
+                return {}, [f"query {batch[0][0]!r}: {_reason(exc)}"]
+            raise self._connection_error(exc, "search") from None
+        answers = getattr(response, "body", response)["responses"]
+        results, failures = {}, []
+        for (qid, _), answer in zip(batch, answers, strict=True):
+            if "error" in answer:
+                failures.append(f"query {qid!r}: {_reason(answer)}")
+                continue
+            results[qid] = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
+        return results, failures
+
+    def close(self) -> None:
+        """Delete the index this session created, by its exact name; never a pattern, never another index."""
+        if not self.created:
+            return
+        self.created = False
+        try:
+            self.client.indices.delete(index=self.name)
+        except Exception as exc:
+            if _status(exc) != 404:
+                raise self._connection_error(exc, f"delete index {self.name!r} on") from None
+
+
+def _status(exc: BaseException) -> int | None:
+    for attribute in ("status_code", "status"):
+        value = getattr(exc, attribute, None)
+        if isinstance(value, int):
+            return value
+    meta = getattr(exc, "meta", None)
+    return getattr(meta, "status", None)
+
+
+def _with_id_keyword(config: dict[str, Any], id_field: str, source: str) -> dict[str, Any]:
+    """The tiebreak sorts on the id: it must be a keyword field; an unmapped id is added as one."""
+    mappings = dict(config.get("mappings") or {})
+    properties = dict(mappings.get("properties") or {})
+    mapped = properties.get(id_field)
+    if mapped is None:
+        properties[id_field] = {"type": "keyword"}
+    elif mapped.get("type") != "keyword":
+        raise RelevanceInputError(
+            source,
+            f"field {id_field!r} must be mapped as keyword: the sort tiebreak that makes ties deterministic uses it",
+        )
+    return {**config, "mappings": {**mappings, "properties": properties}}
+
+
+def make_client(url: str, api_key: str = "", user: str = "", password: str = "", ca_certs: str = "") -> Any:
+    """An `elasticsearch.Elasticsearch` from the relevance_es_* settings."""
+    from elasticsearch import Elasticsearch
+
+    options: dict[str, Any] = {"request_timeout": 60}
+    if api_key:
+        options["api_key"] = api_key
+    elif user:
+        options["basic_auth"] = (user, password)
+    if ca_certs:
+        options["ca_certs"] = ca_certs
+    return Elasticsearch(url, **options)
