@@ -41,6 +41,110 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(path: str) -> list[dict]:
+    """Test reports from a JSON report file, or minimal ones (current values only) from a baseline file."""
+    import json
+    from pathlib import Path
+
+    from pytest_relevance.baseline import load_baseline
+
+    source = Path(path)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RelevanceInputError(source, "no such file") from None
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(source, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
+        return data["tests"]
+    reports = []
+    for test, entry in sorted(load_baseline(source).items()):
+        rows = [
+            {
+                "stratum": stratum,
+                "metric": metric,
+                "n": values.get("n", 0),
+                "baseline": None,
+                "current": value,
+                "delta": None,
+                "status": "new",
+                "tolerance": None,
+                "floor": None,
+                "p": None,
+            }
+            for stratum, values in entry["strata"].items()
+            for metric, value in values.items()
+            if metric != "n"
+        ]
+        first = next(iter(entry["metrics"]), "")
+        per_query = {
+            q: {m: {"baseline": None, "current": v} for m, v in vals.items()} for q, vals in entry["queries"].items()
+        }
+        reports.append(
+            {
+                "test": test,
+                "engine": entry["engine"],
+                "judgments": entry["judgments"],
+                "tolerance": entry["tolerance"],
+                "status": "baseline",
+                "rows": rows,
+                "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
+                "coverage": None,
+                "duplicates": {},
+                "hints": [],
+                "warnings": [],
+                "movers": {"metric": first, "lost": [], "gained": []},
+                "per_query": per_query,
+            }
+        )
+    return reports
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pytest_relevance.baseline import Tolerance
+
+    old = {r["test"]: r for r in _load(args.old)}
+    new = {r["test"]: r for r in _load(args.new)}
+    lines, regressed = [], False
+    header = ("test", "stratum.metric", "old", "new", "delta", "")
+    for test in sorted(set(old) | set(new)):
+        if test not in new or test not in old:
+            lines.append((test, "", "", "", "", "only in " + ("OLD" if test in old else "NEW")))
+            continue
+        tolerance = Tolerance.parse(new[test].get("tolerance") or "0.005")
+        before = {(r["stratum"], r["metric"]): r["current"] for r in old[test]["rows"]}
+        for row in new[test]["rows"]:
+            key = (row["stratum"], row["metric"])
+            if key not in before:
+                lines.append((test, f"{key[0]}.{key[1]}", "", f"{row['current']:.4f}", "", "new"))
+                continue
+            delta = round(row["current"] - before[key], 4)
+            status = ""
+            if delta < -tolerance.get(*key) - 1e-9:
+                status, regressed = "REGRESSION", True
+            elif delta > tolerance.get(*key) + 1e-9:
+                status = "improved"
+            lines.append(
+                (test, f"{key[0]}.{key[1]}", f"{before[key]:.4f}", f"{row['current']:.4f}", f"{delta:+.4f}", status)
+            )
+    if args.format == "md":
+        print("| " + " | ".join(header) + " |\n|---|---|---:|---:|---:|---|")
+        print("\n".join("| " + " | ".join(line) + " |" for line in lines))
+    else:
+        widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
+        for line in [header, *lines]:
+            print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
+    return 1 if regressed else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pytest_relevance.reports.data import write
+
+    write(args.html, _load(args.source))
+    print(f"wrote {args.html}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-relevance", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -58,6 +162,18 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--per-query", action="store_true", help="also print every query's values")
     evaluate.add_argument("--format", choices=("table", "json"), default="table")
     evaluate.set_defaults(handler=_evaluate)
+    compare = commands.add_parser(
+        "compare",
+        help="delta table between two baseline or JSON report files; exit 1 when NEW regresses beyond tolerance",
+    )
+    compare.add_argument("old")
+    compare.add_argument("new")
+    compare.add_argument("--format", choices=("table", "md"), default="table")
+    compare.set_defaults(handler=_compare)
+    report = commands.add_parser("report", help="render the HTML report from a baseline or JSON report file")
+    report.add_argument("source")
+    report.add_argument("--html", required=True, metavar="PATH")
+    report.set_defaults(handler=_report)
     return parser
 
 

@@ -19,9 +19,11 @@ ALL = "all"
 class Run(dict[str, list[str]]):
     """query id -> ranked doc ids, plus the identity of what produced them (an engine, or `custom`)."""
 
-    def __init__(self, rankings: Mapping[str, Sequence[str]] = (), engine: str = "custom") -> None:
+    def __init__(
+        self, rankings: Mapping[str, Sequence[str]] = (), engine: str = "custom", corpus_size: int | None = None
+    ) -> None:
         super().__init__({qid: list(docs) for qid, docs in dict(rankings).items()})
-        self.engine = engine
+        self.engine, self.corpus_size = engine, corpus_size
 
 
 @dataclass
@@ -77,11 +79,115 @@ def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[
         per_query[query.id] = score.values
         if score.duplicates:
             duplicates[query.id] = score.duplicates
-    groups: dict[str, list[str]] = {ALL: [q.id for q in judgments.queries]}
-    for stratum in judgments.strata:
-        groups[stratum] = [q.id for q in judgments.queries if q.stratum == stratum]
+    groups = _groups(judgments)
     strata = {
         name: {m.spec: mean(per_query[qid][m.spec] for qid in ids) for m in metrics} for name, ids in groups.items()
     }
     counts = {name: len(ids) for name, ids in groups.items()}
     return Evaluation(list(metrics), per_query, strata, counts, rankings, missing, duplicates)
+
+
+# ---------------------------------------------------------------- honest numbers
+
+
+def judged_at(evaluation: Evaluation, judgments: Judgments, k: int) -> tuple[dict[str, float], list[tuple[str, int]]]:
+    """judged@k per stratum, and the queries with the most unjudged documents in their top k (most first).
+
+    Unjudged documents score 0 everywhere, so a ranker that surfaces new, good documents can look worse: this says
+    how much of each number rests on guesses.
+    """
+    metric = Metric("judged", k)
+    shares = {
+        q.id: score_query(q.grades, evaluation.run.get(q.id, []), [metric]).values[metric.spec]
+        for q in judgments.queries
+    }
+    per_stratum = {name: mean(shares[qid] for qid in ids) for name, ids in _groups(judgments).items()}
+    unjudged = [
+        (q.id, sum(1 for d in evaluation.run.get(q.id, [])[:k] if d not in q.grades)) for q in judgments.queries
+    ]
+    unjudged = sorted((item for item in unjudged if item[1]), key=lambda item: (-item[1], item[0]))
+    return per_stratum, unjudged
+
+
+def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -> dict[str, dict[str, float]]:
+    """Per stratum and metric, the score of the best single ranked list answered to every query of the stratum.
+
+    Built greedily: documents ordered by their total judged gain over the stratum's queries. A system near this
+    floor is not using the query text much; a metric that cannot tell them apart is not measuring ranking.
+    """
+    floors = {}
+    for name, ids in _groups(judgments).items():
+        totals: dict[str, float] = {}
+        for qid in ids:
+            for doc, grade in judgments[qid].grades.items():
+                if grade > 0:
+                    totals[doc] = totals.get(doc, 0.0) + grade
+        answer = [doc for doc, _ in sorted(totals.items(), key=lambda item: (-item[1], item[0]))][:size]
+        floors[name] = {
+            m.spec: mean(score_query(judgments[qid].grades, answer, [m]).values[m.spec] for qid in ids) for m in metrics
+        }
+    return floors
+
+
+def hints(evaluation: Evaluation, judgments: Judgments) -> list[str]:
+    """The NDCG@1 versus NDCG@k diagnosis: where the relevant documents are, and so where to look."""
+    cut = next((m for m in evaluation.metrics if m.name == "ndcg" and (m.k or 0) > 1), None)
+    if cut is None:
+        return []
+    first = Metric("ndcg", 1, gain=cut.gain)
+    out = []
+    for name, ids in _groups(judgments).items():
+        at_k = evaluation.strata[name][cut.spec]
+        at_1 = mean(
+            score_query(judgments[q].grades, evaluation.run.get(q, []), [first]).values[first.spec] for q in ids
+        )
+        if at_k >= 0.5 and at_1 < 0.6 * at_k:
+            out.append(
+                f"{name}: ndcg@1 {at_1:.4f} vs {cut.spec} {at_k:.4f}: the relevant documents are retrieved "
+                "but not on top; look at re-ranking (boosts, function scores)"
+            )
+        elif at_k < 0.3 and at_1 < 0.3:
+            out.append(
+                f"{name}: ndcg@1 {at_1:.4f} and {cut.spec} {at_k:.4f}: the relevant documents are not "
+                "retrieved; look at retrieval (analyzers, fields, synonyms)"
+            )
+    return out
+
+
+def coverage(evaluation: Evaluation, k: int, corpus_size: int | None) -> float | None:
+    """The share of the corpus that appears in any top k: a ranker showing the same few documents shows up here."""
+    if not corpus_size:
+        return None
+    return len({doc for docs in evaluation.run.values() for doc in docs[:k]}) / corpus_size
+
+
+def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = 10_000) -> float:
+    """Two-sided paired randomization (sign-flip) test of a mean per-query delta; deterministic for a seed.
+
+    Exact over all 2^n sign patterns for n <= 14, else `rounds` seeded random patterns. p = (hits + 1) / (trials + 1)
+    for the sampled case, so p is never 0.
+    """
+    import itertools
+    import random
+
+    values = [d for d in deltas if d != 0.0]
+    if not values:
+        return 1.0
+    observed = abs(sum(values)) - 1e-12
+    if len(values) <= 14:
+        hits = sum(
+            1
+            for signs in itertools.product((1, -1), repeat=len(values))
+            if abs(sum(s * v for s, v in zip(signs, values, strict=True))) >= observed
+        )
+        return hits / 2 ** len(values)
+    rnd = random.Random(seed)
+    hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
+    return (hits + 1) / (rounds + 1)
+
+
+def _groups(judgments: Judgments) -> dict[str, list[str]]:
+    groups = {ALL: [q.id for q in judgments.queries]}
+    for stratum in judgments.strata:
+        groups[stratum] = [q.id for q in judgments.queries if q.stratum == stratum]
+    return groups

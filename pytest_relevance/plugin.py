@@ -41,6 +41,9 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_es_batch": ("queries per msearch request", "100"),
     "relevance_es_concurrency": ("msearch requests in flight at once", "4"),
     "relevance_id_field": ("the document id field of the corpus", "id"),
+    "relevance_min_judged": ("warn when judged@k of a stratum falls below this share", "0.8"),
+    "relevance_floor_margin": ("warn when a value is within this of its constant-answer floor", "0.05"),
+    "relevance_alpha": ("if set (e.g. 0.05), fail only on drops beyond tolerance that are also significant", ""),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
 }
 
@@ -62,6 +65,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write the baseline entries of the relevance tests that ran (they pass); commit the file on its own",
     )
     group.addoption("--relevance-reason", default="", metavar="TEXT", help="why, recorded with --relevance-update")
+    group.addoption(
+        "--relevance-report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write a report: .md, .json or .html (repeatable); $GITHUB_STEP_SUMMARY also gets the Markdown",
+    )
     group.addoption(
         "--relevance-changed-since",
         metavar="REF",
@@ -142,6 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "override the relevance_* settings for this test",
     )
     config.stash[STATE] = State(config)
+    for path in config.getoption("relevance_report"):
+        if Path(path).suffix.lower() not in (".md", ".json", ".html"):
+            raise pytest.UsageError(f"--relevance-report {path}: the suffix names the format: .md, .json or .html")
 
 
 def _state(config: pytest.Config) -> State:
@@ -329,9 +342,15 @@ def relevance_index(
     except ValueError as exc:
         raise pytest.UsageError(f"relevance settings: {exc}") from None
     fixture = FixtureIndex(
-        index, template, judgments, instant, depth(metrics), setting(config, "relevance_query"),
+        index,
+        template,
+        judgments,
+        instant,
+        depth(metrics),
+        setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
-    )  # fmt: skip
+        len(relevance_corpus),
+    )
     yield fixture
     fixture.close()
 
@@ -411,56 +430,69 @@ class RelevanceSnapshot:
     def _check(self, run: object) -> bool:
         from pytest_relevance.baseline import compare, incompatibilities, make_entry
         from pytest_relevance.evaluation import Run, evaluate
+        from pytest_relevance.reports.data import build
         from pytest_relevance.reports.terminal import failure_text
 
         evaluation = evaluate(run, self.judgments, self.metrics)  # type: ignore[arg-type]
         engine = run.engine if isinstance(run, Run) else "custom"
-        nodeid, state = self.node.nodeid, self.state
-        state.results[nodeid] = {"engine": engine, "judgments": self.judgments.version, "rows": []}  # used, at least
+        nodeid, state, config = self.node.nodeid, self.state, self.state.config
+        result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
+        state.results[nodeid] = dict(result)  # used, even if it fails below
         for stratum, values in evaluation.strata.items():
             for spec, value in values.items():
                 self.node.user_properties.append((f"relevance.{stratum}.{spec}", round(value, 4)))
         entry = state.baseline().get(nodeid)
-        result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
-        if self.state.config.getoption("relevance_update"):
-            reason = self.state.config.getoption("relevance_reason")
-            new = make_entry(evaluation, self.judgments.version, engine, self.tolerance, reason)
-            comparison = compare(new if entry is None else entry, evaluation, self.tolerance)
-            state.results[nodeid] = {**result, "rows": _rows(comparison), "entry": new, "updated": True}
+        baseline = setting(config, "relevance_baseline")
+        update = config.getoption("relevance_update")
+        new = make_entry(
+            evaluation, self.judgments.version, engine, self.tolerance, config.getoption("relevance_reason")
+        )
+        if not update:
+            if entry is None:
+                self.explanation = [
+                    f"relevance: no baseline entry for {nodeid} in {baseline}",
+                    "create it with: pytest --relevance-update (then commit the baseline file)",
+                ]
+                return False
+            problems = incompatibilities(entry, self.judgments.version, engine, self.metrics)
+            if problems:
+                self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
+                self.explanation += [f"  {problem}" for problem in problems]
+                return False
+        comparable = entry is not None and not incompatibilities(entry, self.judgments.version, engine, self.metrics)
+        reference = entry if comparable else new
+        report = build(
+            nodeid,
+            evaluation,
+            self.judgments,
+            compare(reference, evaluation, self.tolerance),
+            reference,
+            engine,
+            str(self.tolerance),
+            _report_settings(config),
+            getattr(run, "corpus_size", None),
+        )
+        state.results[nodeid] = {**result, "report": report}
+        if update:
+            report["status"] = "updated"
+            state.results[nodeid].update(entry=new, updated=True)
             return True
-        baseline = setting(state.config, "relevance_baseline")
-        if entry is None:
-            self.explanation = [
-                f"relevance: no baseline entry for {nodeid} in {baseline}",
-                "create it with: pytest --relevance-update (then commit the baseline file)",
-            ]
-            return False
-        problems = incompatibilities(entry, self.judgments.version, engine, self.metrics)
-        if problems:
-            self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
-            self.explanation += [f"  {problem}" for problem in problems]
-            return False
-        comparison = compare(entry, evaluation, self.tolerance)
-        state.results[nodeid] = {**result, "rows": _rows(comparison)}
-        if comparison.regressions:
-            self.explanation = failure_text(comparison, evaluation, self.judgments, baseline, str(self.tolerance))
+        if report["status"] == "regressed":
+            self.explanation = failure_text(report, evaluation, self.judgments, baseline)
             return False
         return True
 
 
-def _rows(comparison: Any) -> list[dict[str, Any]]:
-    return [
-        {
-            "stratum": r.stratum,
-            "metric": r.metric,
-            "before": r.before,
-            "after": r.after,
-            "delta": r.delta,
-            "status": r.status,
-            "n": r.n,
+def _report_settings(config: pytest.Config) -> dict[str, Any]:
+    try:
+        alpha = setting(config, "relevance_alpha")
+        return {
+            "alpha": float(alpha) if alpha else None,
+            "min_judged": float(setting(config, "relevance_min_judged")),
+            "floor_margin": float(setting(config, "relevance_floor_margin")),
         }
-        for r in comparison.rows
-    ]
+    except ValueError as exc:
+        raise pytest.UsageError(f"relevance_alpha / relevance_min_judged / relevance_floor_margin: {exc}") from None
 
 
 # ---------------------------------------------------------------- end of session
@@ -497,8 +529,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(config, "workerinput"):
         config.workeroutput["relevance"] = state.results  # type: ignore[attr-defined]
         return
-    if not config.getoption("relevance_update"):
-        return
+    if config.getoption("relevance_update"):
+        _update(config, state)
+    reports = [result["report"] for _, result in sorted(state.results.items()) if "report" in result]
+    if reports:
+        from pytest_relevance.reports.data import write
+
+        for path in config.getoption("relevance_report"):
+            write(str(resolve(config, path)), reports)
+        if os.environ.get("GITHUB_STEP_SUMMARY"):
+            write(os.environ["GITHUB_STEP_SUMMARY"], reports, append=True)
+
+
+def _update(config: pytest.Config, state: State) -> None:
     from pytest_relevance.baseline import changed_values, load_baseline, write_baseline
 
     path = state.baseline_path

@@ -90,8 +90,8 @@ def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: p
     result.stdout.fnmatch_lines(
         [
             "*relevance regression in relevance-baseline.json (judgments v1, tolerance 0.005)",
-            "*  all.ndcg@10: 0.9077 -> 0.8569 (-0.0508)",
-            "*  head.ndcg@10: 1.0000 -> 0.8984 (-0.1016)",
+            "*  all.ndcg@10: 0.9077 -> 0.8569 (-0.0508, p=1.000)",
+            "*  head.ndcg@10: 1.0000 -> 0.8984 (-0.1016, p=1.000)",
             "*queries that dropped most on ndcg@10:",
             "*h1 'alpha' [[]head]: 1.0000 -> 0.7967; top 3: b (1), a (3)",
             "*pytest --relevance-update --relevance-reason*",
@@ -120,7 +120,7 @@ def test_tolerance_boundary(project: pytest.Pytester, mode) -> None:
     assert run(project, mode, *args, "--relevance-tolerance", "0.0833").ret == 0
     result = run(project, mode, *args, "--relevance-tolerance", "0.0832")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*tail.mrr: 0.7500 -> 0.6667 (-0.0833)"])
+    result.stdout.fnmatch_lines(["*tail.mrr: 0.7500 -> 0.6667 (-0.0833, p=1.000)"])
     assert run(project, mode, *args, "--relevance-tolerance", "0.0832 tail.mrr=0.09").ret == 0
 
 
@@ -130,7 +130,7 @@ def test_a_tail_drop_hidden_by_a_head_gain_fails(project: pytest.Pytester, mode)
     rank(project, {**GOOD, "t2": ["z", "e"]})  # head gains +0.1016, tail loses 0.1845: "all" barely moves
     result = run(project, mode, "--relevance-metrics", "ndcg@10", "--relevance-tolerance", "0.05")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*tail.ndcg@10: 0.8155 -> 0.6309 (-0.1846)"])
+    result.stdout.fnmatch_lines(["*tail.ndcg@10: 0.8155 -> 0.6309 (-0.1846, p=1.000)"])
     assert "all.ndcg@10:" not in result.stdout.str()
 
 

@@ -47,8 +47,9 @@ class FixtureIndex:
         depth: int,
         template_source: str,
         repeat: int = 1,
+        corpus_size: int | None = None,
     ) -> None:
-        self.index, self.template, self.judgments = index, template, judgments
+        self.index, self.template, self.judgments, self.corpus_size = index, template, judgments, corpus_size
         self.instant, self.depth, self.template_source, self.repeat = instant, depth, template_source, repeat
 
     @property
@@ -75,7 +76,8 @@ class FixtureIndex:
                         f"query {qid!r} ranked differently on repetition {attempt + 1} of {self.repeat}: the engine "
                         "is not deterministic for it (ties without a tiebreak, or a refresh race)",
                     )
-        return Run({qid: [doc for doc, _ in hits] for qid, hits in first.items()}, engine=self.identity)
+        rankings = {qid: [doc for doc, _ in hits] for qid, hits in first.items()}
+        return Run(rankings, engine=self.identity, corpus_size=self.corpus_size)
 
     def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""

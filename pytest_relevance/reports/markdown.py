@@ -1,0 +1,66 @@
+"""The pull-request summary: per test, stratum x metric with baseline, current and signed delta, then the movers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+_MARKS = {
+    "regression": "**regression**",
+    "improvement": "improved (stale baseline)",
+    "new": "new",
+    "not significant": "drop, not significant",
+    "same": "",
+}
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def _delta(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.4f}"
+
+
+def render(reports: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["## Relevance", ""]
+    for report in reports:
+        lines += [
+            f"### `{report['test']}`: {report['status']}",
+            "",
+            f"engine `{report['engine']}`, judgments `{report['judgments']}`, tolerance `{report['tolerance']}`",
+            "",
+            "| stratum | n | metric | baseline | current | delta | floor | |",
+            "|---|---:|---|---:|---:|---:|---:|---|",
+        ]
+        for row in report["rows"]:
+            mark = _MARKS.get(row["status"], row["status"])
+            if row.get("p") is not None:
+                mark += f" (p={row['p']:.3f})"
+            lines.append(
+                f"| {row['stratum']} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
+                f"{_number(row['current'])} | {_delta(row['delta'])} | {_number(row['floor'])} | {mark} |"
+            )
+        judged = report["judged"]
+        shares = ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items())
+        coverage = f"; coverage@{judged['k']}: {report['coverage']:.2f}" if report.get("coverage") is not None else ""
+        lines += ["", f"judged@{judged['k']}: {shares}{coverage}", ""]
+        lines += [f"- hint: {hint}" for hint in report["hints"]]
+        lines += [f"- warning: {warning}" for warning in report["warnings"]]
+        movers = report["movers"]
+        for title, key in (("lost", "lost"), ("gained", "gained")):
+            if movers[key]:
+                lines += [
+                    "",
+                    f"Queries that {title} most on {movers['metric']}:",
+                    "",
+                    "| query | text | stratum | baseline | current | delta |",
+                    "|---|---|---|---:|---:|---:|",
+                ]
+                lines += [
+                    f"| {m['query']} | {m['text']} | {m['stratum'] or ''} | {m['baseline']:.4f} | {m['current']:.4f} | "
+                    f"{m['delta']:+.4f} |"
+                    for m in movers[key]
+                ]
+        lines.append("")
+    return "\n".join(lines) + "\n"
