@@ -64,7 +64,7 @@ def _deltas(report: Mapping[str, Any]) -> str:
     for i, (delta, query) in enumerate(deltas):
         h = abs(delta) * (middle - 6)
         y = middle - h if delta > 0 else middle
-        color = _UP if delta > 0 else _DOWN
+        color = _UP if delta > 0 else _DOWN if delta < 0 else _BASE
         parts.append(
             f'<rect x="{i * step:.2f}" y="{y:.1f}" width="{max(step - 0.5, 0.5):.2f}" height="{max(h, 0.5):.1f}" '
             f'fill="{color}"><title>{escape(query)}: {delta:+.4f}</title></rect>'
