@@ -432,8 +432,14 @@ class RelevanceSnapshot:
         from pytest_relevance.evaluation import Run, evaluate
         from pytest_relevance.reports.data import build
         from pytest_relevance.reports.terminal import failure_text
+        from pytest_relevance.sets import evaluate_sets, is_set_run
 
-        evaluation = evaluate(run, self.judgments, self.metrics)  # type: ignore[arg-type]
+        if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
+            threshold = next((m.threshold for m in self.metrics if m.name != "ndcg"), 1)
+            evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
+            self.metrics = evaluation.metrics  # type: ignore[assignment]
+        else:
+            evaluation = evaluate(run, self.judgments, self.metrics)  # type: ignore[arg-type]
         engine = run.engine if isinstance(run, Run) else "custom"
         nodeid, state, config = self.node.nodeid, self.state, self.state.config
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}

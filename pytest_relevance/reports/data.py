@@ -48,9 +48,17 @@ def build(
     corpus_size: int | None,
 ) -> dict[str, Any]:
     """Everything a reviewer needs about one relevance test, JSON-serializable."""
+    from pytest_relevance.sets import SetMetric
+    from pytest_relevance.sets import floors as set_floors
+
     metrics = evaluation.metrics
     k = next((m.k for m in metrics if m.k), 10)
-    floors = constant_floor(judgments, metrics, max(k, 10))
+    set_answers = isinstance(metrics[0], SetMetric)
+    if set_answers:
+        floors, notes, population = set_floors(judgments, metrics[0].threshold)
+        notes = [f"label population: {population} labels", *notes]
+    else:
+        floors, notes = constant_floor(judgments, metrics, max(k, 10)), hints(evaluation, judgments)
     old_queries = (entry or {}).get("queries", {})
     groups = {
         name: [q.id for q in judgments.queries if name == "all" or q.stratum == name] for name in evaluation.strata
@@ -87,7 +95,7 @@ def build(
                 f"constant-answer floor {item['floor']:.4f}: one fixed list for every query scores nearly as well"
             )
         rows.append(item)
-    judged, unjudged = judged_at(evaluation, judgments, k)
+    judged, unjudged = ({}, []) if set_answers else judged_at(evaluation, judgments, k)
     minimum = settings.get("min_judged", 0.8)
     for stratum, share in judged.items():
         if share < minimum:
@@ -112,9 +120,9 @@ def build(
             "per_stratum": {s: round(v, DIGITS) for s, v in judged.items()},
             "most_unjudged": [list(item) for item in unjudged[:10]],
         },
-        "coverage": _round(coverage(evaluation, k, corpus_size)),
+        "coverage": None if set_answers else _round(coverage(evaluation, k, corpus_size)),
         "duplicates": dict(evaluation.duplicates),
-        "hints": hints(evaluation, judgments),
+        "hints": notes,
         "warnings": list(dict.fromkeys(warnings)),
         "movers": {
             "metric": first,

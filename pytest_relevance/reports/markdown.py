@@ -44,7 +44,8 @@ def render(reports: Sequence[Mapping[str, Any]]) -> str:
         judged = report["judged"]
         shares = ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items())
         coverage = f"; coverage@{judged['k']}: {report['coverage']:.2f}" if report.get("coverage") is not None else ""
-        lines += ["", f"judged@{judged['k']}: {shares}{coverage}", ""]
+        if shares:
+            lines += ["", f"judged@{judged['k']}: {shares}{coverage}", ""]
         lines += [f"- hint: {hint}" for hint in report["hints"]]
         lines += [f"- warning: {warning}" for warning in report["warnings"]]
         movers = report["movers"]

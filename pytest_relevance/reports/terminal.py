@@ -69,12 +69,13 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
         lines.append("".join(row).rstrip())
     judged = report["judged"]
     shares = ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items())
-    extra = [f"judged@{judged['k']}: {shares}"]
+    extra = [f"judged@{judged['k']}: {shares}"] if shares else []
     if report["coverage"] is not None:
         extra.append(f"coverage@{judged['k']} {report['coverage']:.2f}")
     if report["duplicates"]:
         extra.append(f"duplicates in {len(report['duplicates'])} queries")
-    lines.append("  " + "; ".join(extra))
+    if extra:
+        lines.append("  " + "; ".join(extra))
     stale = [c for c in rows if c["status"] == "improvement"]
     if stale and not result.get("updated"):
         improved = ", ".join(f"{c['stratum']}.{c['metric']} {_signed(c['delta'])}" for c in stale)
