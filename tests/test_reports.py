@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.cli import main
-from pytest_relevance.evaluation import constant_floor, evaluate, sign_flip_p
+from pytest_relevance.evaluation import constant_floor, evaluate, hints, sign_flip_p
 from pytest_relevance.judgments import Judgments, Query
 from pytest_relevance.metrics import parse_metrics
 
@@ -158,3 +158,16 @@ def test_evaluation_reports_duplicates() -> None:
     judgments = Judgments((Query("q1", "a", None, {}, {"d1": 1}),), "v", "j")
     evaluation = evaluate({"q1": ["d1", "d1", "d2"]}, judgments, parse_metrics("mrr"))
     assert evaluation.duplicates == {"q1": 1}
+
+
+def test_ndcg_at_1_versus_at_k_hints() -> None:
+    queries = tuple(Query(f"q{i}", "t", "head", {}, {"good": 3}) for i in range(4))
+    judgments = Judgments(queries, "v", "j")
+    metrics = parse_metrics("ndcg@10")
+    reranking = evaluate({q.id: ["x", "good"] for q in queries}, judgments, metrics)  # found, but second
+    (hint,) = [h for h in hints(reranking, judgments) if h.startswith("head")]
+    assert "look at re-ranking" in hint
+    retrieval = evaluate({q.id: ["x"] * 1 for q in queries}, judgments, metrics)  # never found
+    assert any("look at retrieval" in h for h in hints(retrieval, judgments))
+    fine = evaluate({q.id: ["good"] for q in queries}, judgments, metrics)
+    assert hints(fine, judgments) == []
