@@ -296,3 +296,27 @@ def test_bad_judgments_fail_with_file_and_line_not_a_traceback(project: pytest.P
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*judgments.yaml:4: query 'h2', document 'c': grade 'high' is not a number*"])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_marker_overrides_metrics_tolerance_and_clock(project: pytest.Pytester, mode) -> None:
+    project.makepyfile(
+        test_rel=TEST_FILE + "\nimport datetime, pytest\n"
+        "@pytest.mark.relevance(metrics='p@1', tolerance={'default': 0.0, 'tail': 0.6}, now='2024-02-29T08:00:00Z')\n"
+        "def test_marked(relevance_snapshot, relevance_clock):\n"
+        "    assert datetime.datetime.now(datetime.UTC).isoformat() == '2024-02-29T08:00:00+00:00'\n"
+        "    assert relevance_clock.year == 2024\n"
+        "    assert relevance_snapshot == ranker()\n"
+        "\ndef test_clock(relevance_clock):\n"
+        "    assert datetime.datetime.now(datetime.UTC).isoformat() == '2026-01-15T12:00:00+00:00'\n"
+    )
+    assert run(project, mode, "--relevance-update").ret == 0
+    entry = baseline(project)["test_rel.py::test_marked"]
+    assert list(entry["metrics"]) == ["p@1"]
+    assert entry["tolerance"] == "0 tail=0.6"
+    rank(project, {**GOOD, "t1": ["d", "x"], "t2": ["z", "e"]})  # tail p@1: 0.5 -> 0.5, t2 loses: within 0.6
+    result = run(project, mode, "-k", "test_marked or test_clock")
+    assert result.ret == 0, result.stdout.str()
+    rank(project, {**GOOD, "h1": ["z"]})  # head p@1 drops with tolerance 0
+    result = run(project, mode, "-k", "test_marked")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*head.p@1: 1.0000 -> 0.5000 (-0.5000, p=1.000)"])
