@@ -252,3 +252,11 @@ def test_url_comes_from_the_environment(pytester: pytest.Pytester, monkeypatch: 
     result = pytester.runpytest_subprocess("-p", "no:osmem", "-p", "no:hypothesispytest")
     result.stdout.fnmatch_lines(["*http://127.0.0.1:9: cannot connect to Elasticsearch here*"])
     assert os.environ["RELEVANCE_ES_URL"] == "http://127.0.0.1:9"
+
+
+def test_rejected_documents_are_named_and_the_index_is_removed(es: Any) -> None:
+    config = {"mappings": {"properties": {"id": {"type": "keyword"}, "n": {"type": "integer"}}}}
+    docs = [{"id": "a", "n": 1}, {"id": "b", "n": "not a number"}]
+    with pytest.raises(RelevanceInputError, match=r"1 documents were rejected: b: mapper_parsing_exception"):
+        ElasticsearchEngine(es, "relevance-docs-main", "http://x").open(docs, config, "id")
+    assert not es.indices.exists(index="relevance-docs-main")
