@@ -266,3 +266,46 @@ def test_cranfield_end_to_end(pytester: pytest.Pytester) -> None:
     assert entry["strata"]["all"]["n"] == 225
     assert 0.25 < entry["strata"]["all"]["ndcg@10"] < 0.6  # BM25 on Cranfield lands here in the literature
     assert run(pytester, []).ret == 0
+
+
+def test_search_one_query_through_the_template() -> None:
+    from pytest_relevance.engines.base import FixtureIndex
+    from pytest_relevance.judgments import Judgments, Query
+
+    index = EmbeddedEngine().open(DOCS, MAPPING, "id")
+    template = {"query": {"bool": {"must": {"match": {"title": "{{query}}"}}, "filter": {"term": {"tag": "{{tag}}"}}}}}
+    judgments = Judgments((Query("q1", "headphones", None, {"tag": "home"}, {"d3": 1}),), "v", "j")
+    fixture = FixtureIndex(index, template, judgments, NOW, 10, "query.yaml", corpus_size=len(DOCS))
+    assert [doc for doc, _ in fixture.search("headphones", tag="audio")] == ["d0", "d1", "d2"]
+    run = fixture.run()
+    assert run == {"q1": ["d3"]}
+    assert (run.engine, run.corpus_size) == (index.identity, 4)
+
+
+def test_a_third_party_engine_through_the_hook(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".yaml", judgments="queries:\n  - {id: q1, text: hello, grades: {b: 1}}\n")
+    pytester.makefile(".ndjson", corpus='{"id": "a"}\n{"id": "b"}\n')
+    pytester.makefile(".yaml", index="mappings: {properties: {id: {type: keyword}}}\n")
+    pytester.makefile(".yaml", query="query: {match_all: {}}\n")
+    pytester.makeini(
+        "[pytest]\nrelevance_engine = reverse\nrelevance_judgments = judgments.yaml\nrelevance_corpus = corpus.ndjson\n"
+        "relevance_index_config = index.yaml\nrelevance_query = query.yaml\nrelevance_metrics = mrr\n"
+    )
+    pytester.makeconftest(
+        "class Reverse:\n"
+        "    identity = 'reverse 1.0'\n"
+        "    def __init__(self, corpus): self.ids = [d['id'] for d in corpus]\n"
+        "    def search_many(self, bodies, size, source):\n"
+        "        return {q: [(d, 1.0) for d in reversed(self.ids)][:size] for q in bodies}\n"
+        "    def close(self): pass\n"
+        "class Engine:\n"
+        "    def open(self, corpus, config, id_field, source): return Reverse(corpus)\n"
+        "def pytest_relevance_make_engine(name, config):\n"
+        "    return Engine() if name == 'reverse' else None\n"
+    )
+    pytester.makepyfile(test_gate=DEMO_TEST)
+    result = run(pytester, [], "--relevance-update")
+    assert result.ret == 0
+    entry = json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"]["test_gate.py::test_demo"]
+    assert entry["engine"] == "reverse 1.0"
+    assert entry["strata"]["all"]["mrr"] == 1.0  # b comes first
