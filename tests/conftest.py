@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 # pytester's in-process runs drop modules first imported during the inner run; yaml's C extension cannot be imported
 # twice, so a re-imported yaml would pair with a stale libyaml. Importing it here keeps one yaml for the whole session.
 import yaml  # noqa: F401
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def demo(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project holding a copy of this repository's demo fixtures and the one-line demo gate."""
+    shutil.copytree(ROOT / "fixtures", pytester.path / "fixtures")
+    pytester.makeini("[pytest]\nrelevance_metrics = ndcg@10 mrr@10 recall@100\n")
+    pytester.makepyfile(
+        test_gate="def test_demo(relevance_index, relevance_snapshot):\n"
+        "    assert relevance_snapshot == relevance_index.run()\n"
+    )
+    return pytester

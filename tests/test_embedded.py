@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,14 +23,6 @@ NOW = parse_instant("2026-01-15T12:00:00Z")
 @pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
 def mode(request: pytest.FixtureRequest) -> list[str]:
     return request.param
-
-
-@pytest.fixture
-def demo(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(ROOT / "fixtures", pytester.path / "fixtures")
-    pytester.makeini("[pytest]\nrelevance_metrics = ndcg@10 mrr@10 recall@100\n")
-    pytester.makepyfile(test_gate=DEMO_TEST)
-    return pytester
 
 
 def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:

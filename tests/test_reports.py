@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -56,14 +55,6 @@ def test_the_constant_answer_floor_on_a_hand_built_case() -> None:
 
 
 # ---------------------------------------------------------------- reports through pytest
-
-
-@pytest.fixture
-def demo(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(ROOT / "fixtures", pytester.path / "fixtures")
-    pytester.makeini("[pytest]\nrelevance_metrics = ndcg@10 mrr@10 recall@100\n")
-    pytester.makepyfile(test_gate=DEMO_TEST)
-    return pytester
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
