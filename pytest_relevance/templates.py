@@ -46,7 +46,7 @@ def load_template(path: str | Path) -> dict[str, Any]:
 def render(
     template: Any, text: str, params: dict[str, Any], instant: datetime, query_id: str, source: str = "template"
 ) -> Any:
-    """The body for one query: placeholders filled, `now` anchored."""
+    """The body for one query: placeholders filled, `now` anchored, in one walk of the template."""
     values = {**params, "query": text, "now": iso(instant)}
 
     def fill(node: Any) -> Any:
@@ -56,10 +56,13 @@ def render(
             return [fill(v) for v in node]
         if not isinstance(node, str):
             return node
+        if "{{" not in node:
+            return anchor(node, instant) if node.startswith("now") else node
         whole = _PLACEHOLDER.fullmatch(node.strip())
-        if whole:
-            return lookup(whole.group(1))
-        return _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node)
+        if whole:  # the user's query text is never date math, whatever it starts with
+            value = lookup(whole.group(1))
+            return value if whole.group(1) == "query" else anchor(value, instant)
+        return anchor(_PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node), instant)
 
     def lookup(name: str) -> Any:
         value: Any = values
@@ -73,4 +76,4 @@ def render(
             value = value[part]
         return value
 
-    return anchor(fill(template), instant)
+    return fill(template)

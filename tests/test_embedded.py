@@ -123,6 +123,10 @@ def test_template_rendering_keeps_types_and_escapes_nothing_by_hand() -> None:
     template = {"query": {"match": {"title": "{{query}}"}}, "size": "{{n}}", "x": "in {{category}} now"}
     body = render(template, 'say "hi" \\ there', {"n": 5, "category": "audio"}, NOW, "q1")
     assert body == {"query": {"match": {"title": 'say "hi" \\ there'}}, "size": 5, "x": "in audio now"}
+    assert render({"q": "{{query}}", "since": "{{since}}"}, "now-7d", {"since": "now-7d"}, NOW, "q1") == {
+        "q": "now-7d",  # the user's text is left alone
+        "since": "2026-01-15T12:00:00Z||-7d",  # a param holding date math is anchored
+    }
     with pytest.raises(RelevanceInputError, match=r"query 'q1': the template uses \{\{n\}\}"):
         render(template, "x", {}, NOW, "q1")
 
