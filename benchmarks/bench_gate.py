@@ -77,7 +77,8 @@ def report(name: str, folder: Path) -> None:
     )
     (folder / "test_gate.py").write_text(DEMO_TEST)
     seconds = wall(folder)
-    times = split(folder)
+    rounds = [split(folder) for _ in range(3)]  # best of three per step: one garbage collection is not our cost
+    times = {step: min(r[step] for r in rounds) for step in rounds[0]}
     total = sum(times.values())
     ours = sum(v for k, v in times.items() if k.startswith("ours"))
     print(f"{name}: `pytest -m relevance` wall time {seconds:.2f} s (goal < 3 s)")
