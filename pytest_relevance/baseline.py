@@ -228,14 +228,6 @@ class Comparison:
     removed: list[str]
     movers: list[Mover]
 
-    @property
-    def regressions(self) -> list[Row]:
-        return [r for r in self.rows if r.status == "regression"]
-
-    @property
-    def improvements(self) -> list[Row]:
-        return [r for r in self.rows if r.status == "improvement"]
-
 
 def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequence[Metric]) -> list[str]:
     """Why these numbers cannot be compared with the entry at all; each reason says what to do."""
