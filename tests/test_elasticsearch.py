@@ -260,3 +260,15 @@ def test_rejected_documents_are_named_and_the_index_is_removed(es: Any) -> None:
     with pytest.raises(RelevanceInputError, match=r"1 documents were rejected: b: mapper_parsing_exception"):
         ElasticsearchEngine(es, "relevance-docs-main", "http://x").open(docs, config, "id")
     assert not es.indices.exists(index="relevance-docs-main")
+
+
+def test_an_interrupted_run_still_deletes_its_index(project: pytest.Pytester, es: Any) -> None:
+    project.makepyfile(
+        test_gate="def test_interrupted(relevance_index, request):\n"
+        "    (request.config.rootpath / f'index-{relevance_index.index.name}').write_text('')\n"
+        "    raise KeyboardInterrupt\n"
+    )
+    result = run(project)
+    assert result.ret == 2  # pytest's exit status for an interrupted session
+    assert len(list(project.path.glob("index-relevance-*"))) == 1  # the index was built
+    assert relevance_indices(es) == []  # and deleted on the way out
