@@ -194,27 +194,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _unchanged_reason(config: pytest.Config, ref: str) -> str | None:
     """A skip reason when git says nothing in relevance_paths changed since `ref`; None means run (also no git)."""
     import fnmatch
-    import subprocess
 
     globs = setting(config, "relevance_paths").split()
     if not globs:
         return None
-    try:
-        changed = subprocess.run(
-            ["git", "diff", "--name-only", ref, "--"], cwd=config.rootpath, capture_output=True, text=True, check=True
-        ).stdout.split()
-        changed += subprocess.run(
-            ["git", "ls-files", "--others", "--exclude-standard"],
-            cwd=config.rootpath,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
+    diff = _git(config, "diff", "--name-only", ref, "--")
+    untracked = _git(config, "ls-files", "--others", "--exclude-standard")
+    if diff is None or untracked is None:
         return None
+    changed = diff.split() + untracked.split()
     if any(fnmatch.fnmatch(path, glob) for path in changed for glob in globs):
         return None
     return f"no file matching relevance_paths ({' '.join(globs)}) changed since {ref}"
+
+
+def _git(config: pytest.Config, *args: str) -> str | None:
+    """git's output in the rootdir, or None where there is no git, no repository, or the command fails."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", *args], cwd=config.rootpath, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -240,13 +241,13 @@ def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
 @pytest.fixture
 def relevance_clock(request: pytest.FixtureRequest) -> Any:
     """Freezes time (tick=False) at relevance_now, or the marker's now=, for the whole test; yields the instant."""
-    from datetime import datetime
-
     import time_machine
+
+    from pytest_relevance.clock import parse_instant
 
     value = _marker_kwargs(request).get("now") or setting(request.config, "relevance_now")
     try:
-        instant = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+        instant = parse_instant(value)
     except ValueError:
         raise pytest.UsageError(f"relevance_now: {value!r} is not an ISO 8601 instant (2026-01-15T12:00:00Z)") from None
     with time_machine.travel(instant, tick=False):
@@ -450,9 +451,7 @@ class RelevanceSnapshot:
         entry = state.baseline().get(nodeid)
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
-        new = make_entry(
-            evaluation, self.judgments.version, engine, self.tolerance, config.getoption("relevance_reason")
-        )
+        problems = incompatibilities(entry, self.judgments.version, engine, self.metrics) if entry else []
         if not update:
             if entry is None:
                 self.explanation = [
@@ -460,13 +459,16 @@ class RelevanceSnapshot:
                     "create it with: pytest --relevance-update (then commit the baseline file)",
                 ]
                 return False
-            problems = incompatibilities(entry, self.judgments.version, engine, self.metrics)
             if problems:
                 self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
                 self.explanation += [f"  {problem}" for problem in problems]
                 return False
-        comparable = entry is not None and not incompatibilities(entry, self.judgments.version, engine, self.metrics)
-        reference = entry if comparable else new
+        new = None
+        if update:
+            reason = config.getoption("relevance_reason")
+            new = make_entry(evaluation, self.judgments.version, engine, self.tolerance, reason)
+        # an update compares with the old entry when it can, else with itself (every delta 0)
+        reference = entry if entry is not None and not problems else new
         report = build(
             nodeid,
             evaluation,
@@ -568,22 +570,11 @@ def _update(config: pytest.Config, state: State) -> None:
 
 
 def _dirty_files(config: pytest.Config, baseline: Path) -> list[str]:
-    import subprocess
-
-    try:
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=config.rootpath,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=config.rootpath, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
+    status = _git(config, "status", "--porcelain", "--untracked-files=no")
+    top = _git(config, "rev-parse", "--show-toplevel")
+    if status is None or top is None:
         return []
-    others = [line[3:] for line in status.splitlines() if Path(top, line[3:]).resolve() != baseline.resolve()]
+    others = [line[3:] for line in status.splitlines() if Path(top.strip(), line[3:]).resolve() != baseline.resolve()]
     if not others:
         return []
     return [
