@@ -6,14 +6,12 @@ query ids in the run that the judgments do not know are an error (a typo, or a s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.metrics import Metric, mean, rank_scored, score_query
-
-ALL = "all"
 
 
 class Run(dict[str, list[str]]):
@@ -35,7 +33,6 @@ class Evaluation:
     strata: dict[str, dict[str, float]]
     counts: dict[str, int]
     run: dict[str, list[str]]
-    missing: list[str] = field(default_factory=list)
     duplicates: dict[str, int] = field(default_factory=dict)
 
 
@@ -56,10 +53,9 @@ def as_rankings(run: object, source: str = "the run") -> dict[str, list[str]]:
     return rankings
 
 
-def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[Metric]) -> Evaluation:
-    """Score every judged query; strata are averaged separately so that no average hides one of them."""
-    rankings = as_rankings(run)
-    unknown = sorted(q for q in rankings if q not in judgments)
+def check_judged(query_ids: Iterable[str], judgments: Judgments) -> None:
+    """Query ids the judgments do not know are an error: a typo, or a stale judgment file."""
+    unknown = sorted(str(q) for q in query_ids if q not in judgments)
     if unknown:
         shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
         raise RelevanceInputError(
@@ -67,24 +63,25 @@ def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[
             f"the run has query ids that are not judged here: {shown}. Fix the ids, or add the queries to the "
             "judgments (a judgment refresh is re-baselined in a commit of its own)",
         )
+
+
+def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[Metric]) -> Evaluation:
+    """Score every judged query; strata are averaged separately so that no average hides one of them."""
+    rankings = as_rankings(run)
+    check_judged(rankings, judgments)
     per_query: dict[str, dict[str, float]] = {}
     duplicates: dict[str, int] = {}
-    missing = []
     for query in judgments.queries:
-        ranking = rankings.get(query.id)
-        if ranking is None:
-            missing.append(query.id)
-            ranking = []
-        score = score_query(query.grades, ranking, metrics)
+        score = score_query(query.grades, rankings.get(query.id, []), metrics)
         per_query[query.id] = score.values
         if score.duplicates:
             duplicates[query.id] = score.duplicates
-    groups = _groups(judgments)
+    groups = judgments.groups
     strata = {
         name: {m.spec: mean(per_query[qid][m.spec] for qid in ids) for m in metrics} for name, ids in groups.items()
     }
     counts = {name: len(ids) for name, ids in groups.items()}
-    return Evaluation(list(metrics), per_query, strata, counts, rankings, missing, duplicates)
+    return Evaluation(list(metrics), per_query, strata, counts, rankings, duplicates)
 
 
 # ---------------------------------------------------------------- honest numbers
@@ -101,7 +98,7 @@ def judged_at(evaluation: Evaluation, judgments: Judgments, k: int) -> tuple[dic
         q.id: score_query(q.grades, evaluation.run.get(q.id, []), [metric]).values[metric.spec]
         for q in judgments.queries
     }
-    per_stratum = {name: mean(shares[qid] for qid in ids) for name, ids in _groups(judgments).items()}
+    per_stratum = {name: mean(shares[qid] for qid in ids) for name, ids in judgments.groups.items()}
     unjudged = [
         (q.id, sum(1 for d in evaluation.run.get(q.id, [])[:k] if d not in q.grades)) for q in judgments.queries
     ]
@@ -116,7 +113,7 @@ def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -
     floor is not using the query text much; a metric that cannot tell them apart is not measuring ranking.
     """
     floors = {}
-    for name, ids in _groups(judgments).items():
+    for name, ids in judgments.groups.items():
         totals: dict[str, float] = {}
         for qid in ids:
             for doc, grade in judgments[qid].grades.items():
@@ -136,7 +133,7 @@ def hints(evaluation: Evaluation, judgments: Judgments) -> list[str]:
         return []
     first = Metric("ndcg", 1, gain=cut.gain)
     out = []
-    for name, ids in _groups(judgments).items():
+    for name, ids in judgments.groups.items():
         at_k = evaluation.strata[name][cut.spec]
         at_1 = mean(
             score_query(judgments[q].grades, evaluation.run.get(q, []), [first]).values[first.spec] for q in ids
@@ -184,10 +181,3 @@ def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = 10_
     rnd = random.Random(seed)
     hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
     return (hits + 1) / (rounds + 1)
-
-
-def _groups(judgments: Judgments) -> dict[str, list[str]]:
-    groups = {ALL: [q.id for q in judgments.queries]}
-    for stratum in judgments.strata:
-        groups[stratum] = [q.id for q in judgments.queries if q.stratum == stratum]
-    return groups

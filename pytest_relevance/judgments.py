@@ -60,6 +60,14 @@ class Judgments:
         found = {q.stratum for q in self.queries if q.stratum is not None}
         return sorted(found, key=lambda s: (order.get(s, 3), s))
 
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        """Query ids per group every number is reported for: "all", then each stratum (see `strata`)."""
+        groups = {"all": [q.id for q in self.queries]}
+        for stratum in self.strata:
+            groups[stratum] = [q.id for q in self.queries if q.stratum == stratum]
+        return groups
+
 
 def content_version(queries: tuple[Query, ...]) -> str:
     """A short hash of what the judgments say (not how the file is formatted), used when no version is declared."""

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pytest_relevance.evaluation import Evaluation, _groups
+from pytest_relevance.evaluation import Evaluation, check_judged
 from pytest_relevance.judgments import Judgments
 
 NAMES = ("precision", "recall", "f1", "exact", "contains")
@@ -84,17 +84,11 @@ def best_constants(wanted: Mapping[str, set[str]], max_size: int | None = None) 
 
 def evaluate_sets(run: Mapping[str, set[str]], judgments: Judgments, threshold: float = 1) -> Evaluation:
     """Per query and per stratum (pooled within the stratum); unknown query ids are an error, as for rankings."""
-    from pytest_relevance.errors import RelevanceInputError
-
-    unknown = sorted(str(q) for q in run if q not in judgments)
-    if unknown:
-        raise RelevanceInputError(
-            judgments.source, f"the run has query ids that are not judged here: {', '.join(unknown[:10])}"
-        )
+    check_judged(run, judgments)
     wanted = expected(judgments, threshold)
     answered = {str(q): {str(label) for label in labels} for q, labels in run.items()}
     per_query = {q: score({q: wanted[q]}, answered) for q in wanted}
-    groups = _groups(judgments)
+    groups = judgments.groups
     strata = {name: score({q: wanted[q] for q in ids}, answered) for name, ids in groups.items()}
     metrics = [SetMetric(name, threshold) for name in NAMES]
     rankings = {q: sorted(answered.get(q, set())) for q in wanted}
@@ -104,7 +98,6 @@ def evaluate_sets(run: Mapping[str, set[str]], judgments: Judgments, threshold: 
         strata,
         {n: len(ids) for n, ids in groups.items()},
         rankings,  # type: ignore[arg-type]
-        [q for q in wanted if q not in answered],
     )
 
 
@@ -112,13 +105,13 @@ def floors(judgments: Judgments, threshold: float = 1) -> tuple[dict[str, dict[s
     """Per stratum and metric the best constant answer's score (over sizes 1..N), notes naming the best constant
     sets of the whole set, and the size of the label population."""
     wanted = expected(judgments, threshold)
-    out = {}
-    for name, ids in _groups(judgments).items():
-        best = best_constants({q: wanted[q] for q in ids}, max_size=5)
-        out[name] = {m: max((scores[m] for _, scores in best), default=0.0) for m in NAMES}
+    out, best = {}, {}
+    for name, ids in judgments.groups.items():
+        best[name] = best_constants({q: wanted[q] for q in ids}, max_size=5)
+        out[name] = {m: max((scores[m] for _, scores in best[name]), default=0.0) for m in NAMES}
     notes = []
     population = len(set().union(*wanted.values())) if wanted else 0
-    for labels, scores in best_constants(wanted, max_size=5):
+    for labels, scores in best["all"]:
         notes.append(
             f"constant answer {{{', '.join(sorted(labels))}}} for every query: contains {scores['contains']:.2f}, "
             f"exact {scores['exact']:.2f}, precision {scores['precision']:.2f}, recall {scores['recall']:.2f}"

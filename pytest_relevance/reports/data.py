@@ -60,9 +60,7 @@ def build(
     else:
         floors, notes = constant_floor(judgments, metrics, max(k, 10)), hints(evaluation, judgments)
     old_queries = (entry or {}).get("queries", {})
-    groups = {
-        name: [q.id for q in judgments.queries if name == "all" or q.stratum == name] for name in evaluation.strata
-    }
+    groups = judgments.groups
     alpha = settings.get("alpha")
     rows, warnings = [], []
     for row in comparison.rows:
@@ -176,6 +174,3 @@ def write(path: str, reports: list[dict[str, Any]], append: bool = False) -> Non
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-
-
-REPORT_SUFFIXES = (".md", ".json", ".html")
