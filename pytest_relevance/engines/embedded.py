@@ -35,7 +35,13 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$")
 _MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 
 
+_ANALYZERS: dict[str, Any] = {}
+
+
 def _analyzer(name: str) -> Any:
+    """The tantivy analyzer standing in for an Elasticsearch one; built once per process and name."""
+    if name in _ANALYZERS:
+        return _ANALYZERS[name]
     import tantivy
 
     tokenizer, filters = {
@@ -51,7 +57,8 @@ def _analyzer(name: str) -> Any:
     builder = tantivy.TextAnalyzerBuilder(tokenizer)
     for item in filters:
         builder = builder.filter(item)
-    return builder.build()
+    _ANALYZERS[name] = builder.build()
+    return _ANALYZERS[name]
 
 
 class EmbeddedEngine:
@@ -70,7 +77,8 @@ class EmbeddedIndex:
         self.identity = f"embedded tantivy {version('tantivy')}"
         self.source, self.template_source = source, "the query template"
         self.ids = [str(doc[id_field]) for doc in corpus]
-        self.text: dict[str, tuple[str, Any]] = {}  # field -> (tantivy field name, analyzer)
+        self.text: dict[str, str] = {}  # text field -> its tantivy field name
+        self.analyzers: dict[str, str] = {}  # text field -> analyzer name
         self.columns: dict[str, list[list[Any]]] = {}  # field -> per document, its values
         self.kinds: dict[str, str] = {}
         properties = (config.get("mappings") or {}).get("properties")
@@ -78,18 +86,18 @@ class EmbeddedIndex:
             raise RelevanceInputError(source, "the index config needs mappings.properties (an Elasticsearch body)")
         self._map_fields(properties, "")
         builder = tantivy.SchemaBuilder()
-        for name, (internal, _) in self.text.items():
-            builder.add_text_field(internal, stored=False, tokenizer_name=f"es_{self._analyzer_of[name]}",
+        for name, internal in self.text.items():
+            builder.add_text_field(internal, stored=False, tokenizer_name=f"es_{self.analyzers[name]}",
                                    index_option="position")  # fmt: skip
         builder.add_integer_field("_ord", stored=False, indexed=False, fast=True)
         self.schema = builder.build()
         self.index = tantivy.Index(self.schema)
-        for analyzer in set(self._analyzer_of.values()):
+        for analyzer in set(self.analyzers.values()):
             self.index.register_tokenizer(f"es_{analyzer}", _analyzer(analyzer))
         writer = self.index.writer(heap_size=200_000_000, num_threads=1)
         for ordinal, doc in enumerate(corpus):
             fields: dict[str, Any] = {"_ord": ordinal}
-            for name, (internal, _) in self.text.items():
+            for name, internal in self.text.items():
                 values = _values(doc, name)
                 if values:
                     fields[internal] = [str(v) for v in values]
@@ -111,7 +119,6 @@ class EmbeddedIndex:
     # ------------------------------------------------------------ mapping
 
     def _map_fields(self, properties: Mapping[str, Any], prefix: str) -> None:
-        self._analyzer_of: dict[str, str] = getattr(self, "_analyzer_of", {})
         for field, spec in properties.items():
             name = f"{prefix}{field}"
             if not isinstance(spec, dict):
@@ -128,8 +135,8 @@ class EmbeddedIndex:
                         f"field {name!r}: analyzer {analyzer!r} is not one the embedded engine has "
                         f"({', '.join(ANALYZERS)}); custom analyzers need the elasticsearch engine",
                     )
-                self.text[name] = (f"f{len(self.text)}", None)
-                self._analyzer_of[name] = analyzer
+                self.text[name] = f"f{len(self.text)}"
+                self.analyzers[name] = analyzer
             elif kind in ("keyword", "date", "boolean", *NUMERIC):
                 self.columns[name] = []
             else:
@@ -141,7 +148,6 @@ class EmbeddedIndex:
             self.kinds[name] = "number" if kind in NUMERIC else kind
             for sub, sub_spec in (spec.get("fields") or {}).items():
                 self._map_fields({sub: sub_spec}, f"{name}.")
-                self._subfield_of = {**getattr(self, "_subfield_of", {}), f"{name}.{sub}": name}
 
     def _convert(self, name: str, kind: str, values: list[Any], ordinal: int) -> list[Any]:
         try:
@@ -202,14 +208,14 @@ class EmbeddedIndex:
         return field, value if isinstance(value, dict) else {key: value}
 
     def _analyze(self, field: str, text: str) -> list[str]:
-        return _analyzer_cache(self._analyzer_of[field]).analyze(str(text))
+        return _analyzer(self.analyzers[field]).analyze(str(text))
 
     def _text_query(self, field: str, tokens: list[str], operator: str, boost: float, slop: int | None) -> Scores:
         import tantivy
 
         if not tokens:
             return {}
-        internal = self.text[field][0]
+        internal = self.text[field]
         if slop is not None and len(tokens) > 1:
             query = tantivy.Query.phrase_query(self.schema, internal, tokens, slop=slop)
         else:
@@ -342,7 +348,7 @@ class EmbeddedIndex:
     def _texts(self, field: str) -> list[bool]:
         import tantivy
 
-        hits = self.searcher.search(tantivy.Query.exists_query(self.text[field][0]), limit=len(self.ids)).hits
+        hits = self.searcher.search(tantivy.Query.exists_query(self.text[field]), limit=len(self.ids)).hits
         present = set(self.searcher.fast_field_values("_ord", [a for _, a in hits]))
         return [o in present for o in range(len(self.ids))]
 
@@ -450,15 +456,6 @@ class _Unsupported(Exception):
     def __init__(self, construct: str, path: str) -> None:
         super().__init__(construct)
         self.construct, self.path = construct, path
-
-
-_ANALYZERS: dict[str, Any] = {}
-
-
-def _analyzer_cache(name: str) -> Any:
-    if name not in _ANALYZERS:
-        _ANALYZERS[name] = _analyzer(name)
-    return _ANALYZERS[name]
 
 
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:
