@@ -101,7 +101,7 @@ def _load(path: str) -> list[dict]:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from pytest_relevance.baseline import Tolerance
+    from pytest_relevance.baseline import Row, Tolerance
 
     old = {r["test"]: r for r in _load(args.old)}
     new = {r["test"]: r for r in _load(args.new)}
@@ -118,14 +118,18 @@ def _compare(args: argparse.Namespace) -> int:
             if key not in before:
                 lines.append((test, f"{key[0]}.{key[1]}", "", f"{row['current']:.4f}", "", "new"))
                 continue
-            delta = round(row["current"] - before[key], 4)
-            status = ""
-            if delta < -tolerance.get(*key) - 1e-9:
-                status, regressed = "REGRESSION", True
-            elif delta > tolerance.get(*key) + 1e-9:
-                status = "improved"
+            change = Row(*key, before[key], row["current"], tolerance.get(*key), row["n"])  # the gate's own rule
+            regressed = regressed or change.status == "regression"
+            status = {"regression": "REGRESSION", "improvement": "improved"}.get(change.status, "")
             lines.append(
-                (test, f"{key[0]}.{key[1]}", f"{before[key]:.4f}", f"{row['current']:.4f}", f"{delta:+.4f}", status)
+                (
+                    test,
+                    f"{key[0]}.{key[1]}",
+                    f"{before[key]:.4f}",
+                    f"{row['current']:.4f}",
+                    f"{change.delta:+.4f}",
+                    status,
+                )
             )
     if args.format == "md":
         print("| " + " | ".join(header) + " |\n|---|---|---:|---:|---:|---|")
