@@ -21,7 +21,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,12 +144,18 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def write_baseline(path: Path, updates: Mapping[str, Entry], remove: Sequence[str] = ()) -> dict[str, Entry]:
-    """Merge `updates` into the file and drop `remove`, atomically; returns the entries that were there before."""
+def write_baseline(path: Path, updates: Mapping[str, Entry], keep: Collection[str] | None = None) -> dict[str, Entry]:
+    """Merge `updates` into the file, atomically; returns the entries that were there before.
+
+    With `keep` (the tests of a whole-suite run), entries of other tests are dropped. Which entries those are is
+    decided on the file as read under the lock, so a concurrent writer's entry is never judged on a stale copy.
+    """
     with locked(path):
         before = load_baseline(path)
-        merged = {k: v for k, v in before.items() if k not in remove}
+        merged = {k: v for k, v in before.items() if keep is None or k in keep}
         merged.update(updates)
+        if merged == before:
+            return before
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -550,19 +550,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _update(config: pytest.Config, state: State) -> None:
-    from pytest_relevance.baseline import changed_values, load_baseline, write_baseline
+    from pytest_relevance.baseline import changed_values, write_baseline
 
     path = state.baseline_path
+    updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if "entry" in r}
+    if not updates and not state.whole:
+        return
     try:
-        before = load_baseline(path)
+        before = write_baseline(path, updates, keep=set(state.results) if state.whole else None)
     except ValueError as exc:
         state.warnings.append(f"baseline not written: {exc}")
         return
-    updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if "entry" in r}
     unused = [k for k in before if k not in state.results] if state.whole else []
     if not updates and not unused:
         return
-    write_baseline(path, updates, unused)
     for nodeid, entry in updates.items():
         state.results[nodeid]["changes"] = changed_values(before.get(nodeid), entry)
     state.removed, state.saved = unused, True
