@@ -20,17 +20,20 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.metrics import Metric
+from pytest_relevance.settings import Tolerance
 
 FORMAT = 1
+LOCK_TIMEOUT = 120
 DIGITS = 4
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 _HOW_TO_FIX = "the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again"
@@ -38,128 +41,162 @@ _HOW_TO_FIX = "the file is left as it is: restore it (git checkout -- FILE) or r
 Entry = dict[str, Any]
 
 
-# ---------------------------------------------------------------- tolerance
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far a value may drop before it is a regression: a default, overridable per stratum, metric or both.
-
-    Written ``0.005 tail=0.02 ndcg@10=0.01 tail.mrr@10=0.03``; the most specific override wins.
-    """
-
-    default: float = 0.005
-    overrides: Mapping[str, float] = field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, spec: object, source: str = "relevance_tolerance") -> Tolerance:
-        if isinstance(spec, Tolerance):
-            return spec
-        if isinstance(spec, int | float) and not isinstance(spec, bool):
-            return cls(_non_negative(spec, source))
-        if isinstance(spec, Mapping):
-            items = [f"{k}={v}" if k != "default" else str(v) for k, v in spec.items()]
-            spec = " ".join(items)
-        if not isinstance(spec, str):
-            raise RelevanceInputError(source, f"cannot read tolerance {spec!r}; write e.g. 0.005 tail=0.02")
-        default, overrides = 0.005, {}
-        for part in spec.replace(",", " ").split():
-            key, sep, value = part.rpartition("=")
-            number = _non_negative(_float(value, source, part), source)
-            if sep:
-                overrides[key] = number
-            else:
-                default = number
-        return cls(default, overrides)
-
-    def get(self, stratum: str, metric: str) -> float:
-        for key in (f"{stratum}.{metric}", metric, stratum):
-            if key in self.overrides:
-                return self.overrides[key]
-        return self.default
-
-    def __str__(self) -> str:
-        return " ".join([_short(self.default), *(f"{k}={_short(v)}" for k, v in sorted(self.overrides.items()))])
-
-
-def _float(value: str, source: str, part: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise RelevanceInputError(source, f"tolerance {part!r} is not a number; write e.g. 0.005 tail=0.02") from None
-
-
-def _non_negative(value: float, source: str) -> float:
-    if value < 0:
-        raise RelevanceInputError(source, f"tolerance {value} is negative; a tolerance is an allowed drop, >= 0")
-    return float(value)
-
-
-def _short(value: float) -> str:
-    return f"{value:g}"
-
-
 # ---------------------------------------------------------------- the file
 
 
 def load_baseline(path: Path) -> dict[str, Entry]:
-    """The entries on disk ({} when there is no file yet); a damaged file is an error naming the line."""
+    """The entries on disk ({} when there is no file yet); a damaged file is an error naming the line or entry."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as exc:
+        raise RelevanceInputError(path, f"not UTF-8 text (byte {exc.start}); {_HOW_TO_FIX}") from None
     conflict = _CONFLICT.search(text)
     if conflict:
         line = text.count("\n", 0, conflict.start()) + 1
         raise RelevanceInputError(path, f"merge-conflict markers in the baseline; {_HOW_TO_FIX}", line)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(path, f"not valid JSON ({exc.msg}); {_HOW_TO_FIX}", exc.lineno) from None
+    except _NonFinite as exc:
+        line = text.count("\n", 0, text.find(exc.args[0])) + 1
+        raise RelevanceInputError(
+            path, f"{exc.args[0]} is not a number a baseline can hold; {_HOW_TO_FIX}", line
+        ) from None
     if (
         not isinstance(data, dict)
         or data.get("pytest-relevance") != FORMAT
         or not isinstance(data.get("entries"), dict)
     ):
         raise RelevanceInputError(path, f"not a pytest-relevance baseline (format {FORMAT}); {_HOW_TO_FIX}")
+    for nodeid, entry in data["entries"].items():
+        problem = _entry_problem(entry)
+        if problem:
+            raise RelevanceInputError(path, f"entry {nodeid!r}: {problem}; {_HOW_TO_FIX}")
     return data["entries"]
 
 
+class _NonFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> None:
+    raise _NonFinite(name)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _entry_problem(entry: object) -> str | None:
+    """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently."""
+    if not isinstance(entry, dict):
+        return f"is a {type(entry).__name__}, not an object"
+    for key in ("judgments", "engine"):
+        if not isinstance(entry.get(key), str):
+            return f"{key!r} is missing or not a string"
+    for key in ("metrics", "strata", "queries"):
+        if not isinstance(entry.get(key), dict):
+            return f"{key!r} is missing or not an object"
+    for group, where in ((entry["strata"], "strata"), (entry["queries"], "queries")):
+        for name, values in group.items():
+            if not isinstance(values, dict):
+                return f"{where}.{name} is not an object"
+            for spec, value in values.items():
+                if not _is_number(value):
+                    return f"{where}.{name}.{spec} is {value!r}, not a number"
+    return None
+
+
+def missing_values(entry: Entry, strata: Collection[str], metrics: Collection[str]) -> list[str]:
+    """The `stratum.metric` values a comparable entry should hold but does not (deleted by hand, or emptied)."""
+    recorded = entry.get("strata", {})
+    return [f"strata.{s}.{m}" for s in strata for m in metrics if m not in recorded.get(s, {})]
+
+
 def dumps(entries: Mapping[str, Entry]) -> str:
-    return json.dumps({"pytest-relevance": FORMAT, "entries": entries}, indent=2, sort_keys=True) + "\n"
+    """The file's text; a non-finite number is refused rather than written as a NaN no JSON reader agrees on."""
+    return (
+        json.dumps({"pytest-relevance": FORMAT, "entries": entries}, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    )
 
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for one baseline file, kept outside the repository so that no lock file is left there."""
-    import fcntl
+    """An exclusive lock for one baseline file, with a timeout that names the lock file of the run holding it.
+
+    The lock file lives in the temp directory, not beside the baseline, so that `git add -A` never picks one up.
+    """
+    from filelock import FileLock, Timeout
 
     digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-    lock_path = Path(tempfile.gettempdir()) / f"pytest-relevance-{digest}.lock"
-    with lock_path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    folder = Path(tempfile.gettempdir()) / "pytest-relevance-locks"
+    folder.mkdir(exist_ok=True)
+    lock = FileLock(folder / f"{digest}.lock", timeout=LOCK_TIMEOUT)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise RelevanceInputError(
+            path,
+            f"another pytest run has held the baseline's lock ({lock.lock_file}) for {LOCK_TIMEOUT} s; wait for it "
+            "to finish, or delete that lock file if no run is active",
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _temp_files(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(f".{path.name}.*.tmp"))
+
+
+def remove_stale_temp_files(path: Path) -> list[Path]:
+    """Temp files a killed update left beside the baseline; removed under the lock, so never a live writer's."""
+    if not _temp_files(path):
+        return []
+    with locked(path):
+        stale = _temp_files(path)
+        for temp in stale:
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
+    return stale
+
+
+def _file_mode(path: Path) -> int:
+    """The mode to give the new file: the old file's, or what the umask gives a new file (not mkstemp's 0600)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_baseline(path: Path, updates: Mapping[str, Entry], keep: Collection[str] | None = None) -> dict[str, Entry]:
     """Merge `updates` into the file, atomically; returns the entries that were there before.
 
-    With `keep` (the tests of a whole-suite run), entries of other tests are dropped. Which entries those are is
-    decided on the file as read under the lock, so a concurrent writer's entry is never judged on a stale copy.
+    With `keep` (every test a whole-suite run collected), entries of tests not in it are dropped. Which entries
+    those are is decided on the file as read under the lock, so a concurrent writer's entry is never judged on a
+    stale copy.
     """
     with locked(path):
+        for temp in _temp_files(path):
+            with contextlib.suppress(FileNotFoundError):
+                temp.unlink()
         before = load_baseline(path)
         merged = {k: v for k, v in before.items() if keep is None or k in keep}
         merged.update(updates)
         if merged == before:
             return before
+        text = dumps(merged)
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(dumps(merged))
+                handle.write(text)
+            os.chmod(temp, _file_mode(path))
             os.replace(temp, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):

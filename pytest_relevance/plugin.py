@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_relevance.baseline import Entry, Tolerance
+    from pytest_relevance.baseline import Entry
     from pytest_relevance.judgments import Judgments
-    from pytest_relevance.metrics import Metric
+    from pytest_relevance.settings import Settings
 
 #: ini key -> (help, default). Each is also a command-line flag --relevance-...
 SETTINGS: dict[str, tuple[str, str]] = {
@@ -45,7 +45,10 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_floor_margin": ("warn when a value is within this of its constant-answer floor", "0.05"),
     "relevance_alpha": ("if set (e.g. 0.05), fail only on drops beyond tolerance that are also significant", ""),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
+    "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
 }
+#: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
+NO_FLAG = ("relevance_es_api_key", "relevance_es_password")
 
 STATE = pytest.StashKey["State"]()
 _FROM_ENV = (
@@ -86,7 +89,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for name, (text, default) in SETTINGS.items():
         parser.addini(name, f"{text} (default: {default or 'none'})", default=default)
-        group.addoption(f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{text}; overrides ini {name}")
+        if name not in NO_FLAG:
+            group.addoption(
+                f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{text}; overrides ini {name}"
+            )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -96,8 +102,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def setting(config: pytest.Config, name: str) -> str:
-    """Flag, then ini, then (for the URL) the environment, then the default."""
-    value = config.getoption(name)
+    """Flag, then ini, then (for the URL and secrets) the environment, then the default."""
+    value = None if name in NO_FLAG else config.getoption(name)
     if value is None:
         value = config.getini(name)
     if name in _FROM_ENV and not value:
@@ -115,11 +121,14 @@ class State:
     """What one pytest process (controller or xdist worker) knows about relevance tests in this session."""
 
     config: pytest.Config
+    settings: Settings
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     judgments: dict[Path, Judgments] = field(default_factory=dict)
     entries: dict[str, Entry] | None = None
-    partial: bool = False
-    whole: bool = False
+    #: node ids of every test this run collected (after deselection); on the xdist controller, the workers' union
+    collected: set[str] = field(default_factory=set)
+    #: why this run did not collect the whole suite ("" when it did), first reason found
+    partial: str = ""
     removed: list[str] = field(default_factory=list)
     saved: bool = False
     warnings: list[str] = field(default_factory=list)
@@ -144,17 +153,30 @@ class State:
             self.judgments[path] = load_judgments(path, resolve(self.config, topics) if topics else None)
         return self.judgments[path]
 
+    def mark_partial(self, reason: str) -> None:
+        self.partial = self.partial or reason
+
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Every setting is read and checked here, once: a bad value stops the run before anything is built."""
+    from pytest_relevance.settings import SettingError, positive_int, read
+
     config.addinivalue_line(
         "markers",
         "relevance(metrics=None, tolerance=None, judgments=None, now=None): a relevance test; the arguments "
         "override the relevance_* settings for this test",
     )
-    config.stash[STATE] = State(config)
+    try:
+        settings = read(lambda name: setting(config, name))
+        positive_int(str(config.getoption("relevance_repeat")), "--relevance-repeat")
+        for name in ("relevance_es_batch", "relevance_es_concurrency"):
+            positive_int(setting(config, name), name)
+    except SettingError as exc:
+        raise pytest.UsageError(str(exc)) from None
     for path in config.getoption("relevance_report"):
         if Path(path).suffix.lower() not in (".md", ".json", ".html"):
             raise pytest.UsageError(f"--relevance-report {path}: the suffix names the format: .md, .json or .html")
+    config.stash[STATE] = State(config, settings)
 
 
 def _state(config: pytest.Config) -> State:
@@ -162,15 +184,11 @@ def _state(config: pytest.Config) -> State:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    judgments = resolve(config, setting(config, "relevance_judgments"))
-    if not judgments.is_file():
-        return []
-    try:
-        version = _state(config).load_judgments(setting(config, "relevance_judgments")).version
-    except ValueError as exc:
-        version = f"unreadable ({exc})"
-    baseline = setting(config, "relevance_baseline")
-    return [f"relevance: baseline {baseline}, judgments {version}, frozen at {setting(config, 'relevance_now')}"]
+    """Where the gate reads from; nothing is parsed here, so a run without relevance tests pays nothing."""
+    return [
+        f"relevance: baseline {setting(config, 'relevance_baseline')}, judgments "
+        f"{setting(config, 'relevance_judgments')}, frozen at {setting(config, 'relevance_now')}"
+    ]
 
 
 # ---------------------------------------------------------------- collection
@@ -220,22 +238,62 @@ def _git(config: pytest.Config, *args: str) -> str | None:
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
     if items:
-        _state(items[0].config).partial = True
+        _state(items[0].config).mark_partial(f"{len(items)} tests deselected")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """A module that failed to import, or skipped itself, hides its tests: their entries must not look unused."""
+    report = yield
+    if not report.passed:
+        what = "could not be collected" if report.failed else "was skipped at collection"
+        _state(collector.config).mark_partial(f"{report.nodeid or 'a module'} {what}")
+    return report
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _state(session.config).collected.update(item.nodeid for item in session.items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """xdist controller: the workers collect, the controller does not; each worker tells its collection."""
+    _state(node.config).collected.update(ids)
 
 
 # ---------------------------------------------------------------- fixtures
 
 
-def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
+class RelevanceWarning(pytest.PytestWarning):
+    """A number that may mislead (low judged@k, a value near its floor, documents the corpus lacks).
+
+    A warning, not a line of text, so that ``-W error::pytest_relevance.plugin.RelevanceWarning`` and
+    ``filterwarnings`` work on it as on any other.
+    """
+
+
+def _test_settings(request: pytest.FixtureRequest) -> Settings:
+    """relevance_* settings with this test's marker arguments applied; a bad argument fails the test, naming it."""
+    from pytest_relevance.settings import SettingError
+
     marker = request.node.get_closest_marker("relevance")
-    return dict(marker.kwargs) if marker else {}
+    try:
+        return _state(request.config).settings.for_marker(dict(marker.kwargs) if marker else {}, request.node.nodeid)
+    except SettingError as exc:
+        message = f"relevance: {exc}"
+    pytest.fail(message, pytrace=False)
+
+
+def _judgments_setting(request: pytest.FixtureRequest) -> str:
+    marker = request.node.get_closest_marker("relevance")
+    value = marker.kwargs.get("judgments") if marker else None
+    return str(value or setting(request.config, "relevance_judgments"))
 
 
 @pytest.fixture
 def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
     """The judged queries (from relevance_judgments, or the marker's judgments=)."""
-    value = _marker_kwargs(request).get("judgments") or setting(request.config, "relevance_judgments")
-    return _input(_state(request.config).load_judgments, str(value))
+    return _input(_state(request.config).load_judgments, _judgments_setting(request))
 
 
 @pytest.fixture
@@ -243,13 +301,7 @@ def relevance_clock(request: pytest.FixtureRequest) -> Any:
     """Freezes time (tick=False) at relevance_now, or the marker's now=, for the whole test; yields the instant."""
     import time_machine
 
-    from pytest_relevance.clock import parse_instant
-
-    value = _marker_kwargs(request).get("now") or setting(request.config, "relevance_now")
-    try:
-        instant = parse_instant(value)
-    except ValueError:
-        raise pytest.UsageError(f"relevance_now: {value!r} is not an ISO 8601 instant (2026-01-15T12:00:00Z)") from None
+    instant = _test_settings(request).now
     with time_machine.travel(instant, tick=False):
         yield instant
 
@@ -257,16 +309,16 @@ def relevance_clock(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture
 def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judgments, relevance_clock: Any) -> Any:
     """Compare a run with the committed baseline: ``assert relevance_snapshot == run``."""
-    from pytest_relevance.baseline import Tolerance
-    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.settings import SettingError
 
-    kwargs = _marker_kwargs(request)
+    settings = _test_settings(request)
     try:
-        metrics = parse_metrics(kwargs.get("metrics") or setting(request.config, "relevance_metrics"))
-        tolerance = Tolerance.parse(kwargs.get("tolerance", setting(request.config, "relevance_tolerance")))
-    except ValueError as exc:
-        raise pytest.UsageError(f"relevance settings: {exc}") from None
-    return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, metrics, tolerance)
+        settings.tolerance.check_keys(
+            list(relevance_judgments.groups), [m.spec for m in settings.metrics], "relevance_tolerance"
+        )
+    except SettingError as exc:
+        pytest.fail(f"relevance: {exc}", pytrace=False)
+    return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings)
 
 
 def _input(load: Any, *args: Any) -> Any:
@@ -297,16 +349,15 @@ def relevance_index_config(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def relevance_index(
+def relevance_session_index(
     request: pytest.FixtureRequest, relevance_corpus: list[dict[str, Any]], relevance_index_config: dict[str, Any]
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
-    from pytest_relevance.clock import parse_instant
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.metrics import depth, parse_metrics
     from pytest_relevance.templates import load_template
 
     config = request.config
+    state = _state(config)
     name = setting(config, "relevance_engine")
     engine = config.hook.pytest_relevance_make_engine(name=name, config=config)
     if engine is None and name == "embedded":
@@ -317,43 +368,67 @@ def relevance_index(
         from pytest_relevance.engines.elasticsearch import ElasticsearchEngine
 
         client = request.getfixturevalue("relevance_es_client")
-        try:
-            batch, concurrency = (
-                int(setting(config, "relevance_es_batch")),
-                int(setting(config, "relevance_es_concurrency")),
-            )
-        except ValueError as exc:
-            raise pytest.UsageError(f"relevance_es_batch / relevance_es_concurrency: {exc}") from None
+        batch, concurrency = (
+            int(setting(config, "relevance_es_batch")),
+            int(setting(config, "relevance_es_concurrency")),
+        )
         url = setting(config, "relevance_es_url") or "the relevance_es_client cluster"
         engine = ElasticsearchEngine(client, _index_name(config), url, batch, concurrency)
     if engine is None:
         pytest.fail(
-            f"relevance: relevance_engine = {name!r} is not available (built in: embedded; others come from "
-            "plugins implementing pytest_relevance_make_engine)",
+            f"relevance: relevance_engine = {name!r} is not available (built in: embedded, elasticsearch; others "
+            "come from plugins implementing pytest_relevance_make_engine)",
             pytrace=False,
         )
     source = setting(config, "relevance_index_config")
     index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
-    judgments = _input(_state(config).load_judgments, setting(config, "relevance_judgments"))
-    try:
-        metrics = parse_metrics(setting(config, "relevance_metrics"))
-        instant = parse_instant(setting(config, "relevance_now"))
-    except ValueError as exc:
-        raise pytest.UsageError(f"relevance settings: {exc}") from None
+    judgments = _input(state.load_judgments, setting(config, "relevance_judgments"))
+    _warn_missing_documents(judgments, relevance_corpus, setting(config, "relevance_id_field"))
     fixture = FixtureIndex(
         index,
         template,
         judgments,
-        instant,
-        depth(metrics),
+        state.settings.now,
+        state.settings.depth,
         setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
         len(relevance_corpus),
     )
     yield fixture
     fixture.close()
+
+
+@pytest.fixture
+def relevance_index(request: pytest.FixtureRequest, relevance_session_index: Any) -> Any:
+    """The session's fixture index as this test sees it: its judgments, its instant, its deepest cut-off.
+
+    The index is built once; only what the test's marker overrides (metrics=, now=, judgments=) differs, so that
+    `recall@1000` retrieves 1000 and `now=` renders the template at that instant.
+    """
+    from pytest_relevance.metrics import depth
+
+    settings = _test_settings(request)
+    judgments = _input(_state(request.config).load_judgments, _judgments_setting(request))
+    return relevance_session_index.for_test(judgments, settings.now, depth(settings.metrics))
+
+
+def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], id_field: str) -> None:
+    """Judged documents the corpus lacks measure retrieval failure, not ranking: say so once."""
+    import warnings
+
+    present = {str(doc.get(id_field)) for doc in corpus}
+    missing = sorted({doc for q in judgments.queries for doc in q.grades} - present)
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        warnings.warn(
+            RelevanceWarning(
+                f"{len(missing)} judged documents are not in the corpus ({shown}): no ranking can return them, so "
+                "they count as misses; add them to the corpus or drop their judgments"
+            ),
+            stacklevel=2,
+        )
 
 
 def _index_name(config: pytest.Config) -> str:
@@ -406,11 +481,10 @@ class RelevanceSnapshot:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(
-        self, state: State, node: pytest.Item, judgments: Judgments, metrics: list[Metric], tolerance: Tolerance
-    ) -> None:
+    def __init__(self, state: State, node: pytest.Item, judgments: Judgments, settings: Settings) -> None:
         self.state, self.node, self.judgments = state, node, judgments
-        self.metrics, self.tolerance = metrics, tolerance
+        self.metrics: list[Any] = list(settings.metrics)
+        self.tolerance, self.settings = settings.tolerance, settings
         self.explanation: list[str] = []
 
     def __repr__(self) -> str:
@@ -429,7 +503,8 @@ class RelevanceSnapshot:
         pytest.fail("\n".join(self.explanation), pytrace=False)
 
     def _check(self, run: object) -> bool:
-        from pytest_relevance.baseline import compare, incompatibilities, make_entry
+        from pytest_relevance.baseline import compare, incompatibilities, make_entry, missing_values
+        from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
         from pytest_relevance.reports.data import build
         from pytest_relevance.reports.terminal import failure_text
@@ -452,6 +527,15 @@ class RelevanceSnapshot:
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
         problems = incompatibilities(entry, self.judgments.version, engine, self.metrics) if entry else []
+        if entry is not None and not problems:
+            missing = missing_values(entry, list(evaluation.strata), [m.spec for m in self.metrics])
+            if missing and not update:
+                raise RelevanceInputError(
+                    state.baseline_path,
+                    f"entry {nodeid!r} has no {', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}: the "
+                    "file was edited by hand; restore it (git checkout -- FILE) or re-baseline with --relevance-update",
+                )
+            problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
         if not update:
             if entry is None:
                 self.explanation = [
@@ -477,7 +561,7 @@ class RelevanceSnapshot:
             reference,
             engine,
             str(self.tolerance),
-            _report_settings(config),
+            self.settings.report,
             getattr(run, "corpus_size", None),
         )
         state.results[nodeid] = {**result, "report": report}
@@ -491,54 +575,90 @@ class RelevanceSnapshot:
         return True
 
 
-def _report_settings(config: pytest.Config) -> dict[str, Any]:
-    try:
-        alpha = setting(config, "relevance_alpha")
-        return {
-            "alpha": float(alpha) if alpha else None,
-            "min_judged": float(setting(config, "relevance_min_judged")),
-            "floor_margin": float(setting(config, "relevance_floor_margin")),
-        }
-    except ValueError as exc:
-        raise pytest.UsageError(f"relevance_alpha / relevance_min_judged / relevance_floor_margin: {exc}") from None
-
-
 # ---------------------------------------------------------------- end of session
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """xdist controller: collect what each worker measured."""
-    output = getattr(node, "workeroutput", {}).get("relevance")
-    if output:
-        _state(node.config).results.update(output)
+    """xdist controller: collect what each worker measured, and whether its collection was whole."""
+    output = getattr(node, "workeroutput", {})
+    state = _state(node.config)
+    state.results.update(output.get("relevance", {}))
+    state.mark_partial(output.get("relevance_partial", ""))
+    if error:
+        state.mark_partial(f"xdist worker {getattr(node, 'gateway', node).id} went down")
 
 
-def _whole_suite(session: pytest.Session, exitstatus: int) -> bool:
+def _partial_reason(session: pytest.Session, exitstatus: int) -> str:
+    """Why this run may not speak for the whole suite ("" when it may): only then are entries removed.
+
+    Conservative on purpose: a run that collected less than the suite (paths, node ids, a subdirectory, -k, -m,
+    --lf, deselection anywhere, a module that failed to import) or stopped early (-x, Ctrl-C) or never ran (--co)
+    cannot tell an unused entry from the entry of a test it did not look at.
+    """
     config = session.config
     option = config.option
-    return not (
-        _state(config).partial
-        or getattr(option, "keyword", "")
-        or getattr(option, "markexpr", "")
-        or getattr(option, "lf", False)
-        or getattr(option, "deselect", None)
-        or config.getoption("relevance_changed_since")
-        or config.args_source == pytest.Config.ArgsSource.ARGS
-        or exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
-        or session.shouldstop
-    )
+    state = _state(config)
+    flags = [
+        ("-k", getattr(option, "keyword", "")),
+        ("-m", getattr(option, "markexpr", "")),
+        ("--lf", getattr(option, "lf", False)),
+        ("--sw", getattr(option, "stepwise", False)),
+        ("--deselect", getattr(option, "deselect", None)),
+        ("--ignore", getattr(option, "ignore", None) or getattr(option, "ignore_glob", None)),
+        ("--co", getattr(option, "collectonly", False)),
+        ("--relevance-changed-since", config.getoption("relevance_changed_since")),
+    ]
+    for flag, value in flags:
+        if value:
+            return f"{flag} was given"
+    if state.partial:
+        return state.partial
+    if session.shouldstop or session.shouldfail:
+        return "the run stopped early"
+    if exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        return "the run was interrupted"
+    return _paths_reason(config)
+
+
+def _paths_reason(config: pytest.Config) -> str:
+    """Whether the paths given (or the directory pytest ran in) cover every whole-suite root: testpaths or rootdir."""
+    import glob
+
+    roots = [
+        Path(found).resolve()
+        for pattern in config.getini("testpaths")
+        for found in glob.glob(str(config.rootpath / pattern), recursive=True)
+    ] or [config.rootpath.resolve()]
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        return ""
+    given = []
+    for arg in config.args:
+        if "::" in arg:
+            return f"a test id was given ({arg})"
+        given.append((config.invocation_params.dir / arg).resolve())
+    for root in roots:
+        if not any(path == root or path in root.parents for path in given):
+            shown = os.path.relpath(given[0], config.rootpath) if len(given) == 1 else "the paths given"
+            return f"{shown} does not cover {os.path.relpath(root, config.rootpath)}"
+    return ""
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     state = _state(config)
-    state.whole = _whole_suite(session, exitstatus)
     if hasattr(config, "workerinput"):
         config.workeroutput["relevance"] = state.results  # type: ignore[attr-defined]
+        config.workeroutput["relevance_partial"] = state.partial  # type: ignore[attr-defined]
         return
+    state.mark_partial(_partial_reason(session, exitstatus))
+    if not state.results and not state.baseline_path.is_file():
+        return
+    _remove_stale_temp_files(state)
     if config.getoption("relevance_update"):
         _update(config, state)
+    elif _unused(state) and state.settings.unused == "fail" and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     reports = [result["report"] for _, result in sorted(state.results.items()) if "report" in result]
     if reports:
         from pytest_relevance.reports.data import write
@@ -549,24 +669,38 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             write(os.environ["GITHUB_STEP_SUMMARY"], reports, append=True)
 
 
+def _remove_stale_temp_files(state: State) -> None:
+    from pytest_relevance.baseline import remove_stale_temp_files
+
+    try:
+        removed = remove_stale_temp_files(state.baseline_path)
+    except ValueError as exc:
+        state.warnings.append(str(exc))
+        return
+    if removed:
+        state.warnings.append(f"removed {len(removed)} temp file(s) an interrupted update left: {removed[0].name}")
+
+
 def _update(config: pytest.Config, state: State) -> None:
+    """Write the entries of the tests that compared; drop entries only of tests a whole-suite run did not collect."""
     from pytest_relevance.baseline import changed_values, write_baseline
 
     path = state.baseline_path
     updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if "entry" in r}
-    if not updates and not state.whole:
+    keep = None if state.partial else state.collected | set(updates)
+    if not updates and keep is None:
         return
     try:
-        before = write_baseline(path, updates, keep=set(state.results) if state.whole else None)
+        before = write_baseline(path, updates, keep=keep)
     except ValueError as exc:
         state.warnings.append(f"baseline not written: {exc}")
         return
-    unused = [k for k in before if k not in state.results] if state.whole else []
-    if not updates and not unused:
+    state.removed = sorted(set(before) - keep) if keep is not None else []
+    if not updates and not state.removed:
         return
     for nodeid, entry in updates.items():
         state.results[nodeid]["changes"] = changed_values(before.get(nodeid), entry)
-    state.removed, state.saved = unused, True
+    state.saved = True
     state.warnings += _dirty_files(config, path)
 
 
@@ -588,8 +722,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = _state(config)
     if hasattr(config, "workerinput"):
         return
-    unused = _unused(state) if not config.getoption("relevance_update") else []
-    if not (state.results or state.warnings or unused):
+    update = config.getoption("relevance_update")
+    unused = [] if update else _unused(state)
+    if not (state.results or state.warnings or unused or state.removed):
         return
     from pytest_relevance.reports.terminal import summary_lines
 
@@ -597,26 +732,32 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     for nodeid in sorted(state.results):
         for line in summary_lines(nodeid, state.results[nodeid]):
             terminalreporter.write_line(line)
-    if config.getoption("relevance_update"):
-        baseline = setting(config, "relevance_baseline")
-        for nodeid in state.removed:
-            terminalreporter.write_line(f"removed unused baseline entry {nodeid}")
-        if state.saved:
-            terminalreporter.write_line(f"baseline written: {baseline}")
+    baseline = setting(config, "relevance_baseline")
+    for nodeid in state.removed:
+        terminalreporter.write_line(f"removed baseline entry {nodeid}: no test of this whole-suite run has that id")
+    if update and state.saved:
+        terminalreporter.write_line(f"baseline written: {baseline}")
+    if update and state.partial and state.results:
+        terminalreporter.write_line(f"entries of tests this run did not collect are kept ({state.partial})")
+    fail = state.settings.unused == "fail"
     for nodeid in unused:
         terminalreporter.write_line(
-            f"unused baseline entry {nodeid} (no test used it; --relevance-update on the whole suite removes it)"
+            f"unused baseline entry {nodeid} (no test has that id; a whole-suite --relevance-update removes it)",
+            red=fail,
+            yellow=not fail,
         )
+    if unused and fail:
+        terminalreporter.write_line(f"relevance_unused = fail: {len(unused)} unused baseline entries fail the run")
     for warning in state.warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
 
 
 def _unused(state: State) -> list[str]:
-    """Entries no test used; only said after a whole-suite run, where it is true."""
-    if not state.whole or not state.baseline_path.is_file():
+    """Entries no collected test owns; only said after a whole-suite run, where it is true."""
+    if state.partial or not state.baseline_path.is_file():
         return []
     try:
         entries = state.baseline()
     except ValueError:
         return []
-    return sorted(set(entries) - set(state.results))
+    return sorted(set(entries) - state.collected)

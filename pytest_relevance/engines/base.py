@@ -7,6 +7,7 @@ is engine-independent and lives in `FixtureIndex`, so a new engine is a few doze
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
@@ -51,6 +52,12 @@ class FixtureIndex:
     ) -> None:
         self.index, self.template, self.judgments, self.corpus_size = index, template, judgments, corpus_size
         self.instant, self.depth, self.template_source, self.repeat = instant, depth, template_source, repeat
+
+    def for_test(self, judgments: Judgments, instant: datetime, depth: int) -> FixtureIndex:
+        """The same index seen by one test: its judgments, its frozen instant, its deepest cut-off."""
+        view = copy.copy(self)
+        view.judgments, view.instant, view.depth = judgments, instant, depth
+        return view
 
     @property
     def identity(self) -> str:

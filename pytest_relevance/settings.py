@@ -1,0 +1,218 @@
+"""The relevance_* settings, read and checked once, so that a bad value is one message naming its key.
+
+A setting that can switch the gate off (a NaN tolerance, an alpha of 0, a typo in a tolerance override that then
+applies to nothing) must never be taken silently: every value is range-checked here, at configure time, before any
+index is built. The marker's overrides go through the same checks, naming the test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from pytest_relevance.metrics import Metric, MetricSpecError, depth, parse_metric, parse_metrics
+
+UNUSED_MODES = ("warn", "fail")
+
+
+class SettingError(ValueError):
+    """A bad setting; the message starts with the key (or marker argument) it came from."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far a value may drop before it is a regression: a default, overridable per stratum, metric or both.
+
+    Written ``0.005 tail=0.02 ndcg@10=0.01 tail.mrr@10=0.03``; the most specific override wins.
+    """
+
+    default: float = 0.005
+    overrides: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, spec: object, source: str = "relevance_tolerance") -> Tolerance:
+        if isinstance(spec, Tolerance):
+            return spec
+        if isinstance(spec, int | float) and not isinstance(spec, bool):
+            return cls(_allowed_drop(float(spec), source, str(spec)))
+        if isinstance(spec, Mapping):
+            spec = " ".join(f"{k}={v}" if k != "default" else str(v) for k, v in spec.items())
+        if not isinstance(spec, str):
+            raise SettingError(source, f"cannot read tolerance {spec!r}; write e.g. 0.005 tail=0.02")
+        default, overrides = 0.005, {}
+        for part in spec.replace(",", " ").split():
+            key, sep, value = part.rpartition("=")
+            try:
+                number = float(value)
+            except ValueError:
+                raise SettingError(source, f"tolerance {part!r} is not a number; write e.g. 0.005 tail=0.02") from None
+            number = _allowed_drop(number, source, part)
+            if sep:
+                overrides[key] = number
+            else:
+                default = number
+        return cls(default, overrides)
+
+    def check_keys(self, strata: Collection[str] | None, metrics: Collection[str], source: str) -> None:
+        """Every override must name a metric being gated, or a stratum of the judgments (when they are known).
+
+        A typo (``tial=0.5``, ``ndgc@10=0.9``) would otherwise apply to nothing and look like a working setting.
+        """
+        for key in self.overrides:
+            stratum, dot, metric = key.rpartition(".")
+            parts = [(stratum, metric)] if dot else [(None, key), (key, None)]
+            if any(_known(s, m, strata, metrics) for s, m in parts):
+                continue
+            valid = f"strata: {', '.join(strata)}; " if strata is not None else ""
+            raise SettingError(
+                source,
+                f"override {key!r} names no stratum or metric being gated ({valid}metrics: {', '.join(metrics)}); "
+                "write STRATUM=, METRIC= or STRATUM.METRIC=",
+            )
+
+    def get(self, stratum: str, metric: str) -> float:
+        for key in (f"{stratum}.{metric}", metric, stratum):
+            if key in self.overrides:
+                return self.overrides[key]
+        return self.default
+
+    def __str__(self) -> str:
+        return " ".join([f"{self.default:g}", *(f"{k}={v:g}" for k, v in sorted(self.overrides.items()))])
+
+
+def _known(stratum: str | None, metric: str | None, strata: Collection[str] | None, metrics: Collection[str]) -> bool:
+    if metric is not None and metric not in metrics:
+        return False
+    if stratum is None:
+        return True
+    if strata is None:  # strata are known once the judgments are loaded; before that, anything not a metric passes
+        return metric is not None or not _metric_like(stratum)
+    return stratum in strata
+
+
+def _metric_like(text: str) -> bool:
+    """A key that reads as a metric (`ndgc@10`) is never taken for a stratum name."""
+    if "@" in text or "(" in text:
+        return True
+    try:
+        parse_metric(text)
+    except MetricSpecError:
+        return False
+    return True
+
+
+def _allowed_drop(value: float, source: str, part: str) -> float:
+    if not math.isfinite(value):
+        raise SettingError(source, f"tolerance {part!r} is not a finite number; a tolerance is an allowed drop, 0-1")
+    if value < 0:
+        raise SettingError(source, f"tolerance {part!r} is negative; a tolerance is an allowed drop, >= 0")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every relevance_* value the gate uses, checked."""
+
+    metrics: tuple[Metric, ...]
+    tolerance: Tolerance
+    now: datetime
+    min_judged: float
+    floor_margin: float
+    alpha: float | None
+    unused: str
+
+    @property
+    def depth(self) -> int:
+        return depth(self.metrics)
+
+    @property
+    def report(self) -> dict[str, Any]:
+        """The values the reports read."""
+        return {"alpha": self.alpha, "min_judged": self.min_judged, "floor_margin": self.floor_margin}
+
+    def for_marker(self, kwargs: Mapping[str, Any], test: str) -> Settings:
+        """This test's settings: the marker's metrics, tolerance and now override the configured ones."""
+        known = {"metrics", "tolerance", "judgments", "now"}
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise SettingError(
+                f"{test}: @pytest.mark.relevance",
+                f"unknown argument {unknown[0]!r} (known: {', '.join(sorted(known))})",
+            )
+        out = self
+        if kwargs.get("metrics") is not None:
+            out = replace(out, metrics=_metrics(kwargs["metrics"], f"{test}: relevance marker metrics"))
+        if kwargs.get("tolerance") is not None:
+            out = replace(out, tolerance=Tolerance.parse(kwargs["tolerance"], f"{test}: relevance marker tolerance"))
+        if kwargs.get("now") is not None:
+            out = replace(out, now=_instant(kwargs["now"], f"{test}: relevance marker now"))
+        out.tolerance.check_keys(None, [m.spec for m in out.metrics], f"{test}: tolerance")
+        return out
+
+
+def _metrics(value: object, key: str) -> tuple[Metric, ...]:
+    if not isinstance(value, str | list | tuple):
+        raise SettingError(key, f"{value!r} is not a list of metrics; write e.g. 'ndcg@10 mrr@10'")
+    try:
+        return tuple(parse_metrics(value))  # type: ignore[arg-type]
+    except MetricSpecError as exc:
+        raise SettingError(key, str(exc)) from None
+
+
+def _instant(value: object, key: str) -> datetime:
+    from pytest_relevance.clock import parse_instant
+
+    try:
+        return parse_instant(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise SettingError(key, f"{value!r} is not an ISO 8601 instant; write e.g. 2026-01-15T12:00:00Z") from None
+
+
+def _share(text: str, key: str, *, open_low: bool = False, open_high: bool = False) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingError(key, f"{text!r} is not a number") from None
+    low_ok = value > 0 if open_low else value >= 0
+    high_ok = value < 1 if open_high else value <= 1
+    if not (math.isfinite(value) and low_ok and high_ok):
+        bounds = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+        raise SettingError(key, f"{text!r} is out of range: it must be in {bounds}")
+    return value
+
+
+def positive_int(text: str, key: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise SettingError(key, f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise SettingError(key, f"{value} must be >= 1")
+    return value
+
+
+def read(get: Callable[[str], str]) -> Settings:
+    """Read and check the settings; `get(key)` returns the flag, ini or default value as text."""
+    metrics = _metrics(get("relevance_metrics"), "relevance_metrics")
+    tolerance = Tolerance.parse(get("relevance_tolerance"))
+    tolerance.check_keys(None, [m.spec for m in metrics], "relevance_tolerance")
+    alpha = get("relevance_alpha")
+    unused = get("relevance_unused")
+    if unused not in UNUSED_MODES:
+        raise SettingError("relevance_unused", f"{unused!r} is not one of {', '.join(UNUSED_MODES)}")
+    return Settings(
+        metrics=metrics,
+        tolerance=tolerance,
+        now=_instant(get("relevance_now"), "relevance_now"),
+        min_judged=_share(get("relevance_min_judged"), "relevance_min_judged"),
+        floor_margin=_share(get("relevance_floor_margin"), "relevance_floor_margin"),
+        alpha=_share(alpha, "relevance_alpha", open_low=True, open_high=True) if alpha else None,
+        unused=unused,
+    )
