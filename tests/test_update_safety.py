@@ -1,0 +1,209 @@
+"""Which baseline entries survive which run: the matrix of issue 9, under no xdist and -n 2.
+
+An entry is removed only when a run that collected the whole suite did not collect its test. A test that errored,
+failed before its compare, or skipped keeps its entry; so does every test a partial run (-k, paths, a subdirectory,
+-x, --co, a deselection in an xdist worker) did not look at.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+JUDGMENTS = """\
+version: v1
+queries:
+  - {id: h1, text: alpha, stratum: head, grades: {a: 3, b: 1}}
+  - {id: t1, text: gamma, stratum: tail, grades: {d: 1}}
+"""
+RUN = {"h1": ["a", "b"], "t1": ["x", "d"]}
+# each test reads a "mode" file: ok (compare), error (raise before the compare), skip, fail (assert before compare)
+TEMPLATE = """\
+import json, pathlib, pytest
+
+HERE = pathlib.Path(__file__).parent
+
+def behave(name):
+    modes = json.loads((pathlib.Path({root!r}) / "modes.json").read_text())
+    mode = modes.get(name, "ok")
+    if mode == "error":
+        raise RuntimeError("boom")
+    if mode == "skip":
+        pytest.skip("skipped on purpose")
+    if mode == "fail":
+        assert False, "failed before the compare"
+
+{tests}
+"""
+TEST = """
+def test_{name}(relevance_snapshot):
+    behave({name!r})
+    assert relevance_snapshot == {run!r}
+"""
+NAMES = {"tests/test_a.py": ["a1", "a2", "a3"], "tests/sub/test_b.py": ["b1", "b2"]}
+ALL = sorted(f"{path}::test_{name}" for path, names in NAMES.items() for name in names)
+
+
+@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
+def mode(request: pytest.FixtureRequest) -> list[str]:
+    return request.param
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", judgments=JUDGMENTS)
+    pytester.makeini("[pytest]\ntestpaths = tests\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10\n")
+    write_tests(pytester, NAMES)
+    set_modes(pytester, {})
+    return pytester
+
+
+def write_tests(pytester: pytest.Pytester, names: dict[str, list[str]]) -> None:
+    for path, tests in names.items():
+        file = pytester.path / path
+        file.parent.mkdir(parents=True, exist_ok=True)
+        body = "".join(TEST.format(name=name, run=RUN) for name in tests)
+        file.write_text(TEMPLATE.format(root=str(pytester.path), tests=body))
+
+
+def set_modes(pytester: pytest.Pytester, modes: dict[str, str]) -> None:
+    (pytester.path / "modes.json").write_text(json.dumps(modes))
+
+
+def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly")
+    if mode:
+        return pytester.runpytest_subprocess(*quiet, *mode, *args)
+    return pytester.runpytest_inprocess(*quiet, *args)
+
+
+def entries(pytester: pytest.Pytester, root: Path | None = None) -> list[str]:
+    path = (root or pytester.path) / "relevance-baseline.json"
+    return sorted(json.loads(path.read_text())["entries"])
+
+
+def baselined(pytester: pytest.Pytester, mode: list[str]) -> bytes:
+    assert run(pytester, mode, "--relevance-update").ret == 0
+    assert entries(pytester) == ALL
+    return (pytester.path / "relevance-baseline.json").read_bytes()
+
+
+@pytest.mark.parametrize("outcome", ["error", "skip", "fail"])
+def test_whole_suite_update_keeps_entries_of_tests_that_did_not_compare(suite, mode, outcome: str) -> None:
+    baselined(suite, mode)
+    set_modes(suite, {"a1": outcome, "b2": outcome})
+    result = run(suite, mode, "--relevance-update")
+    assert entries(suite) == ALL
+    assert "removed baseline entry" not in result.stdout.str()
+
+
+def test_stopped_early_with_x_keeps_every_entry(suite, mode) -> None:
+    before = baselined(suite, mode)
+    set_modes(suite, {"a1": "error"})
+    result = run(suite, mode, "--relevance-update", "-x")
+    assert result.ret in (1, 2)  # xdist reports the stop as an interruption
+    assert entries(suite) == ALL
+    assert (suite.path / "relevance-baseline.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-k", "a1"],
+        ["-m", "relevance"],
+        ["tests/test_a.py"],
+        ["tests/test_a.py::test_a2"],
+        ["--deselect", "tests/test_a.py::test_a3"],
+    ],
+    ids=["-k", "-m", "path", "node-id", "deselect"],
+)
+def test_partial_update_keeps_the_entries_it_did_not_collect(suite, mode, args: list[str]) -> None:
+    baselined(suite, mode)
+    write_tests(suite, {"tests/test_a.py": ["a1", "a2", "a3"], "tests/sub/test_b.py": ["b1"]})  # b2 is gone
+    result = run(suite, mode, "--relevance-update", *args)
+    assert entries(suite) == ALL
+    result.stdout.fnmatch_lines(["*entries of tests this run did not collect are kept*"])
+
+
+def test_update_from_a_subdirectory_is_partial(suite, mode, monkeypatch: pytest.MonkeyPatch) -> None:
+    baselined(suite, mode)
+    monkeypatch.chdir(suite.path / "tests" / "sub")
+    result = run(suite, mode, "--relevance-update")
+    assert result.ret == 0
+    assert entries(suite) == ALL
+    result.stdout.fnmatch_lines(
+        ["*entries of tests this run did not collect are kept (tests/sub does not cover tests)"]
+    )
+
+
+def test_collect_only_writes_nothing_and_lists_only_true_unused_entries(suite, mode) -> None:
+    before = baselined(suite, mode)
+    result = run(suite, mode, "--co", "--relevance-update")
+    assert (suite.path / "relevance-baseline.json").read_bytes() == before
+    result = run(suite, mode, "--co")
+    assert "unused baseline entry" not in result.stdout.str()
+
+
+def test_explicit_testpaths_is_a_whole_suite_run(suite, mode) -> None:
+    baselined(suite, mode)
+    write_tests(suite, {"tests/test_a.py": ["a1", "a2", "a3"], "tests/sub/test_b.py": ["b1"]})
+    result = run(suite, mode, "tests")
+    result.stdout.fnmatch_lines(["*unused baseline entry tests/sub/test_b.py::test_b2 *"])
+    assert result.ret == 0  # relevance_unused = warn by default
+    result = run(suite, mode, "tests", "--relevance-update")
+    result.stdout.fnmatch_lines(
+        ["*removed baseline entry tests/sub/test_b.py::test_b2: no test of this whole-suite run has that id"]
+    )
+    assert entries(suite) == [e for e in ALL if not e.endswith("test_b2")]
+
+
+def test_unused_entries_fail_the_run_with_relevance_unused_fail(suite, mode) -> None:
+    baselined(suite, mode)
+    write_tests(suite, {"tests/test_a.py": ["a1", "a2", "a3"], "tests/sub/test_b.py": ["b1"]})
+    result = run(suite, mode, "-o", "relevance_unused=fail")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*relevance_unused = fail: 1 unused baseline entries fail the run*"])
+    assert run(suite, mode, "-o", "relevance_unused=fail", "-k", "a1").ret == 0  # partial: cannot tell
+
+
+def test_deselection_inside_xdist_workers_keeps_entries(suite, mode) -> None:
+    baselined(suite, mode)
+    # a conftest deselecting by itself: under xdist, pytest_deselected fires in the workers only
+    suite.makeconftest(
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    dropped = [i for i in items if i.name == 'test_b1']\n"
+        "    items[:] = [i for i in items if i.name != 'test_b1']\n"
+        "    config.hook.pytest_deselected(items=dropped)\n"
+    )
+    result = run(suite, mode, "--relevance-update")
+    assert result.ret == 0
+    assert entries(suite) == ALL
+    result.stdout.fnmatch_lines(["*entries of tests this run did not collect are kept (1 tests deselected)"])
+
+
+def test_a_module_that_fails_to_import_keeps_its_entries(suite, mode) -> None:
+    baselined(suite, mode)
+    test_b = suite.path / "tests" / "sub" / "test_b.py"
+    test_b.write_text("import no_such_module\n" + test_b.read_text())
+    run(suite, mode, "--relevance-update", "--continue-on-collection-errors")
+    assert entries(suite) == ALL
+
+
+def test_update_keeps_the_file_mode_and_removes_stale_temp_files(suite, mode) -> None:
+    baselined(suite, mode)
+    path = suite.path / "relevance-baseline.json"
+    path.chmod(0o644)
+    stale = suite.path / ".relevance-baseline.json.abc123.tmp"
+    stale.write_text("")
+    set_modes(suite, {})
+    (suite.path / "judgments.yaml").write_text(JUDGMENTS.replace("{d: 1}", "{d: 2}"))
+    result = run(suite, mode, "--relevance-update")
+    assert result.ret == 0
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert not stale.exists()
+    stale.write_text("")
+    result = run(suite, mode)  # a run that writes nothing cleans up too
+    assert not stale.exists()
+    result.stdout.fnmatch_lines(["*removed 1 temp file(s) an interrupted update left*"])
