@@ -93,7 +93,7 @@ def _is_number(value: object) -> bool:
 def _entry_problem(entry: object) -> str | None:
     """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently."""
     if not isinstance(entry, dict):
-        return f"is a {type(entry).__name__}, not an object"
+        return f"the entry is a {type(entry).__name__}, not an object"
     for key in ("judgments", "engine"):
         if not isinstance(entry.get(key), str):
             return f"{key!r} is missing or not a string"

@@ -7,8 +7,20 @@ class RelevanceInputError(ValueError):
     """Bad input from a file the user wrote. The message names the file, the line or key, and what to do."""
 
     def __init__(self, source: object, problem: str, line: int | None = None) -> None:
-        where = f"{source}:{line}" if line is not None else str(source)
+        where = f"{_shown(source)}:{line}" if line is not None else _shown(source)
         super().__init__(f"{where}: {problem}")
         self.source = str(source)
         self.line = line
         self.problem = problem
+
+
+def _shown(source: object) -> str:
+    """A file under the working directory by its relative path, as pytest shows test files; anything else as is."""
+    from pathlib import Path
+
+    if isinstance(source, Path) and source.is_absolute():
+        try:
+            return str(source.relative_to(Path.cwd()))
+        except ValueError:
+            return str(source)
+    return str(source)

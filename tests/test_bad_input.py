@@ -1,0 +1,326 @@
+"""Bad input, one case a row: each ends in one line naming the file and line or the key, never a traceback, and
+leaves the baseline byte for byte as it was.
+
+Every row starts from a project with a good baseline, changes one thing, runs pytest, and checks the exit code, the
+exact message line, and the baseline file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+JUDGMENTS = """\
+version: v1
+queries:
+  - {id: h1, text: alpha, stratum: head, grades: {a: 3, b: 1}}
+  - {id: h2, text: beta, stratum: head, grades: {c: 2}}
+  - {id: t1, text: gamma, stratum: tail, grades: {d: 1}}
+"""
+RUN = {"h1": ["a", "b"], "h2": ["c"], "t1": ["x", "d"]}
+TEST = """\
+import json, pathlib
+
+def test_quality(relevance_snapshot):
+    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent / "run.json").read_text())
+"""
+INI = "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10 mrr\n"
+NODE = "test_rel.py::test_quality"
+
+
+@dataclass
+class Case:
+    id: str
+    message: str  # the exact line, or its end after a prefix such as "ERROR: "
+    ret: int = 1
+    args: tuple[str, ...] = ()
+    files: dict[str, str] = field(default_factory=dict)
+    edit_baseline: Callable[[dict], object] | None = None
+    raw_baseline: bytes | None = None
+    test: str | None = None
+    update_repairs: bool = False  # --relevance-update may rewrite the entry (what the message recommends)
+
+
+def _entry(edit: Callable[[dict], None]) -> Callable[[dict], object]:
+    def apply(data: dict) -> dict:
+        edit(data["entries"][NODE])
+        return data
+
+    return apply
+
+
+def _set(data: dict, path: str, value: object) -> None:
+    *parents, last = path.split(".")
+    for key in parents:
+        data = data[key]
+    data[last] = value
+
+
+SETTINGS = [
+    (
+        "tolerance-nan",
+        "relevance_tolerance = nan",
+        "relevance_tolerance: tolerance 'nan' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+    (
+        "tolerance-stratum-nan",
+        "relevance_tolerance = 0.005 tail=nan",
+        "relevance_tolerance: tolerance 'tail=nan' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+    (
+        "tolerance-inf",
+        "relevance_tolerance = inf",
+        "relevance_tolerance: tolerance 'inf' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+    (
+        "tolerance-negative",
+        "relevance_tolerance = -0.1",
+        "relevance_tolerance: tolerance '-0.1' is negative; a tolerance is an allowed drop, >= 0",
+    ),
+    (
+        "tolerance-word",
+        "relevance_tolerance = small",
+        "relevance_tolerance: tolerance 'small' is not a number; write e.g. 0.005 tail=0.02",
+    ),
+    (
+        "tolerance-metric-typo",
+        "relevance_tolerance = 0.005 ndgc@10=0.9",
+        "relevance_tolerance: override 'ndgc@10' names no stratum or metric being gated (metrics: ndcg@10, mrr); write STRATUM=, METRIC= or STRATUM.METRIC=",
+    ),
+    (
+        "tolerance-dotted-typo",
+        "relevance_tolerance = 0.005 tail.ndgc@10=0.9",
+        "relevance_tolerance: override 'tail.ndgc@10' names no stratum or metric being gated (metrics: ndcg@10, mrr); write STRATUM=, METRIC= or STRATUM.METRIC=",
+    ),
+    ("alpha-zero", "relevance_alpha = 0", "relevance_alpha: '0' is out of range: it must be in (0, 1)"),
+    ("alpha-negative", "relevance_alpha = -1", "relevance_alpha: '-1' is out of range: it must be in (0, 1)"),
+    ("alpha-two", "relevance_alpha = 2", "relevance_alpha: '2' is out of range: it must be in (0, 1)"),
+    ("alpha-one", "relevance_alpha = 1", "relevance_alpha: '1' is out of range: it must be in (0, 1)"),
+    ("alpha-nan", "relevance_alpha = nan", "relevance_alpha: 'nan' is out of range: it must be in (0, 1)"),
+    ("alpha-word", "relevance_alpha = abc", "relevance_alpha: 'abc' is not a number"),
+    ("metrics-empty", "relevance_metrics = ,", "relevance_metrics: no metrics given"),
+    (
+        "metrics-at-zero",
+        "relevance_metrics = ndcg@0",
+        "relevance_metrics: bad cut-off '0' in 'ndcg@0': a cut-off is a whole number >= 1",
+    ),
+    (
+        "metrics-at-negative",
+        "relevance_metrics = ndcg@-5",
+        "relevance_metrics: bad cut-off '-5' in 'ndcg@-5': a cut-off is a whole number >= 1",
+    ),
+    (
+        "metrics-unknown",
+        "relevance_metrics = nddcg@10",
+        "relevance_metrics: unknown metric 'nddcg' in 'nddcg@10'; known metrics: err, hit, judged, map, mrr, ndcg, p, recall, rprec",
+    ),
+    ("metrics-twice", "relevance_metrics = ndcg@10 ndcg@10", "relevance_metrics: metric 'ndcg@10' is listed twice"),
+    ("min-judged-word", "relevance_min_judged = abc", "relevance_min_judged: 'abc' is not a number"),
+    (
+        "min-judged-range",
+        "relevance_min_judged = 1.5",
+        "relevance_min_judged: '1.5' is out of range: it must be in [0, 1]",
+    ),
+    (
+        "floor-margin-nan",
+        "relevance_floor_margin = nan",
+        "relevance_floor_margin: 'nan' is out of range: it must be in [0, 1]",
+    ),
+    (
+        "now-word",
+        "relevance_now = tomorrow",
+        "relevance_now: 'tomorrow' is not an ISO 8601 instant; write e.g. 2026-01-15T12:00:00Z",
+    ),
+    ("unused-mode", "relevance_unused = maybe", "relevance_unused: 'maybe' is not one of warn, fail"),
+    ("es-batch-zero", "relevance_es_batch = 0", "relevance_es_batch: 0 must be >= 1"),
+    (
+        "es-concurrency-word",
+        "relevance_es_concurrency = many",
+        "relevance_es_concurrency: 'many' is not a whole number",
+    ),
+]
+FLAGS = [
+    ("repeat-zero", ("--relevance-repeat", "0"), "--relevance-repeat: 0 must be >= 1"),
+    ("repeat-negative", ("--relevance-repeat=-3",), "--relevance-repeat: -3 must be >= 1"),
+    (
+        "report-suffix",
+        ("--relevance-report", "out.txt"),
+        "--relevance-report out.txt: the suffix names the format: .md, .json or .html",
+    ),
+    (
+        "tolerance-flag-nan",
+        ("--relevance-tolerance", "NaN"),
+        "relevance_tolerance: tolerance 'NaN' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+]
+MARKED = """\
+import json, pathlib, pytest
+
+@pytest.mark.relevance({args})
+def test_quality(relevance_snapshot):
+    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent / "run.json").read_text())
+"""
+MARKERS = [
+    (
+        "marker-now",
+        "now='yesterday'",
+        f"relevance: {NODE}: relevance marker now: 'yesterday' is not an ISO 8601 instant; write e.g. 2026-01-15T12:00:00Z",
+    ),
+    (
+        "marker-metrics",
+        "metrics='ndcg@0'",
+        f"relevance: {NODE}: relevance marker metrics: bad cut-off '0' in 'ndcg@0': a cut-off is a whole number >= 1",
+    ),
+    (
+        "marker-tolerance",
+        "tolerance=float('nan')",
+        f"relevance: {NODE}: relevance marker tolerance: tolerance 'nan' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+    (
+        "marker-unknown-key",
+        "tolerence=0.1",
+        f"relevance: {NODE}: @pytest.mark.relevance: unknown argument 'tolerence' (known: judgments, metrics, now, tolerance)",
+    ),
+    (
+        "marker-stratum-typo",
+        "tolerance='0.005 tial=0.5'",
+        "relevance: relevance_tolerance: override 'tial' names no stratum or metric being gated (strata: all, head, tail; metrics: ndcg@10, mrr); write STRATUM=, METRIC= or STRATUM.METRIC=",
+    ),
+]
+BASELINE = "relevance-baseline.json"
+BASELINE_EDITS = [
+    (
+        "baseline-nan",
+        _entry(lambda e: _set(e, "strata.head.ndcg@10", float("nan"))),
+        f"relevance: {BASELINE}:*: NaN is not a number a baseline can hold; the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again",
+    ),
+    (
+        "baseline-infinity",
+        _entry(lambda e: _set(e, "strata.all.mrr", float("inf"))),
+        f"relevance: {BASELINE}:*: Infinity is not a number a baseline can hold; *",
+    ),
+    (
+        "baseline-all-nan",
+        _entry(lambda e: [v.update({k: float("nan") for k in v if k != "n"}) for v in e["strata"].values()]),
+        f"relevance: {BASELINE}:*: NaN is not a number a baseline can hold; *",
+    ),
+    (
+        "baseline-metric-removed",
+        _entry(lambda e: e["strata"]["tail"].pop("ndcg@10")),
+        f"relevance: {BASELINE}: entry '{NODE}' has no strata.tail.ndcg@10: the file was edited by hand; restore it (git checkout -- FILE) or re-baseline with --relevance-update",
+    ),
+    (
+        "baseline-strata-empty",
+        _entry(lambda e: _set(e, "strata", {})),
+        f"relevance: {BASELINE}: entry '{NODE}' has no strata.all.ndcg@10, strata.all.mrr, strata.head.ndcg@10, ...: the file was edited by hand; *",
+    ),
+    (
+        "baseline-entry-list",
+        lambda d: d["entries"].update({NODE: [1, 2]}) or d,
+        f"relevance: {BASELINE}: entry '{NODE}': the entry is a list, not an object; *",
+    ),
+    (
+        "baseline-string-value",
+        _entry(lambda e: _set(e, "strata.head.mrr", "0.9")),
+        f"relevance: {BASELINE}: entry '{NODE}': strata.head.mrr is '0.9', not a number; *",
+    ),
+    (
+        "baseline-bool-value",
+        _entry(lambda e: _set(e, "strata.head.mrr", True)),
+        f"relevance: {BASELINE}: entry '{NODE}': strata.head.mrr is True, not a number; *",
+    ),
+    (
+        "baseline-no-strata",
+        _entry(lambda e: e.pop("strata")),
+        f"relevance: {BASELINE}: entry '{NODE}': 'strata' is missing or not an object; *",
+    ),
+    (
+        "baseline-entries-list",
+        lambda d: _set(d, "entries", []),
+        f"relevance: {BASELINE}: not a pytest-relevance baseline (format 1); *",
+    ),
+    (
+        "baseline-query-string",
+        _entry(lambda e: _set(e, "queries.h1", "high")),
+        f"relevance: {BASELINE}: entry '{NODE}': queries.h1 is not an object; *",
+    ),
+]
+RAW_BASELINES = [
+    (
+        "baseline-not-utf8",
+        b'{"pytest-relevance": 1, "entries": {"\xff": 1}}\n',
+        f"relevance: {BASELINE}: not UTF-8 text (byte 37); *",
+    ),
+    (
+        "baseline-conflict",
+        b'{"pytest-relevance": 1,\n<<<<<<< HEAD\n"entries": {}\n=======\n',
+        f"relevance: {BASELINE}:2: merge-conflict markers in the baseline; *",
+    ),
+    (
+        "baseline-truncated",
+        b'{"pytest-relevance": 1, "entries": {\n  "x": {',
+        f"relevance: {BASELINE}:2: not valid JSON (*); *",
+    ),
+]
+CASES = (
+    [Case(i, f"ERROR: {m}", ret=4, args=("-o", line.replace(" = ", "=", 1))) for i, line, m in SETTINGS]
+    + [Case(i, f"ERROR: {m}", ret=4, args=a) for i, a, m in FLAGS]
+    + [Case(i, m, test=MARKED.format(args=a)) for i, a, m in MARKERS]
+    + [Case(i, m, edit_baseline=edit, update_repairs="has no" in m) for i, edit, m in BASELINE_EDITS]
+    + [Case(i, m, raw_baseline=raw) for i, raw, m in RAW_BASELINES]
+)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", judgments=JUDGMENTS)
+    pytester.makeini(INI)
+    pytester.makepyfile(test_rel=TEST)
+    (pytester.path / "run.json").write_text(json.dumps(RUN))
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--relevance-update")
+    assert result.ret == 0, result.stdout.str()
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_one_line_and_the_baseline_is_untouched(project: pytest.Pytester, case: Case) -> None:
+    path = project.path / BASELINE
+    if case.test:
+        project.makepyfile(test_rel=case.test)
+    if case.edit_baseline:
+        path.write_text(json.dumps(case.edit_baseline(json.loads(path.read_text())), indent=2, sort_keys=True))
+    if case.raw_baseline is not None:
+        path.write_bytes(case.raw_baseline)
+    for name, content in case.files.items():
+        (project.path / name).write_text(content)
+    before = path.read_bytes()
+    for args in (case.args, (*case.args, "--relevance-update")):
+        result = _run(project, *args)
+        output = result.stdout.lines + result.stderr.lines
+        assert "Traceback" not in "\n".join(output)
+        if case.update_repairs and "--relevance-update" in args:
+            assert result.ret == 0
+            assert json.loads(path.read_text())["entries"][NODE]["strata"]["tail"]["ndcg@10"] == 0.6309
+            continue
+        assert result.ret == case.ret, "\n".join(output)
+        assert [line for line in output if _matches(line, case.message)], "\n".join(output)
+        assert path.read_bytes() == before
+
+
+def _matches(line: str, pattern: str) -> bool:
+    """The whole line equals the pattern, where `*` stands for any text (and nothing else is special)."""
+    import re
+
+    regex = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.fullmatch(regex, line.strip()) is not None
+
+
+def test_the_suite_covers_enough_distinct_cases() -> None:
+    assert len({c.id for c in CASES}) == len(CASES) >= 45
