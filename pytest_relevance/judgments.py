@@ -529,7 +529,7 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
         raise RelevanceInputError(topics, "topics file not found; set relevance_topics to its path")
     qrels = read_qrels(path)
     texts: dict[str, tuple[str, str | None]] = {}
-    for number, raw in enumerate(topics.read_text(encoding="utf-8").splitlines(), 1):
+    for number, raw in enumerate(read_text(topics).splitlines(), 1):
         if not raw.strip():
             continue
         fields = raw.split("\t")
