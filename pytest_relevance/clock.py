@@ -7,11 +7,12 @@ code under test (time-machine, in the `relevance_clock` fixture). A recency boos
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-_NOW = re.compile(r"^now(?=$|[+\-/])")
+NOW = re.compile(r"^now(?=$|[+\-/])")
 _MATH = re.compile(r"([+\-]\d+[yMwdhHms]|/[yMwdhHms])")
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "H": "hours", "m": "minutes", "s": "seconds"}
 
@@ -33,7 +34,7 @@ def anchor(value: Any, instant: datetime) -> Any:
         return {k: anchor(v, instant) for k, v in value.items()}
     if isinstance(value, list):
         return [anchor(v, instant) for v in value]
-    if isinstance(value, str) and _NOW.match(value):
+    if isinstance(value, str) and NOW.match(value):
         rest = value[3:]
         return f"{iso(instant)}||{rest}" if rest else iso(instant)
     return value
@@ -44,7 +45,7 @@ def resolve_date(value: str | int | float, instant: datetime | None = None) -> d
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value / 1000, UTC)
     text = str(value)
-    if instant is not None and _NOW.match(text):
+    if instant is not None and NOW.match(text):
         text = str(anchor(text, instant))
     base, _, math = text.partition("||")
     moment = parse_instant(base.replace("Z", "+00:00") if base.endswith("Z") else base)
@@ -56,9 +57,10 @@ def resolve_date(value: str | int | float, instant: datetime | None = None) -> d
 
 
 def _shift(moment: datetime, amount: int, unit: str) -> datetime:
-    if unit in ("y", "M"):
+    if unit in ("y", "M"):  # clamped to the month's last day, as Java (and so Elasticsearch) does: 03-31 -1M = 02-28
         months = moment.month - 1 + amount * (12 if unit == "y" else 1)
-        return moment.replace(year=moment.year + months // 12, month=months % 12 + 1)
+        year, month = moment.year + months // 12, months % 12 + 1
+        return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
     return moment + timedelta(**{_UNITS[unit]: amount})
 
 

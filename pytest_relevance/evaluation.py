@@ -6,6 +6,8 @@ query ids in the run that the judgments do not know are an error (a typo, or a s
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -37,20 +39,54 @@ class Evaluation:
 
 
 def as_rankings(run: object, source: str = "the run") -> dict[str, list[str]]:
-    """Accept query id -> ranked ids, or query id -> {doc: score} (ordered as trec_eval would)."""
+    """Accept query id -> ranked ids, or query id -> {doc: score} (ordered as trec_eval would).
+
+    Ids are strings and scores finite numbers: `str(None)` would become a document named "None", and a NaN score
+    would rank by document name.
+    """
     if not isinstance(run, Mapping):
         raise RelevanceInputError(source, f"a run maps query id -> ranked doc ids; got {type(run).__name__}")
     rankings: dict[str, list[str]] = {}
     for qid, docs in run.items():
+        if not isinstance(qid, str):
+            raise RelevanceInputError(
+                source, f"query {qid!r}: query ids are strings, got {type(qid).__name__} (use str(...) if meant)"
+            )
         if isinstance(docs, Mapping):
-            rankings[str(qid)] = rank_scored({str(d): float(s) for d, s in docs.items()})
+            check_ids(docs, qid, source)
+            rankings[qid] = rank_scored(_scores(docs, qid, source))
         elif isinstance(docs, str) or not isinstance(docs, Sequence):
             raise RelevanceInputError(
                 source, f"query {qid!r}: expected a ranked list of doc ids, got {type(docs).__name__}"
             )
         else:
-            rankings[str(qid)] = [str(d) for d in docs]
+            check_ids(docs, qid, source)
+            rankings[qid] = list(docs)
     return rankings
+
+
+def check_ids(docs: Iterable[object], qid: str, source: str) -> None:
+    """Every doc id a string: one C-level pass over the types, and a message naming the first one that is not."""
+    if all(issubclass(kind, str) for kind in set(map(type, docs))):
+        return
+    bad = next(doc for doc in docs if not isinstance(doc, str))
+    raise RelevanceInputError(
+        source, f"query {qid!r}: document id {bad!r} is not a string; doc ids are strings, as in the judgments"
+    )
+
+
+def _scores(docs: Mapping[str, object], qid: str, source: str) -> dict[str, float]:
+    values = list(docs.values())
+    if set(map(type, values)) <= {float, int} and math.isfinite(math.fsum(values)):
+        return {doc: float(score) for doc, score in docs.items()}  # type: ignore[arg-type]
+    out = {}
+    for doc, score in docs.items():
+        if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(score):
+            raise RelevanceInputError(
+                source, f"query {qid!r}: document {doc!r} has score {score!r}; scores are finite numbers"
+            )
+        out[doc] = float(score)
+    return out
 
 
 def check_judged(query_ids: Iterable[str], judgments: Judgments) -> None:

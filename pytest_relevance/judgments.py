@@ -10,12 +10,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.metrics import MAX_GRADE
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
 TOP_KEYS = ("version", "queries")
@@ -93,11 +94,28 @@ def load_judgments(path: str | Path, topics: str | Path | None = None) -> Judgme
     return _from_trec(path, Path(topics))
 
 
+def read_text(path: Path) -> str:
+    """The file as text: UTF-8, with or without a byte order mark; anything else is one message naming the line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RelevanceInputError(
+            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}): save the file as UTF-8", line
+        ) from None
+
+
 def _grade(value: object, source: Path, where: str, line: int | None) -> float:
+    """A grade: a finite number from 0 to MAX_GRADE (beyond it, 2^grade overflows exp gain and err)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RelevanceInputError(source, f"{where}: grade {value!r} is not a number (use 0, 1, 2, 3...)", line)
     if value < 0:
         raise RelevanceInputError(source, f"{where}: grade {value} is negative; grades are >= 0 (0 = irrelevant)", line)
+    if not value <= MAX_GRADE:  # also nan
+        raise RelevanceInputError(
+            source, f"{where}: grade {value} is not a grade; grades are finite numbers from 0 to {MAX_GRADE}", line
+        )
     return value
 
 
@@ -117,17 +135,120 @@ def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
 # ---------------------------------------------------------------- YAML
 
 
-def _yaml_nodes(path: Path, text: str) -> Any:
-    """The node tree (for line numbers and duplicate keys, which safe_load would silently drop); libyaml if present."""
+class _YamlEvents:
+    """libyaml's event stream, read one event at a time so that a 200k-query file never exists as a node tree.
+
+    Anchors and aliases are expanded here (an anchored subtree is composed once and replayed), so the reader below
+    only ever sees plain events. Ids and texts are taken as written: YAML 1.1 would turn `010` into 8 and `on` into
+    True, and a judged id must never change.
+    """
+
+    def __init__(self, path: Path, text: str) -> None:
+        import yaml
+
+        self.yaml, self.path, self.text = yaml, path, text
+        self.loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        self._raw = self.loader(text).get_event
+        self.pending: list[Any] = []
+        self.anchors: dict[str, Any] = {}
+        self.resolver = yaml.resolver.Resolver()
+
+    def raw(self) -> Any:
+        try:
+            return self._raw()
+        except self.yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise RelevanceInputError(
+                self.path, f"YAML syntax error: {problem}", mark.line + 1 if mark else None
+            ) from None
+
+    def next(self) -> Any:
+        if self.pending:
+            return self.pending.pop()
+        event = self.raw()
+        if getattr(event, "anchor", None) is None:
+            return event
+        node = self.alias(event) if isinstance(event, self.yaml.AliasEvent) else self.compose(event, self.raw)
+        self.pending = list(reversed(list(self._replay(node))))
+        return self.pending.pop()
+
+    def alias(self, event: Any) -> Any:
+        if event.anchor not in self.anchors:
+            raise RelevanceInputError(self.path, f"YAML alias *{event.anchor} has no anchor before it", _line(event))
+        return self.anchors[event.anchor]
+
+    def compose(self, event: Any, source: Any = None) -> Any:
+        """The node for the subtree that starts with `event` (for params, version, anchors and error messages)."""
+        yaml, source = self.yaml, source or self.next
+        if isinstance(event, yaml.AliasEvent):
+            return self.alias(event)
+        if isinstance(event, yaml.ScalarEvent):
+            tag = (
+                event.tag
+                if event.tag not in (None, "!")
+                else self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+            )
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            tag = event.tag if event.tag not in (None, "!") else self.resolver.resolve(yaml.SequenceNode, None, True)
+            node = yaml.SequenceNode(tag, [], event.start_mark, None, event.flow_style)
+            while not isinstance(item := source(), yaml.SequenceEndEvent):
+                node.value.append(self.compose(item, source))
+        elif isinstance(event, yaml.MappingStartEvent):
+            tag = event.tag if event.tag not in (None, "!") else self.resolver.resolve(yaml.MappingNode, None, True)
+            node = yaml.MappingNode(tag, [], event.start_mark, None, event.flow_style)
+            while not isinstance(key := source(), yaml.MappingEndEvent):
+                node.value.append((self.compose(key, source), self.compose(source(), source)))
+        else:
+            raise RelevanceInputError(self.path, f"unexpected YAML {type(event).__name__}", _line(event))
+        if getattr(event, "anchor", None) is not None:
+            self.anchors[event.anchor] = node
+        return node
+
+    def _replay(self, node: Any) -> Iterator[Any]:
+        yaml = self.yaml
+        if isinstance(node, yaml.ScalarNode):
+            yield yaml.ScalarEvent(None, node.tag, (False, False), node.value, node.start_mark, node.end_mark)
+        elif isinstance(node, yaml.SequenceNode):
+            yield yaml.SequenceStartEvent(None, node.tag, False, node.start_mark, node.start_mark)
+            for item in node.value:
+                yield from self._replay(item)
+            yield yaml.SequenceEndEvent(node.start_mark, node.start_mark)
+        else:
+            yield yaml.MappingStartEvent(None, node.tag, False, node.start_mark, node.start_mark)
+            for key, value in node.value:
+                yield from self._replay(key)
+                yield from self._replay(value)
+            yield yaml.MappingEndEvent(node.start_mark, node.start_mark)
+
+    def construct(self, event: Any) -> Any:
+        """A Python value for the subtree (template params), with the safe constructors and duplicate-key check."""
+        node = self.compose(event)
+        _check_duplicate_keys(self.path, node)
+        _keys_as_written(node)
+        return self.yaml.SafeLoader("").construct_document(node)
+
+    def skip(self, event: Any) -> None:
+        self.compose(event)
+
+
+def _line(event: Any) -> int:
+    return event.start_mark.line + 1
+
+
+def _keys_as_written(node: Any) -> None:
+    """Mapping keys stay strings as written (a param named `on` is looked up as "on", not True)."""
     import yaml
 
-    try:
-        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        line = mark.line + 1 if mark is not None else None
-        raise RelevanceInputError(path, f"YAML syntax error: {problem}", line) from None
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                key.tag = "tag:yaml.org,2002:str"
+            _keys_as_written(value)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _keys_as_written(item)
 
 
 def _check_duplicate_keys(path: Path, node: Any) -> None:
@@ -153,109 +274,240 @@ def _check_duplicate_keys(path: Path, node: Any) -> None:
 def _from_yaml(path: Path) -> Judgments:
     import yaml
 
-    text = path.read_text(encoding="utf-8")
-    root = _yaml_nodes(path, text)
-    if root is None:
+    events = _YamlEvents(path, read_text(path))
+    events.next()  # stream start
+    start = events.next()
+    if isinstance(start, yaml.StreamEndEvent):
         raise RelevanceInputError(path, "the file is empty; expected 'queries:' with a list of judged queries")
-    _check_duplicate_keys(path, root)
-    data = yaml.SafeLoader("").construct_document(root)  # the same safe constructors, without parsing again
-    if not isinstance(data, dict):
+    root = events.next()
+    if not isinstance(root, yaml.MappingStartEvent):
         raise RelevanceInputError(path, "expected a mapping with 'queries:' (and optionally 'version:')", 1)
-    for key in data:
-        if key not in TOP_KEYS:
-            raise RelevanceInputError(path, f"unknown key {key!r}; allowed: {', '.join(TOP_KEYS)}")
-    items = data.get("queries")
-    if not isinstance(items, list):
+    version: object = None
+    queries: list[Query] | None = None
+    seen: dict[str, int] = {}
+    while not isinstance(event := events.next(), yaml.MappingEndEvent):
+        key = _key(events, event, seen)
+        value = events.next()
+        if key == "queries":
+            queries = _yaml_queries(events, value)
+        elif key == "version":
+            version = _yaml_version(events, value)
+        else:
+            raise RelevanceInputError(path, f"unknown key {key!r}; allowed: {', '.join(TOP_KEYS)}", _line(event))
+    events.next()  # document end
+    if not isinstance(extra := events.next(), yaml.StreamEndEvent):
+        raise RelevanceInputError(path, "a second YAML document (---): judgments are one document", _line(extra))
+    if queries is None:
         raise RelevanceInputError(path, "key 'queries' must be a list of queries")
-    item_nodes = next((v.value for k, v in root.value if k.value == "queries"), [])
+    return _build(path, version, queries)
+
+
+def _key(events: _YamlEvents, event: Any, seen: dict[str, int]) -> str:
+    """A mapping key as written; a key given twice is an error (a plain YAML load would keep only the last)."""
+    if not isinstance(event, events.yaml.ScalarEvent):
+        events.skip(event)
+        raise RelevanceInputError(events.path, "a mapping key must be a plain value", _line(event))
+    key = event.value
+    if key in seen:
+        raise RelevanceInputError(
+            events.path, f"key {key!r} appears twice in one mapping (first at line {seen[key]})", _line(event)
+        )
+    seen[key] = _line(event)
+    return key
+
+
+def _yaml_version(events: _YamlEvents, event: Any) -> object:
+    if isinstance(event, events.yaml.ScalarEvent):  # as written: `1.10` stays 1.10
+        return None if event.implicit[0] and event.value in _NULLS else event.value
+    return events.construct(event)
+
+
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+
+def _yaml_queries(events: _YamlEvents, event: Any) -> list[Query]:
+    yaml, path = events.yaml, events.path
+    if not isinstance(event, yaml.SequenceStartEvent):
+        events.skip(event)
+        raise RelevanceInputError(path, "key 'queries' must be a list of queries", _line(event))
     queries = []
     seen: dict[str, int] = {}
-    for index, (item, node) in enumerate(zip(items, item_nodes, strict=True)):
-        line = node.start_mark.line + 1
-        query = _yaml_query(path, item, node, index, line)
+    grades = _GradeReader(events)
+    index = 0
+    while not isinstance(item := events.next(), yaml.SequenceEndEvent):
+        query = _yaml_query(events, item, index, grades)
+        line = _line(item)
         if query.id in seen:
             raise RelevanceInputError(path, f"duplicate query id {query.id!r} (first at line {seen[query.id]})", line)
         seen[query.id] = line
         queries.append(query)
-    return _build(path, data.get("version"), queries)
+        index += 1
+    return queries
 
 
-def _yaml_query(path: Path, item: object, node: Any, index: int, line: int) -> Query:
-    if not isinstance(item, dict):
+def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader) -> Query:
+    yaml, path = events.yaml, events.path
+    line = _line(item)
+    if not isinstance(item, yaml.MappingStartEvent):
+        events.skip(item)
         raise RelevanceInputError(path, f"queries[{index}] must be a mapping with id, text and grades", line)
-    qid = item.get("id")
-    where = f"query {qid!r}" if qid is not None else f"queries[{index}]"
-    for key in item:
-        if key not in QUERY_KEYS:
+    fields: dict[str, Any] = {}
+    keys: dict[str, int] = {}
+    where = f"queries[{index}]"
+    while not isinstance(event := events.next(), yaml.MappingEndEvent):
+        key = _key(events, event, keys)
+        value = events.next()
+        if key == "grades":
+            fields[key] = grades.read(value, where, line)
+        elif key == "params":
+            fields[key] = events.construct(value)
+        elif key in QUERY_KEYS:
+            if not isinstance(value, yaml.ScalarEvent):
+                events.skip(value)
+                raise RelevanceInputError(path, f"{where}: {key!r} must be a single value", _line(value))
+            fields[key] = value
+            if key == "id":
+                where = f"query {value.value!r}"
+        else:
             raise RelevanceInputError(path, f"{where}: unknown key {key!r}; allowed: {', '.join(QUERY_KEYS)}", line)
-    if qid is None or isinstance(qid, bool) or str(qid).strip() == "":
+    qid = fields.get("id")
+    if qid is None or not qid.value.strip():
         raise RelevanceInputError(path, f"{where}: missing 'id'", line)
-    text = item.get("text")
-    if not isinstance(text, str) or not text.strip():
+    text = fields.get("text")
+    if text is None or not text.value.strip():
         raise RelevanceInputError(path, f"{where}: missing 'text' (the query as a user would type it)", line)
-    stratum = item.get("stratum")
-    if stratum is not None and not isinstance(stratum, str):
-        raise RelevanceInputError(path, f"{where}: 'stratum' must be a name such as head, torso or tail", line)
-    params = item.get("params") or {}
+    stratum = fields.get("stratum")
+    if stratum is not None and stratum.implicit[0] and stratum.value in _NULLS:
+        stratum = None
+    params = fields.get("params") or {}
     if not isinstance(params, dict):
         raise RelevanceInputError(path, f"{where}: 'params' must be a mapping of template parameters", line)
-    grades = item.get("grades") or {}
-    if not isinstance(grades, dict):
-        raise RelevanceInputError(path, f"{where}: 'grades' must be a mapping of doc id -> grade", line)
-    grade_lines = _grade_lines(node)
-    checked = {
-        str(doc): _grade(value, path, f"{where}, document {doc!r}", grade_lines.get(str(doc), line))
-        for doc, value in grades.items()
-    }
-    return Query(str(qid), text, stratum, params, checked)
+    checked = fields.get("grades", {})
+    if checked is None:
+        checked = {}
+    return Query(qid.value, text.value, None if stratum is None else stratum.value, params, checked)
 
 
-def _grade_lines(node: Any) -> dict[str, int]:
-    for key, value in getattr(node, "value", []):
-        if getattr(key, "value", None) == "grades" and isinstance(value.value, list):
-            return {str(k.value): k.start_mark.line + 1 for k, _ in value.value}
-    return {}
+class _GradeReader:
+    """Reads a `grades:` mapping from events: doc ids as written, grades through a cache of what each text means."""
+
+    def __init__(self, events: _YamlEvents) -> None:
+        self.events = events
+        self.numbers: dict[str, object] = {}  # plain scalar text -> its YAML value (grades repeat: 0, 1, 2, 3)
+
+    def read(self, event: Any, where: str, line: int) -> dict[str, float] | None:
+        events, yaml, path = self.events, self.events.yaml, self.events.path
+        if isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value in _NULLS:
+            return None
+        if not isinstance(event, yaml.MappingStartEvent):
+            events.skip(event)
+            raise RelevanceInputError(path, f"{where}: 'grades' must be a mapping of doc id -> grade", line)
+        grades: dict[str, float] = {}
+        numbers, scalar, end, nxt = self.numbers, yaml.ScalarEvent, yaml.MappingEndEvent, events.next
+        while not isinstance(key := nxt(), end):
+            if not isinstance(key, scalar):
+                events.skip(key)
+                raise RelevanceInputError(path, f"{where}: a document id must be a plain value", _line(key))
+            value = nxt()
+            doc = key.value
+            if value.__class__ is scalar and value.implicit[0] and value.tag is None:
+                grade = numbers.get(value.value)
+                if grade is None:
+                    grade = numbers[value.value] = self.value(value)
+            else:
+                grade = self.value(value)
+            if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
+                _grade(grade, path, f"{where}, document {doc!r}", _line(key))
+            if doc in grades:  # the whole file's node tree, only now, to name the first line
+                _check_duplicate_keys(path, yaml.compose(events.text, Loader=events.loader))
+            grades[doc] = grade
+        return grades
+
+    def value(self, event: Any) -> object:
+        if not isinstance(event, self.events.yaml.ScalarEvent):
+            self.events.skip(event)
+            return f"a {type(event).__name__.removesuffix('StartEvent').lower()}"
+        node = self.events.compose(event)
+        return self.events.yaml.SafeLoader("").construct_object(node)
 
 
 # ---------------------------------------------------------------- CSV
 
 
 def _from_csv(path: Path) -> Judgments:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        header = tuple(reader.fieldnames or ())
+    try:
+        return _read_csv(path)
+    except UnicodeDecodeError:
+        read_text(path)  # raises the message naming the line
+        raise
+
+
+def _read_csv(path: Path) -> Judgments:
+    """One pass of csv.reader; per row only what differs from the row before is looked at twice."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle)
+        header = tuple(next(reader, ()))
         if header != CSV_COLUMNS:
             raise RelevanceInputError(path, f"header must be {','.join(CSV_COLUMNS)}, found {','.join(header)}", 1)
-        order: list[str] = []
-        texts: dict[str, tuple[str, str | None]] = {}
-        grades: dict[str, dict[str, float]] = {}
-        first_line: dict[tuple[str, str], int] = {}
+        queries: dict[str, tuple[str, str, dict[str, float]]] = {}  # qid -> (text, stratum as written, grades)
+        numbers: dict[str, object] = {}  # grade text -> value: grades repeat (0, 1, 2, 3)
+        rows = 0
         for row in reader:
-            line = reader.line_num
-            if None in row or any(row[c] is None for c in CSV_COLUMNS):
-                raise RelevanceInputError(path, f"expected {len(CSV_COLUMNS)} columns", line)
-            qid, text, doc = row["query_id"].strip(), row["query"].strip(), row["doc_id"].strip()
-            stratum = row["stratum"].strip() or None
-            if not qid:
-                raise RelevanceInputError(path, "empty query_id", line)
-            if not text:
-                raise RelevanceInputError(path, f"query {qid!r}: empty query text", line)
-            if qid not in texts:
-                order.append(qid)
-                texts[qid] = (text, stratum)
-                grades[qid] = {}
-            elif texts[qid] != (text, stratum):
-                raise RelevanceInputError(path, f"query {qid!r}: text or stratum differs from its first row", line)
+            try:
+                qid, query, stratum, doc, grade = row
+            except ValueError:
+                raise RelevanceInputError(
+                    path, f"expected {len(CSV_COLUMNS)} columns, found {len(row)}", reader.line_num
+                ) from None
+            qid = qid.strip()
+            entry = queries.get(qid)
+            if entry is None:
+                if not qid:
+                    raise RelevanceInputError(path, "empty query_id", reader.line_num)
+                if not query.strip():
+                    raise RelevanceInputError(path, f"query {qid!r}: empty query text", reader.line_num)
+                entry = queries[qid] = (query, stratum, {})
+            elif (entry[0] != query or entry[1] != stratum) and (
+                entry[0].strip() != query.strip() or entry[1].strip() != stratum.strip()
+            ):
+                raise RelevanceInputError(
+                    path, f"query {qid!r}: text or stratum differs from its first row", reader.line_num
+                )
+            doc = doc.strip()
             if not doc:
                 continue  # a query row without a document: judged query, no judged documents yet
-            if (qid, doc) in first_line:
+            value = numbers.get(grade)
+            if value is None:
+                value = numbers[grade] = _number(grade.strip())
+            if value.__class__ is not int or not 0 <= value <= MAX_GRADE:
+                _grade(value, path, f"query {qid!r}, document {doc!r}", reader.line_num)
+            entry[2][doc] = value  # type: ignore[assignment]
+            rows += 1
+    if rows != sum(len(entry[2]) for entry in queries.values()):
+        _csv_first_duplicate(path)
+    built = [
+        Query(q, text.strip(), stratum.strip() or None, {}, grades) for q, (text, stratum, grades) in queries.items()
+    ]
+    return _build(path, None, built)
+
+
+def _csv_first_duplicate(path: Path) -> None:
+    """Only walked when the row and grade counts disagree: which row grades a document a second time."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle)
+        next(reader)
+        first: dict[tuple[str, str], int] = {}
+        for row in reader:
+            key = (row[0].strip(), row[3].strip())
+            if not key[1]:
+                continue
+            if key in first:
                 raise RelevanceInputError(
-                    path, f"query {qid!r}: document {doc!r} graded twice (first at line {first_line[qid, doc]})", line
+                    path,
+                    f"query {key[0]!r}: document {key[1]!r} graded twice (first at line {first[key]})",
+                    reader.line_num,
                 )
-            first_line[qid, doc] = line
-            grades[qid][doc] = _grade(_number(row["grade"]), path, f"query {qid!r}, document {doc!r}", line)
-    queries = [Query(q, texts[q][0], texts[q][1], {}, grades[q]) for q in order]
-    return _build(path, None, queries)
+            first[key] = reader.line_num
 
 
 def _number(text: str) -> object:
@@ -277,7 +529,7 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
         raise RelevanceInputError(topics, "topics file not found; set relevance_topics to its path")
     qrels = read_qrels(path)
     texts: dict[str, tuple[str, str | None]] = {}
-    for number, raw in enumerate(topics.read_text(encoding="utf-8").splitlines(), 1):
+    for number, raw in enumerate(read_text(topics).splitlines(), 1):
         if not raw.strip():
             continue
         fields = raw.split("\t")

@@ -50,6 +50,9 @@ _KINDS: dict[str, tuple[str, frozenset[str]]] = {
 _ALIASES = {"success": "hit", "rr": "mrr", "recip_rank": "mrr", "ap": "map", "ndcg_cut": "ndcg", "map_cut": "map"}
 _SPEC = re.compile(r"^(?P<name>[a-z_]+)(?:@(?P<k>[^(]*))?(?:\((?P<opts>[^)]*)\))?$")
 GAINS = ("linear", "exp")
+#: The largest grade (and err's max) accepted anywhere: 2^grade must stay a finite float for exp gain and err, and
+#: no graded scale in use comes near it; a grade beyond it is a typo or a score pasted into the grade column.
+MAX_GRADE = 1000
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 
 
@@ -139,8 +142,12 @@ def parse_metric(spec: str) -> Metric:
             number = float(value)
         except ValueError:
             raise MetricSpecError(f"option {key} needs a number, not {value!r} (in {spec!r})") from None
-        if key == "max" and number <= 0:
-            raise MetricSpecError(f"option max must be > 0 (in {spec!r})")
+        if not 0 < number <= MAX_GRADE:  # also refuses nan and inf
+            meaning = "relevance threshold" if key == "rel" else "largest grade"
+            raise MetricSpecError(
+                f"option {key}={value} is out of range (in {spec!r}): the {meaning} is a number > 0 and <= {MAX_GRADE}"
+                + ("; rel=0 would count unjudged and irrelevant documents as relevant" if key == "rel" else "")
+            )
         fields["threshold" if key == "rel" else "max_grade"] = number
     return Metric(name, k, **fields)  # type: ignore[arg-type]
 

@@ -13,7 +13,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from pytest_relevance.evaluation import Evaluation, check_judged
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation import Evaluation, check_ids, check_judged
 from pytest_relevance.judgments import Judgments
 
 NAMES = ("precision", "recall", "f1", "exact", "contains")
@@ -84,9 +85,13 @@ def best_constants(wanted: Mapping[str, set[str]], max_size: int | None = None) 
 
 def evaluate_sets(run: Mapping[str, set[str]], judgments: Judgments, threshold: float = 1) -> Evaluation:
     """Per query and per stratum (pooled within the stratum); unknown query ids are an error, as for rankings."""
+    for qid, labels in run.items():
+        if not isinstance(qid, str):
+            raise RelevanceInputError("the run", f"query {qid!r}: query ids are strings, got {type(qid).__name__}")
+        check_ids(labels, qid, "the run")
     check_judged(run, judgments)
     wanted = expected(judgments, threshold)
-    answered = {str(q): {str(label) for label in labels} for q, labels in run.items()}
+    answered = {q: set(labels) for q, labels in run.items()}
     per_query = {q: score({q: wanted[q]}, answered) for q in wanted}
     groups = judgments.groups
     strata = {name: score({q: wanted[q] for q in ids}, answered) for name, ids in groups.items()}

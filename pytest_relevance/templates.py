@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.clock import anchor, iso
+from pytest_relevance.clock import NOW, anchor, iso
 from pytest_relevance.errors import RelevanceInputError
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
@@ -43,6 +43,16 @@ def load_template(path: str | Path) -> dict[str, Any]:
     return body
 
 
+def has_query_placeholder(template: Any) -> bool:
+    """Whether `{{query}}` appears anywhere in the template (keys included): without it every query gets the same
+    results, which is almost always a mistake worth a warning."""
+    if isinstance(template, dict):
+        return any(has_query_placeholder(k) or has_query_placeholder(v) for k, v in template.items())
+    if isinstance(template, list):
+        return any(has_query_placeholder(v) for v in template)
+    return isinstance(template, str) and any(m.group(1) == "query" for m in _PLACEHOLDER.finditer(template))
+
+
 def render(
     template: Any, text: str, params: dict[str, Any], instant: datetime, query_id: str, source: str = "template"
 ) -> Any:
@@ -62,7 +72,9 @@ def render(
         if whole:  # the user's query text is never date math, whatever it starts with
             value = lookup(whole.group(1))
             return value if whole.group(1) == "query" else anchor(value, instant)
-        return anchor(_PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node), instant)
+        filled = _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node)
+        # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
+        return anchor(filled, instant) if NOW.match(node) else filled
 
     def lookup(name: str) -> Any:
         value: Any = values

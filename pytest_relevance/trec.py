@@ -1,70 +1,117 @@
-"""TREC file formats: qrels (``qid 0 docno grade``) and runs (``qid Q0 docno rank score tag``).
+"""TREC file formats: qrels (``qid 0 docno grade``) and runs (``qid Q0 docno rank score tag``), read as trec_eval
+10.0 reads them.
 
-Both readers split the whole file at once and only walk it line by line when something is wrong, because real runs
-have millions of lines and the line-by-line walk is what makes Python TREC readers slow.
+- Every line is checked, as trec_eval does ("Malformed line N"): a qrels line has exactly 4 columns (trec_eval
+  refuses anything after the grade), a run line at least 6; columns after the tag are ignored, as trec_eval ignores
+  them (its own test file ``results.trunc`` has them). Blank lines are skipped, as trec_eval skips them.
+- Grades are whole numbers up to `metrics.MAX_GRADE` (trec_eval would truncate ``1.5`` to 1 silently: refused).
+- Scores are read as doubles (trec_eval 10.0; pytrec_eval still reads float32 and orders differently below 1e-7);
+  a score that is not a finite number is refused.
+
+The files are read in chunks of whole lines; each chunk is split and checked by C-level passes (split, widths,
+conversions) and only walked line by line in Python when something is wrong, to name the line: real runs have
+millions of lines and a per-line Python loop is what makes TREC readers slow.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from itertools import groupby
 from pathlib import Path
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.metrics import MAX_GRADE
 
 Qrels = dict[str, dict[str, float]]
 ScoredRun = dict[str, dict[str, float]]
+_CHUNK = 1 << 23  # characters read at a time: whole lines, a few MB, so that memory stays flat on huge files
 
 
-def _read(path: Path) -> str:
+def _chunks(path: Path, width: int, exact: bool, what: str) -> Iterator[tuple[int, list[str], list[tuple[str, ...]]]]:
+    """(number of the chunk's first line, its lines, its rows of at least `width` columns), every line checked."""
+    base, empty = 1, True
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8-sig") as handle:
+            while lines := handle.readlines(_CHUNK):
+                rows = list(map(str.split, lines))
+                widths = set(map(len, rows))
+                if widths != {width}:
+                    rows = _fix(path, base, rows, widths, width, exact, what)
+                if rows:
+                    empty = False
+                    yield base, lines, rows
+                base += len(lines)
     except FileNotFoundError:
         raise RelevanceInputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        from pytest_relevance.judgments import read_text
+
+        read_text(path)  # raises the message naming the line
+        raise
+    except OSError as exc:
         raise RelevanceInputError(path, f"cannot read: {exc}") from None
-    if not text.strip():
+    if empty:
         raise RelevanceInputError(path, "the file is empty")
-    return text
 
 
-def _columns(path: Path, text: str, width: int, what: str) -> list[list[str]]:
-    """The file's columns, or an error naming the first line that does not have `width` of them."""
-    tokens = text.split()
-    lines = text.count("\n") + (not text.endswith("\n"))
-    if len(tokens) != width * lines:  # a blank line or a line of another width: find out which, line by line
-        for number, line in enumerate(text.splitlines(), 1):
-            fields = line.split()
-            if fields and len(fields) != width:
-                raise RelevanceInputError(path, f"expected {width} columns ({what}), found {len(fields)}", number)
-    return [tokens[i::width] for i in range(width)]
+def _fix(
+    path: Path, base: int, rows: list[list[str]], widths: set[int], width: int, exact: bool, what: str
+) -> list[list[str]]:
+    """Blank lines dropped, extra run columns cut; a line of too few (or, in qrels, too many) columns is an error."""
+    if min(widths - {0}, default=width) < width or (exact and max(widths) > width):
+        for number, fields in enumerate(rows, base):
+            if fields and (len(fields) < width or (exact and len(fields) > width)):
+                extra = " (trec_eval refuses anything after the grade)" if len(fields) > width else ""
+                raise RelevanceInputError(
+                    path, f"malformed line: expected {width} columns ({what}), found {len(fields)}{extra}", number
+                )
+    return [fields[:width] if len(fields) > width else fields for fields in rows if fields]
 
 
-def _numbers(path: Path, text: str, values: list[str], column: int, what: str, convert: Callable) -> list:
+def _convert(values: tuple[str, ...], convert: Callable) -> list | None:
     try:
         return list(map(convert, values))
     except ValueError:
-        pass
-    for number, line in enumerate(text.splitlines(), 1):
+        return None
+
+
+def _first_bad(path: Path, base: int, lines: list[str], column: int, check: Callable[[str], str | None]) -> None:
+    """Raise for the first line whose `column` fails `check` (which returns the problem, or None)."""
+    for number, line in enumerate(lines, base):
         fields = line.split()
-        if not fields:
-            continue
-        try:
-            convert(fields[column])
-        except ValueError:
-            raise RelevanceInputError(path, f"{what} {fields[column]!r} is not a number", number) from None
-    raise AssertionError("unreachable: a conversion failed but every value converts")
+        if fields and (problem := check(fields[column])) is not None:
+            raise RelevanceInputError(path, problem, number)
 
 
-def _grades(path: Path, text: str, values: list[str]) -> list:
-    """Whole-number grades as ints (the common case, one C-level pass), otherwise floats."""
+def _grade_problem(text: str) -> str | None:
     try:
-        return list(map(int, values))
+        grade = int(text)
     except ValueError:
-        return _numbers(path, text, values, 3, "grade", float)
+        try:
+            number = float(text)
+        except ValueError:
+            return f"grade {text!r} is not a number"
+        if not math.isfinite(number):
+            return f"grade {text!r} is not a finite number"
+        return (
+            f"grade {text!r} is not a whole number: trec_eval would truncate it to {int(number)}; "
+            "write whole grades (0, 1, 2, 3...)"
+        )
+    if grade > MAX_GRADE:
+        return f"grade {text!r} is out of range: grades are whole numbers up to {MAX_GRADE}"
+    return None
 
 
-def _blocks(qids: list[str], *columns: list) -> Iterator[tuple[str, list, ...]]:
+def _score_problem(text: str) -> str | None:
+    try:
+        score = float(text)
+    except ValueError:
+        return f"score {text!r} is not a number"
+    return None if math.isfinite(score) else f"score {text!r} is not a finite number"
+
+
+def _blocks(qids: tuple[str, ...], *columns: tuple | list) -> Iterator[tuple]:
     """Slices of the columns per run of equal query ids; TREC files keep a query's lines together."""
     start = 0
     for qid, group in groupby(qids):
@@ -76,56 +123,69 @@ def _blocks(qids: list[str], *columns: list) -> Iterator[tuple[str, list, ...]]:
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file; a document graded twice for one query is an error (trec_eval exits on it too)."""
     path = Path(path)
-    text = _read(path)
-    qids, _, docs, grades = _columns(path, text, 4, "qid iter docno grade")
-    values = _grades(path, text, grades)
     qrels: Qrels = {}
-    for qid, block_docs, block_grades in _blocks(qids, docs, values):
-        qrels.setdefault(qid, {}).update(zip(block_docs, block_grades, strict=True))
-    if sum(map(len, qrels.values())) != len(qids):
-        _raise_first_duplicate(path, text, "graded twice")
+    lines_read = 0
+    for base, lines, rows in _chunks(path, 4, True, "qid iter docno grade"):
+        qids, _, docs, grades = zip(*rows, strict=True)
+        values = _convert(grades, int)
+        if values is None or max(values) > MAX_GRADE:
+            _first_bad(path, base, lines, 3, _grade_problem)
+        for qid, block_docs, block_grades in _blocks(qids, docs, values):
+            qrels.setdefault(qid, {}).update(zip(block_docs, block_grades, strict=True))
+        lines_read += len(rows)
+    if sum(map(len, qrels.values())) != lines_read:
+        _raise_first_duplicate(path)
     return qrels
 
 
 def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
     """Read a run file; duplicates keep their first occurrence and come back as warnings naming file and line."""
     path = Path(path)
-    text = _read(path)
-    qids, _, docs, _, scores, _ = _columns(path, text, 6, "qid Q0 docno rank score tag")
-    values = _numbers(path, text, scores, 4, "score", float)
     run: ScoredRun = {}
-    for qid, block_docs, block_scores in _blocks(qids, docs, values):
-        # built from the end, so that the first occurrence of a duplicate is the one that stays
-        ranked = dict(zip(reversed(block_docs), reversed(block_scores), strict=True))
-        ranked.update(run.get(qid, {}))  # lines of this query earlier in the file win too
-        run[qid] = ranked
+    lines_read = 0
+    for base, lines, rows in _chunks(path, 6, False, "qid Q0 docno rank score tag"):
+        qids, _, docs, _, scores, _ = zip(*rows, strict=True)
+        values = _convert(scores, float)
+        if values is None or not math.isfinite(math.fsum(values)):
+            _first_bad(path, base, lines, 4, _score_problem)
+        for qid, block_docs, block_scores in _blocks(qids, docs, values):
+            # built from the end, so that the first occurrence of a duplicate is the one that stays
+            ranked = dict(zip(reversed(block_docs), reversed(block_scores), strict=True))
+            earlier = run.get(qid)
+            if earlier is not None:
+                ranked.update(earlier)  # lines of this query earlier in the file win too
+            run[qid] = ranked
+        lines_read += len(rows)
     warnings = []
-    if sum(map(len, run.values())) != len(qids):
-        warnings = _duplicates(path, text)
+    if sum(map(len, run.values())) != lines_read:
+        warnings = _duplicates(path)
     return run, warnings
 
 
-def _repeats(text: str) -> Iterator[tuple[int, str, str, int]]:
+def _repeats(path: Path) -> Iterator[tuple[int, str, str, int]]:
     """(line, qid, docno, first line) for every (qid, docno) pair seen before; only walked when lengths disagree."""
     first: dict[tuple[str, str], int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        key = (fields[0], fields[2])
-        if key in first:
-            yield number, key[0], key[1], first[key]
-        else:
-            first[key] = number
+    with path.open(encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            key = (fields[0], fields[2])
+            if key in first:
+                yield number, key[0], key[1], first[key]
+            else:
+                first[key] = number
 
 
-def _duplicates(path: Path, text: str) -> list[str]:
+def _duplicates(path: Path) -> list[str]:
     return [
         f"{path}:{number}: duplicate document {doc!r} for query {qid!r}; keeping the first occurrence (line {first})"
-        for number, qid, doc, first in _repeats(text)
+        for number, qid, doc, first in _repeats(path)
     ]
 
 
-def _raise_first_duplicate(path: Path, text: str, what: str) -> None:
-    for number, qid, doc, first in _repeats(text):
-        raise RelevanceInputError(path, f"document {doc!r} is {what} for query {qid!r} (first at line {first})", number)
+def _raise_first_duplicate(path: Path) -> None:
+    for number, qid, doc, first in _repeats(path):
+        raise RelevanceInputError(
+            path, f"document {doc!r} is graded twice for query {qid!r} (first at line {first})", number
+        )

@@ -76,15 +76,38 @@ def test_duplicates_warn_with_file_and_line_and_keep_the_first(tmp_path: Path, c
     assert json.loads(out)["all"]["mrr"] == 0.5  # b keeps score 5 from line 1, a is second
 
 
+BALANCED = "q1 Q0 a 1 2.0\nq1 Q0 b 2 1.0 t extra\n"  # 5 + 7 columns: as many tokens as two good lines
+
+
 @pytest.mark.parametrize(
     ("qrels", "run", "message"),
     [
         ("q1 0 a x\n", RUN, "qrels:1: grade 'x' is not a number"),
-        ("q1 0 a 1\nq1 0 a\n", RUN, "qrels:2: expected 4 columns (qid iter docno grade), found 3"),
+        ("q1 0 a 1\nq1 0 a\n", RUN, "qrels:2: malformed line: expected 4 columns (qid iter docno grade), found 3"),
+        (
+            "q1 0 a 1 x\nq1 0 b\n",
+            RUN,
+            "qrels:1: malformed line: expected 4 columns (qid iter docno grade), found 5 "
+            "(trec_eval refuses anything after the grade)",
+        ),
         ("q1 0 a 1\nq1 0 a 2\n", RUN, "qrels:2: document 'a' is graded twice for query 'q1' (first at line 1)"),
         ("", RUN, "qrels: the file is empty"),
+        (
+            "q1 0 a 1\nq1 0 b 1.5\n",
+            RUN,
+            "qrels:2: grade '1.5' is not a whole number: trec_eval would truncate it to 1; write whole grades "
+            "(0, 1, 2, 3...)",
+        ),
+        ("q1 0 a nan\n", RUN, "qrels:1: grade 'nan' is not a finite number"),
+        ("q1 0 a 1\nq1 0 b 1001\n", RUN, "qrels:2: grade '1001' is out of range: grades are whole numbers up to 1000"),
         (QRELS, "q1 Q0 a 1 high t\n", "run:1: score 'high' is not a number"),
-        (QRELS, "q1 Q0 a 1 1 t\n\nq1 Q0 b 2 1\n", "run:3: expected 6 columns (qid Q0 docno rank score tag), found 5"),
+        (QRELS, "q1 Q0 a 1 1 t\nq1 Q0 b 2 nan t\n", "run:2: score 'nan' is not a finite number"),
+        (
+            QRELS,
+            "q1 Q0 a 1 1 t\n\nq1 Q0 b 2 1\n",
+            "run:3: malformed line: expected 6 columns (qid Q0 docno rank score tag), found 5",
+        ),
+        (QRELS, BALANCED, "run:1: malformed line: expected 6 columns (qid Q0 docno rank score tag), found 5"),
         (QRELS, "q7 Q0 a 1 1 t\n", "no query of this run is judged"),
     ],
 )
@@ -92,9 +115,28 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys, qrels: str, ru
     code, out, err = run_cli(capsys, "evaluate", write(tmp_path, "qrels", qrels), write(tmp_path, "run", run))
     assert code == 2
     assert out == ""
-    assert message in err
+    if message.startswith(("qrels", "run")):
+        assert err == f"pytest-relevance: error: {tmp_path / message}\n"
+    else:
+        assert message in err
     assert len(err.strip().splitlines()) == 1
-    assert "Traceback" not in err
+
+
+def test_a_file_that_is_not_utf8_is_named_with_its_line(tmp_path: Path, capsys) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"q1 0 a 1\nq1 0 caf\xe9 1\n")
+    code, _, err = run_cli(capsys, "evaluate", str(qrels), write(tmp_path, "run", RUN))
+    assert code == 2
+    assert err == f"pytest-relevance: error: {qrels}:2: not UTF-8 text (byte 0xe9): save the file as UTF-8\n"
+
+
+def test_columns_after_the_tag_are_ignored_as_trec_eval_ignores_them(tmp_path: Path, capsys) -> None:
+    qrels = write(tmp_path, "qrels", QRELS)
+    plain = run_cli(capsys, "evaluate", qrels, write(tmp_path, "run", RUN), "--format", "json", "--per-query")
+    wide = RUN.replace(" t\n", " t 17 extra columns\n")
+    widened = run_cli(capsys, "evaluate", qrels, write(tmp_path, "wide", wide), "--format", "json", "--per-query")
+    assert widened == plain
+    assert plain[0] == 0
 
 
 def test_missing_file_and_bad_metric(tmp_path: Path, capsys) -> None:

@@ -17,7 +17,7 @@ import pytest
 osmem_server = pytest.importorskip("osmem_server", reason="osmem-server is not installed (pip install -e '.[dev]')")
 
 from pytest_relevance.clock import parse_instant  # noqa: E402
-from pytest_relevance.engines.elasticsearch import ElasticsearchEngine  # noqa: E402
+from pytest_relevance.engines.elasticsearch import ElasticsearchEngine, check_url, make_client, redact  # noqa: E402
 from pytest_relevance.errors import RelevanceInputError  # noqa: E402
 from pytest_relevance.templates import render  # noqa: E402
 
@@ -240,8 +240,11 @@ def test_an_unreachable_url_is_one_clear_message(pytester: pytest.Pytester) -> N
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*http://***@127.0.0.1:9: cannot connect to Elasticsearch here*"])
     assert "hunter2" not in result.stdout.str()
-    # the client library logs its retries (captured log); our own code raises no traceback
-    assert "pytest_relevance/" not in result.stdout.str()
+    assert "pytest_relevance/" not in result.stdout.str()  # our own code raises no traceback
+    # nor do the client libraries' retry logs (each with a traceback) reach the report
+    assert "Captured log" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
+    assert len(result.stdout.lines) < 20
 
 
 def test_url_comes_from_the_environment(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -272,3 +275,88 @@ def test_an_interrupted_run_still_deletes_its_index(project: pytest.Pytester, es
     assert result.ret == 2  # pytest's exit status for an interrupted session
     assert len(list(project.path.glob("index-relevance-*"))) == 1  # the index was built
     assert relevance_indices(es) == []  # and deleted on the way out
+
+
+# ---------------------------------------------------------------- URLs, secrets, a server that goes away
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "localhost:9200",
+            "relevance_es_url: not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], "
+            "e.g. http://localhost:9200",
+        ),
+        (
+            "ftp://u:secret@host:21",
+            "relevance_es_url: not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], "
+            "e.g. http://localhost:9200",
+        ),
+        ("http://u:secret@host", "relevance_es_url: http://***@host has no port: write it as http://host:9200"),
+        (
+            "http://host:notaport",
+            "relevance_es_url: not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], "
+            "e.g. http://localhost:9200",
+        ),
+    ],
+)
+def test_a_url_the_client_cannot_use_is_one_message(url: str, message: str) -> None:
+    with pytest.raises(RelevanceInputError) as error:
+        make_client(url)
+    assert str(error.value) == message
+
+
+def test_good_urls_pass() -> None:
+    assert check_url(" https://search.example.com ") == "https://search.example.com"
+    assert check_url("http://127.0.0.1:9200") == "http://127.0.0.1:9200"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("http://user:p@secret@host:9200: boom", "http://***@host:9200: boom"),
+        ("https://user:pw@host/x and http://a:b@c:1", "https://***@host/x and http://***@c:1"),
+        ("http://host:9200/index", "http://host:9200/index"),
+    ],
+)
+def test_redaction_hides_the_whole_userinfo(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_a_closed_port_logs_nothing_and_answers_at_once(caplog: pytest.LogCaptureFixture) -> None:
+    from elasticsearch import Elasticsearch
+
+    closed = Elasticsearch("http://127.0.0.1:9", node_class=PlainJSONNode)  # the default retries
+    caplog.set_level("DEBUG")
+    with pytest.raises(RelevanceInputError) as error:
+        ElasticsearchEngine(closed, "relevance-x-main", "http://127.0.0.1:9").open(DOCS, CONFIG, "id")
+    assert str(error.value).startswith("http://127.0.0.1:9: cannot connect to Elasticsearch here (ConnectionError)")
+    assert [r for r in caplog.records if r.levelname != "DEBUG"] == []
+    assert logging_levels_restored()
+
+
+def logging_levels_restored() -> bool:
+    import logging
+
+    return all(logging.getLogger(name).level == logging.NOTSET for name in ("elastic_transport", "urllib3"))
+
+
+def test_a_teardown_after_the_server_died_is_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    from elasticsearch import Elasticsearch
+
+    doomed = osmem_server.OsmemServer.start(seed=[], freeze=False, japanese=False)
+    client = Elasticsearch(doomed.url, node_class=PlainJSONNode)
+    index = ElasticsearchEngine(client, "relevance-doomed-main", doomed.url).open(DOCS, CONFIG, "id")
+    doomed.close()
+    caplog.set_level("INFO")
+    with pytest.raises(RelevanceInputError) as error:
+        index.close()
+    assert str(error.value) == (
+        f"{doomed.url}: could not delete index 'relevance-doomed-main' at the end of the session (ConnectionError: "
+        "the server stopped answering); if it comes back with its data, delete that index by hand"
+    )
+    assert error.value.__cause__ is None and error.value.__suppress_context__
+    assert caplog.records == []
+    index.close()  # a second close does nothing
+    client.close()

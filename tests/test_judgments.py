@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import load_judgments
+from pytest_relevance.judgments import Query, load_judgments
 
 YAML = """\
 version: v7
@@ -72,7 +72,7 @@ def test_csv_and_trec_load_to_the_same_model(tmp_path: Path) -> None:
         (YAML.replace("{d5: 1}", "{d5: -1}"), "j.yaml:10: query 'q002', document 'd5': grade -1 is negative"),
         (YAML.replace("    text: usb cable\n", ""), "j.yaml:8: query 'q002': missing 'text'"),
         (YAML.replace("    stratum: head", "    strata: head"), "j.yaml:3: query 'q001': unknown key 'strata'"),
-        (YAML.replace("version: v7", "versoin: v7"), "j.yaml: unknown key 'versoin'"),
+        (YAML.replace("version: v7", "versoin: v7"), "j.yaml:1: unknown key 'versoin'"),
         ("queries: []\n", "j.yaml: no queries"),
         (YAML.replace("text: usb cable", "text: [usb"), "j.yaml:10: YAML syntax error"),
         ("", "j.yaml: the file is empty"),
@@ -126,3 +126,141 @@ def test_trec_needs_topics_for_every_judged_query(tmp_path: Path) -> None:
         load_judgments(qrels, write(tmp_path, "t.tsv", "q1\tusb\n"))
     with pytest.raises(RelevanceInputError, match=r"t2\.tsv:1: expected qid<TAB>text"):
         load_judgments(qrels, write(tmp_path, "t2.tsv", "q1 usb\n"))
+
+
+# ---------------------------------------------------------------- ids as written, grades in range
+
+
+def test_yaml_ids_are_strings_exactly_as_written(tmp_path: Path) -> None:
+    text = (
+        "queries:\n"
+        "  - {id: 010, text: a, grades: {010: 3, 8: 0, 0123: 1}}\n"
+        "  - {id: 12:30, text: b, grades: {1.10: 1, on: 2, null: 1, yes: 0, '~': 1}}\n"
+        "  - {id: 1.10, text: c, grades: {d: 1}}\n"
+        "  - {id: on, text: d}\n"
+        "  - {id: null, text: e}\n"
+        "  - {id: '8', text: 2026, stratum: 01}\n"
+    )
+    judgments = load_judgments(write(tmp_path, "j.yaml", text))
+    assert [q.id for q in judgments.queries] == ["010", "12:30", "1.10", "on", "null", "8"]
+    assert dict(judgments["010"].grades) == {"010": 3, "8": 0, "0123": 1}
+    assert dict(judgments["12:30"].grades) == {"1.10": 1, "on": 2, "null": 1, "yes": 0, "~": 1}
+    assert (judgments["8"].text, judgments["8"].stratum) == ("2026", "01")
+
+
+def test_yaml_anchors_aliases_and_params_keep_working(tmp_path: Path) -> None:
+    text = (
+        "queries:\n"
+        "  - {id: q1, text: a, params: &p {n: 010, on: yes}, grades: &g {007: 2, d2: 1}}\n"
+        "  - {id: q2, text: b, params: *p, grades: *g}\n"
+    )
+    judgments = load_judgments(write(tmp_path, "j.yaml", text))
+    assert dict(judgments["q2"].grades) == {"007": 2, "d2": 1}
+    assert dict(judgments["q2"].params) == {"n": 8, "on": True}  # values are typed template values; keys are names
+
+
+@pytest.mark.parametrize(
+    ("grades", "line", "message"),
+    [
+        ("{8: 1, '8': 0}", 3, "key '8' appears twice in one mapping (first at line 4)"),
+        (
+            "{d1: .inf}",
+            3,
+            "query 'q1', document 'd1': grade inf is not a grade; grades are finite numbers from 0 to 1000",
+        ),
+        (
+            "{d1: .nan}",
+            3,
+            "query 'q1', document 'd1': grade nan is not a grade; grades are finite numbers from 0 to 1000",
+        ),
+        (
+            "{d1: 1.0e+308}",
+            3,
+            "query 'q1', document 'd1': grade 1e+308 is not a grade; grades are finite numbers from 0 to 1000",
+        ),
+        (
+            "{d1: 2000}",
+            3,
+            "query 'q1', document 'd1': grade 2000 is not a grade; grades are finite numbers from 0 to 1000",
+        ),
+        ("{d1: yes}", 3, "query 'q1', document 'd1': grade True is not a number (use 0, 1, 2, 3...)"),
+        ("{d1: [1]}", 3, "query 'q1', document 'd1': grade 'a sequence' is not a number (use 0, 1, 2, 3...)"),
+    ],
+    ids=["same-id-twice", "inf", "nan", "huge", "2000", "bool", "list"],
+)
+def test_yaml_grades_must_be_finite_and_in_range(tmp_path: Path, grades: str, line: int, message: str) -> None:
+    path = write(tmp_path, "j.yaml", f"queries:\n  - id: q1\n    text: a\n    grades: {grades}\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path)
+    assert str(error.value) == f"{path}:{line + 1}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("grade", "message"),
+    [
+        ("nan", "grade nan is not a grade; grades are finite numbers from 0 to 1000"),
+        ("inf", "grade inf is not a grade; grades are finite numbers from 0 to 1000"),
+        ("1e308", "grade 1e+308 is not a grade; grades are finite numbers from 0 to 1000"),
+        ("1001", "grade 1001 is not a grade; grades are finite numbers from 0 to 1000"),
+    ],
+)
+def test_csv_grades_must_be_finite_and_in_range(tmp_path: Path, grade: str, message: str) -> None:
+    path = write(tmp_path, "j.csv", f"query_id,query,stratum,doc_id,grade\nq1,a,,d0,1\nq1,a,,d1,{grade}\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path)
+    assert str(error.value) == f"{path}:3: query 'q1', document 'd1': {message}"
+
+
+# ---------------------------------------------------------------- encodings
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "line"),
+    [
+        ("j.yaml", b"queries:\n  - {id: q1, text: caf\xe9, grades: {d1: 1}}\n", 2),
+        ("j.csv", b"query_id,query,stratum,doc_id,grade\nq1,a,,d1,1\nq1,caf\xe9,,d2,1\n", 3),
+    ],
+)
+def test_a_file_that_is_not_utf8_is_one_message(tmp_path: Path, name: str, data: bytes, line: int) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path)
+    assert str(error.value) == f"{path}:{line}: not UTF-8 text (byte 0xe9): save the file as UTF-8"
+
+
+def test_topics_that_are_not_utf8_are_named(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "j.qrels", "q1 0 d5 1\n")
+    topics = tmp_path / "t.tsv"
+    topics.write_bytes(b"q1\tcaf\xe9\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(qrels, topics)
+    assert str(error.value) == f"{topics}:1: not UTF-8 text (byte 0xe9): save the file as UTF-8"
+
+
+def test_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    csv_path = tmp_path / "j.csv"
+    csv_path.write_bytes(b"\xef\xbb\xbfquery_id,query,stratum,doc_id,grade\r\nq1,usb cable,head,d5,1\r\n")
+    yaml_path = tmp_path / "j.yaml"
+    yaml_path.write_bytes(b"\xef\xbb\xbfqueries:\n  - {id: q1, text: usb cable, stratum: head, grades: {d5: 1}}\n")
+    qrels = tmp_path / "j.qrels"
+    qrels.write_bytes(b"\xef\xbb\xbfq1 0 d5 1\n")
+    topics = tmp_path / "t.tsv"
+    topics.write_bytes(b"\xef\xbb\xbfq1\tusb cable\thead\n")
+    loaded = [load_judgments(csv_path), load_judgments(yaml_path), load_judgments(qrels, topics)]
+    assert all(j.queries == (Query("q1", "usb cable", "head", {}, {"d5": 1}),) for j in loaded)
+
+
+def test_trec_judgments_refuse_fractional_and_negative_grades(tmp_path: Path) -> None:
+    topics = write(tmp_path, "t.tsv", "q1\tusb\n")
+    qrels = write(tmp_path, "a.qrels", "q1 0 d5 1\nq1 0 d6 2.5\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(qrels, topics)
+    assert str(error.value) == (
+        f"{qrels}:2: grade '2.5' is not a whole number: trec_eval would truncate it to 2; write whole grades "
+        "(0, 1, 2, 3...)"
+    )
+    negative = write(tmp_path, "b.qrels", "q1 0 d5 -1\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(negative, topics)
+    assert str(error.value).startswith(f"{negative}: query 'q1', document 'd5': grade -1 is negative")

@@ -217,3 +217,44 @@ def test_duplicate_and_empty_metric_lists_are_errors() -> None:
         parse_metrics("ndcg@10 nDCG@10")
     with pytest.raises(MetricSpecError, match="no metrics"):
         parse_metrics("")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            "p@10(rel=0)",
+            "option rel=0 is out of range (in 'p@10(rel=0)'): the relevance threshold is a number > 0 and <= 1000; "
+            "rel=0 would count unjudged and irrelevant documents as relevant",
+        ),
+        (
+            "map(rel=-1)",
+            "option rel=-1 is out of range (in 'map(rel=-1)'): the relevance threshold is a number > 0 and <= 1000; "
+            "rel=0 would count unjudged and irrelevant documents as relevant",
+        ),
+        (
+            "mrr(rel=nan)",
+            "option rel=nan is out of range (in 'mrr(rel=nan)'): the relevance threshold is a number > 0 and <= 1000; "
+            "rel=0 would count unjudged and irrelevant documents as relevant",
+        ),
+        (
+            "err@10(max=2000)",
+            "option max=2000 is out of range (in 'err@10(max=2000)'): the largest grade is a number > 0 and <= 1000",
+        ),
+        (
+            "err@10(max=inf)",
+            "option max=inf is out of range (in 'err@10(max=inf)'): the largest grade is a number > 0 and <= 1000",
+        ),
+    ],
+)
+def test_thresholds_and_max_grade_are_range_checked(spec: str, message: str) -> None:
+    with pytest.raises(MetricSpecError) as error:
+        parse_metric(spec)
+    assert str(error.value) == message
+
+
+def test_the_largest_accepted_grade_does_not_overflow() -> None:
+    grades = {"a": 1000, "b": 1}
+    for spec in ("ndcg@10(gain=exp)", "err@10(max=1000)", "ndcg@10"):
+        value = score_query(grades, ["b", "a"], [parse_metric(spec)]).values[spec]
+        assert 0 < value < 1 and math.isfinite(value)

@@ -9,20 +9,66 @@ session created is ever deleted, by its exact name.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.errors import RelevanceInputError
 
-_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+_CREDENTIALS = re.compile(r"(?<=://)\S*@")  # up to the last @: a password may hold an @ of its own
+_CLIENT_LOGGERS = ("elastic_transport", "elasticsearch", "opensearch", "urllib3")
 
 
 def redact(text: object) -> str:
-    """Credentials never reach an error message or a log line."""
+    """Credentials never reach an error message or a log line: the whole userinfo becomes ***."""
     return _CREDENTIALS.sub("***@", str(text))
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """The client libraries log each failed attempt at WARNING, with a traceback: about 170 lines in a report for one
+    closed port, repeating what our one-line error says. Their loggers are raised to CRITICAL while we call."""
+    loggers = [logging.getLogger(name) for name in _CLIENT_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _once(client: Any) -> Any:
+    """The client without retries, for calls where a retry only delays the message (connect, the final delete)."""
+    options = getattr(client, "options", None)
+    return options(max_retries=0) if options is not None else client
+
+
+def check_url(url: str) -> str:
+    """An http(s) URL with a host (and for http a port, which the client requires); otherwise one message that does
+    not repeat the URL (it may hold a password)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RelevanceInputError(
+            "relevance_es_url",
+            "not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], e.g. http://localhost:9200",
+        )
+    if parts.scheme == "http" and port is None:
+        raise RelevanceInputError(
+            "relevance_es_url", f"{redact(url.strip())} has no port: write it as http://{parts.hostname}:9200"
+        )
+    return url.strip()
 
 
 def _is_opensearch_client(client: Any) -> bool:
@@ -51,7 +97,8 @@ class ElasticsearchEngine:
     def open(
         self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str, source: str = "index"
     ) -> ElasticsearchIndex:
-        return ElasticsearchIndex(self, corpus, index_config, id_field, source)
+        with _quiet():
+            return ElasticsearchIndex(self, corpus, index_config, id_field, source)
 
 
 class ElasticsearchIndex:
@@ -66,7 +113,7 @@ class ElasticsearchIndex:
         self.engine, self.client, self.name = engine, engine.client, engine.name
         self.opensearch = _is_opensearch_client(self.client)
         self.created = False
-        info = self._call("connect to", lambda: self.client.info())
+        info = self._call("connect to", lambda: _once(self.client).info())
         distribution = (info.get("version") or {}).get("distribution") or "elasticsearch"
         self.identity = f"{distribution} {(info.get('version') or {}).get('number', '?')}"
         self.id_field = id_field
@@ -136,7 +183,7 @@ class ElasticsearchIndex:
     def search_many(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str) -> dict[str, Hits]:
         items = list(bodies.items())
         batches = [items[i : i + self.engine.batch] for i in range(0, len(items), self.engine.batch)]
-        with ThreadPoolExecutor(self.engine.concurrency) as pool:
+        with _quiet(), ThreadPoolExecutor(self.engine.concurrency) as pool:
             answers = list(pool.map(lambda batch: self._msearch(batch, size, source), batches))
         results: dict[str, Hits] = {}
         failures: list[str] = []
@@ -190,9 +237,17 @@ class ElasticsearchIndex:
             return
         self.created = False
         try:
-            self.client.indices.delete(index=self.name)
+            with _quiet():
+                _once(self.client).indices.delete(index=self.name)
         except Exception as exc:
-            if _status(exc) != 404:
+            status = _status(exc)
+            if status is None:  # the server went away during the run: nothing left to do but say so, in one line
+                raise RelevanceInputError(
+                    self.engine.url,
+                    f"could not delete index {self.name!r} at the end of the session ({type(exc).__name__}: the "
+                    "server stopped answering); if it comes back with its data, delete that index by hand",
+                ) from None
+            if status != 404:
                 raise self._connection_error(exc, f"delete index {self.name!r} on") from None
 
 
@@ -224,6 +279,7 @@ def make_client(url: str, api_key: str = "", user: str = "", password: str = "",
     """An `elasticsearch.Elasticsearch` from the relevance_es_* settings."""
     from elasticsearch import Elasticsearch
 
+    url = check_url(url)
     options: dict[str, Any] = {"request_timeout": 60}
     if api_key:
         options["api_key"] = api_key
