@@ -72,9 +72,17 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     result = run(demo, *reports)
     assert result.ret == 1
     markdown = (demo.path / "out" / "r.md").read_text()
-    assert "| head | 51 | ndcg@10 | 0.8096 | 0.7776 | -0.0320 |" in markdown
+    assert "| head | 51 | ndcg@10 | 0.8665 | 0.8390 | -0.0275 |" in markdown
     assert "**regression** (p=" in markdown
     assert "Queries that lost most on ndcg@10:" in markdown
+    assert "| q022 | hiking boots | head | 1.0000 | 0.6300 | -0.3700 | fell: p0569 (3) 5 -> 9," in markdown
+    result.stdout.fnmatch_lines(
+        [
+            "*q022 'hiking boots' [[]head]: 1.0000 -> 0.6300",
+            "*    fell: p0569 (3) 5 -> 9, p0140 (3) 6 -> 11, p1049 (3) 7 -> 14, p0835 (3) 8 -> 15, +2 more",
+            "*    in: p0433 (0) at 5, p0368 (0) at 6, p0983 (0) at 7, p1066 (0) at 8, +1 more",
+        ]
+    )
     text = summary.read_text()
     assert text.startswith("earlier step\n")  # appended, not replaced
     assert text.count("## Relevance") == 2  # the update run and the failing run
@@ -82,8 +90,10 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     (test,) = data["tests"]
     assert test["status"] == "regressed"
     head = next(r for r in test["rows"] if (r["stratum"], r["metric"]) == ("head", "ndcg@10"))
-    assert head["baseline"] == 0.8096
-    assert head["current"] == 0.7776
+    assert head["baseline"] == 0.8665
+    assert head["current"] == 0.8390
+    assert test["churn"]["per_stratum"]["head"] == {"rbo": 0.9336, "overlap": 0.949, "n": 51}
+    assert max(len(r) for r in test["rankings"].values()) == 100  # the run to the depth the metrics need, for `pool`
     assert 0 < head["p"] < 0.05
     assert 0 <= head["floor"] < head["current"]
     assert set(test["per_query"]["q001"]["ndcg@10"]) == {"baseline", "current"}
@@ -110,11 +120,14 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
 
 def test_judged_and_floor_warnings_are_shown(demo: pytest.Pytester) -> None:
     result = run(demo, "--relevance-update")
+    # the demo's pooled top 20 is judged: no judged@k warning out of the box
+    result.stdout.fnmatch_lines(["*judged@10: all 1.00, head 1.00, torso 1.00, tail 1.00; coverage@10 0.*"])
+    assert "warning:" not in result.stdout.str()
+    query = demo.path / "fixtures" / "query.yaml"
+    query.write_text(query.read_text().replace("title^3", "title"))
+    result = run(demo, "--relevance-min-judged", "0.995")
     result.stdout.fnmatch_lines(
-        [
-            "*judged@10: all 0.*, head 0.*; coverage@10 0.*",
-            "*warning: torso: judged@10 0.* < 0.8: unjudged results score 0, so a better ranker can look worse;*",
-        ]
+        ["*warning: torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;*"]
     )
     result = run(demo, "--relevance-floor-margin", "0.95")
     result.stdout.fnmatch_lines(["*is within 0.95 of the constant-answer floor*"])
@@ -133,7 +146,7 @@ def test_compare_exit_codes_and_report_command(demo: pytest.Pytester, capsys: py
     assert main(["compare", str(saved), old, "--format", "md"]) == 1
     out = capsys.readouterr().out
     assert "| tests" not in out
-    assert "head.ndcg@10 | 0.8096 | 0.7776 | -0.0320 | REGRESSION |" in out
+    assert "head.ndcg@10 | 0.8665 | 0.8390 | -0.0275 | REGRESSION |" in out
     assert main(["report", old, "--html", str(demo.path / "b.html")]) == 0
     assert 'class="stratum-chart"' in (demo.path / "b.html").read_text()
     assert main(["compare", str(demo.path / "nope.json"), old]) == 2
