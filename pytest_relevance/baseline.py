@@ -118,9 +118,8 @@ def missing_values(entry: Entry, strata: Collection[str], metrics: Collection[st
 
 def dumps(entries: Mapping[str, Entry]) -> str:
     """The file's text; a non-finite number is refused rather than written as a NaN no JSON reader agrees on."""
-    return (
-        json.dumps({"pytest-relevance": FORMAT, "entries": entries}, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    )
+    text = json.dumps({"pytest-relevance": FORMAT, "entries": entries}, indent=2, sort_keys=True, allow_nan=False)
+    return one_line_lists(text) + "\n"
 
 
 @contextlib.contextmanager
@@ -205,7 +204,13 @@ def write_baseline(path: Path, updates: Mapping[str, Entry], keep: Collection[st
     return before
 
 
-def make_entry(evaluation: Evaluation, judgments: str, engine: str, tolerance: Tolerance, reason: str) -> Entry:
+def make_entry(
+    evaluation: Evaluation, judgments: str, engine: str, tolerance: Tolerance, reason: str, depth: int | None = None
+) -> Entry:
+    """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`)."""
+    from pytest_relevance.rankings import snapshot_depth
+    from pytest_relevance.sets import SetMetric
+
     strata = {
         name: {**{spec: round(v, DIGITS) for spec, v in values.items()}, "n": evaluation.counts[name]}
         for name, values in evaluation.strata.items()
@@ -213,6 +218,10 @@ def make_entry(evaluation: Evaluation, judgments: str, engine: str, tolerance: T
     queries = {
         qid: {spec: round(v, DIGITS) for spec, v in values.items()} for qid, values in evaluation.per_query.items()
     }
+    if isinstance(evaluation.metrics[0], SetMetric):  # set answers are kept whole: a cut would invent changes
+        kept = None
+    else:
+        kept = snapshot_depth(evaluation.metrics) if depth is None else snapshot_depth(evaluation.metrics, depth)
     return {
         "judgments": judgments,
         "engine": engine,
@@ -220,8 +229,20 @@ def make_entry(evaluation: Evaluation, judgments: str, engine: str, tolerance: T
         "tolerance": str(tolerance),
         "strata": strata,
         "queries": queries,
+        "rankings": {qid: evaluation.run.get(qid, [])[:kept] for qid in evaluation.per_query},
+        "rankings_depth": kept,
         "reason": reason,
     }
+
+
+_STRING_LIST = re.compile(r'\[\n\s+((?:"(?:[^"\\\n]|\\.)*",\n\s+)*"(?:[^"\\\n]|\\.)*")\n\s+\]')
+_SEPARATOR = re.compile(r",\n\s+")
+
+
+def one_line_lists(text: str) -> str:
+    """Put every list of strings of indented JSON on one line: a query's ranking is one line of the baseline, so
+    the diff of a re-baseline shows exactly which rankings changed (strings hold no raw newline, so this is safe)."""
+    return _STRING_LIST.sub(lambda m: "[" + _SEPARATOR.sub(", ", m.group(1)) + "]", text)
 
 
 # ---------------------------------------------------------------- compare
@@ -266,10 +287,15 @@ class Mover:
 
 @dataclass
 class Comparison:
+    """Rows per stratum and metric, query movers, and the baseline's rankings (None for entries that predate them;
+    `depth` is how many ids per query they keep, None for set answers, which are kept whole)."""
+
     rows: list[Row]
     added: list[str]
     removed: list[str]
     movers: list[Mover]
+    rankings: dict[str, list[str]] | None = None
+    depth: int | None = None
 
 
 def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequence[Metric]) -> list[str]:
@@ -322,7 +348,7 @@ def compare(entry: Entry, evaluation: Evaluation, tolerance: Tolerance) -> Compa
     ]
     movers = [m for m in movers if m.delta != 0]
     movers.sort(key=lambda m: (m.delta, m.query))
-    return Comparison(rows, added, removed, movers)
+    return Comparison(rows, added, removed, movers, entry.get("rankings"), entry.get("rankings_depth"))
 
 
 def changed_values(old: Entry | None, new: Entry) -> list[tuple[str, float | None, float]]:

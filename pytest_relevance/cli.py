@@ -149,6 +149,41 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pool(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_relevance.corpus import load_corpus
+    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.pool import pool, read_rankings, title_fields, write_pool
+
+    judgments = load_judgments(args.judgments, args.topics)
+    rankings = [ranking for source in args.sources for ranking in read_rankings(Path(source))]
+    documents = {d[args.id_field]: d for d in load_corpus(args.corpus, args.id_field)} if args.corpus else {}
+    fields = args.field or title_fields(documents.values())
+    rows = pool(judgments, rankings, args.depth, documents, fields)
+    write_pool(Path(args.output), rows, fields)
+    docs = len({row["doc_id"] for row in rows})
+    print(f"wrote {args.output}: {len(rows)} (query, document) pairs to judge, {docs} documents, top {args.depth}")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_relevance.pool import merge_file
+
+    old, new, added, blank = merge_file(
+        Path(args.judgments), Path(args.filled), args.version, Path(args.topics) if args.topics else None
+    )
+    skipped = f"; {blank} rows left without a grade" if blank else ""
+    if not added:
+        print(f"nothing to merge from {args.filled}{skipped}")
+        return 0
+    print(f"merged {added} grades into {args.judgments}{skipped}; judgments version {old} -> {new}")
+    print("commit the judgments on their own, then re-baseline: pytest --relevance-update --relevance-reason '...'")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-relevance", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -178,6 +213,33 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("source")
     report.add_argument("--html", required=True, metavar="PATH")
     report.set_defaults(handler=_report)
+    pool = commands.add_parser(
+        "pool",
+        help="write the unjudged documents of the top k (current and baseline) to a CSV or YAML file to grade",
+        description="Pool, for every judged query, the unjudged documents in the top k of the rankings in SOURCES "
+        "(baseline files and JSON reports from --relevance-report), most frequent first, with the query text and "
+        "the documents' title-like fields; a rater fills in the grade column, then `pytest-relevance merge`.",
+    )
+    pool.add_argument("sources", nargs="+", metavar="SOURCE", help="a baseline file or a JSON report")
+    pool.add_argument("--judgments", required=True, help="the judgments file (YAML, CSV or TREC qrels)")
+    pool.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    pool.add_argument("--corpus", help="the corpus, for the documents' title-like fields")
+    pool.add_argument("--id-field", default="id", help="the corpus' document id field (default: id)")
+    pool.add_argument("--field", action="append", help="corpus field to show (repeatable; default: title-like)")
+    pool.add_argument("--depth", type=int, default=10, help="pool the top DEPTH of every ranking (default: 10)")
+    pool.add_argument("-o", "--output", required=True, metavar="PATH", help="the file to write: .csv or .yaml")
+    pool.set_defaults(handler=_pool)
+    merge = commands.add_parser(
+        "merge",
+        help="fold a filled pool file into the judgments and set a new judgments version",
+        description="Add the grades of a filled pool file to the judgments. A grade that contradicts an existing "
+        "one (or another row) is refused, naming each, and nothing is written. YAML judgments get a new version.",
+    )
+    merge.add_argument("filled", help="the pool file with grades filled in (.csv or .yaml)")
+    merge.add_argument("--judgments", required=True, help="the judgments file to update (YAML, CSV or TREC qrels)")
+    merge.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    merge.add_argument("--version", help="the new judgments version (default: the old one's number + 1)")
+    merge.set_defaults(handler=_merge)
     return parser
 
 

@@ -72,9 +72,17 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     result = run(demo, *reports)
     assert result.ret == 1
     markdown = (demo.path / "out" / "r.md").read_text()
-    assert "| head | 51 | ndcg@10 | 0.8096 | 0.7776 | -0.0320 |" in markdown
+    assert "| head | 51 | ndcg@10 | 0.8665 | 0.8390 | -0.0275 |" in markdown
     assert "**regression** (p=" in markdown
     assert "Queries that lost most on ndcg@10:" in markdown
+    assert "| q022 | hiking boots | head | 1.0000 | 0.6300 | -0.3700 | fell: p0569 (3) 5 -> 9," in markdown
+    result.stdout.fnmatch_lines(
+        [
+            "*q022 'hiking boots' [[]head]: 1.0000 -> 0.6300",
+            "*    fell: p0569 (3) 5 -> 9, p0140 (3) 6 -> 11, p1049 (3) 7 -> 14, p0835 (3) 8 -> 15, +2 more",
+            "*    in: p0433 (0) at 5, p0368 (0) at 6, p0983 (0) at 7, p1066 (0) at 8, +1 more",
+        ]
+    )
     text = summary.read_text()
     assert text.startswith("earlier step\n")  # appended, not replaced
     assert text.count("## Relevance") == 2  # the update run and the failing run
@@ -82,8 +90,10 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     (test,) = data["tests"]
     assert test["status"] == "regressed"
     head = next(r for r in test["rows"] if (r["stratum"], r["metric"]) == ("head", "ndcg@10"))
-    assert head["baseline"] == 0.8096
-    assert head["current"] == 0.7776
+    assert head["baseline"] == 0.8665
+    assert head["current"] == 0.8390
+    assert test["churn"]["per_stratum"]["head"] == {"rbo": 0.9336, "overlap": 0.949, "n": 51}
+    assert max(len(r) for r in test["rankings"].values()) == 100  # the run to the depth the metrics need, for `pool`
     assert 0 < head["p"] < 0.05
     assert 0 <= head["floor"] < head["current"]
     assert set(test["per_query"]["q001"]["ndcg@10"]) == {"baseline", "current"}
@@ -110,11 +120,14 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
 
 def test_judged_and_floor_warnings_are_shown(demo: pytest.Pytester) -> None:
     result = run(demo, "--relevance-update")
+    # the demo's pooled top 20 is judged: no judged@k warning out of the box
+    result.stdout.fnmatch_lines(["*judged@10: all 1.00, head 1.00, torso 1.00, tail 1.00; coverage@10 0.*"])
+    assert "warning:" not in result.stdout.str()
+    query = demo.path / "fixtures" / "query.yaml"
+    query.write_text(query.read_text().replace("title^3", "title"))
+    result = run(demo, "--relevance-min-judged", "0.995")
     result.stdout.fnmatch_lines(
-        [
-            "*judged@10: all 0.*, head 0.*; coverage@10 0.*",
-            "*warning: torso: judged@10 0.* < 0.8: unjudged results score 0, so a better ranker can look worse;*",
-        ]
+        ["*warning: torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;*"]
     )
     result = run(demo, "--relevance-floor-margin", "0.95")
     result.stdout.fnmatch_lines(["*is within 0.95 of the constant-answer floor*"])
@@ -133,7 +146,7 @@ def test_compare_exit_codes_and_report_command(demo: pytest.Pytester, capsys: py
     assert main(["compare", str(saved), old, "--format", "md"]) == 1
     out = capsys.readouterr().out
     assert "| tests" not in out
-    assert "head.ndcg@10 | 0.8096 | 0.7776 | -0.0320 | REGRESSION |" in out
+    assert "head.ndcg@10 | 0.8665 | 0.8390 | -0.0275 | REGRESSION |" in out
     assert main(["report", old, "--html", str(demo.path / "b.html")]) == 0
     assert 'class="stratum-chart"' in (demo.path / "b.html").read_text()
     assert main(["compare", str(demo.path / "nope.json"), old]) == 2
@@ -162,3 +175,151 @@ def test_ndcg_at_1_versus_at_k_hints() -> None:
     assert any("look at retrieval" in h for h in hints(retrieval, judgments))
     fine = evaluate({q.id: ["good"] for q in queries}, judgments, metrics)
     assert hints(fine, judgments) == []
+
+
+# ---------------------------------------------------------------- what moved, churn, first runs
+
+
+def _small() -> tuple[Judgments, dict[str, list[str]]]:
+    judgments = Judgments(
+        (
+            Query("q1", "alpha", "head", {}, {"a": 3, "b": 2, "c": 0}),
+            Query("q2", "beta", "tail", {}, {"d": 1}),
+            Query("q3", "gamma", "tail", {}, {"e": 2}),
+        ),
+        "v1",
+        "judgments.yaml",
+    )
+    return judgments, {"q1": ["a", "b", "c"], "q2": ["d", "x"], "q3": ["e", "y"]}
+
+
+def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **settings):
+    from pytest_relevance.baseline import Tolerance, compare, make_entry
+    from pytest_relevance.reports.data import build
+
+    metrics = parse_metrics("ndcg@10 mrr")
+    entry = make_entry(evaluate(before, judgments, metrics), "v1", "custom", Tolerance(), "")
+    if entry_edit:
+        entry = entry_edit(entry)
+    evaluation = evaluate(after, judgments, metrics)
+    comparison = compare(entry, evaluation, Tolerance())
+    return build("t::test", evaluation, judgments, comparison, entry, "custom", "0.005", settings, None), evaluation
+
+
+def test_reports_show_what_fell_and_came_in_for_lost_and_gained_queries() -> None:
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    after = {"q1": ["n", "c", "b", "m"], "q2": ["x", "d"], "q3": ["e", "y"]}
+    report, evaluation = _report(judgments, before, {**before, "q1": after["q1"], "q2": ["d", "x"]})
+    (lost,) = report["movers"]["lost"]
+    assert lost["change"]["fell"] == [
+        {"doc": "a", "grade": 3, "before": 1, "after": None},
+        {"doc": "b", "grade": 2, "before": 2, "after": 3},
+    ]
+    assert [(m["doc"], m["grade"], m["after"]) for m in lost["change"]["came"]] == [("n", None, 1), ("m", None, 4)]
+    text = "\n".join(failure_text(report, evaluation, judgments, "relevance-baseline.json"))
+    assert "  q1 'alpha' [head]: 1.0000 -> 0.2346\n      fell: a (3) 1 -> out, b (2) 2 -> 3\n" in text
+    assert "      in: n (?) at 1, m (?) at 4\n" in text
+    assert "top 3" not in text
+    # the other way round, the reports show the gain and what came in
+    report, _ = _report(judgments, {**before, "q1": after["q1"]}, before)
+    (gained,) = report["movers"]["gained"]
+    assert gained["change"]["came"] == [{"doc": "a", "grade": 3, "before": None, "after": 1}]
+    md = markdown.render([report])
+    assert "| q1 | alpha | head | 0.2346 | 1.0000 | +0.7654 | rose: b (2) 3 -> 2<br>in: a (3) at 1 |" in md
+    assert '<td class="text moved">rose: b (2) 3 -&gt; 2<br>in: a (3) at 1</td>' in html.render([report])
+
+
+def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() -> None:
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.terminal import failure_text, summary_lines
+
+    judgments, before = _small()
+    after = {**before, "q2": ["d", "u1"], "q3": ["e", "u3"]}  # unjudged swaps below the relevant ones
+    report, evaluation = _report(judgments, before, after)
+    assert all(row["status"] == "same" for row in report["rows"])
+    churned = report["churn"]
+    assert churned["max"] is None and churned["exceeded"] == [] and report["status"] == "passed"
+    # q2: [d, x] vs [d, u1] = (1-p)/p * (0.9 + 0.5 * 0.81) + 0.5 * 0.81 = 0.55; q3 the same; q1 1.0
+    assert churned["per_stratum"]["tail"] == {"rbo": 0.55, "overlap": 0.5, "n": 2}
+    assert churned["per_stratum"]["head"] == {"rbo": 1.0, "overlap": 1.0, "n": 1}
+    line = (
+        "rankings vs baseline, RBO (p=0.9) / top-10 overlap: all 0.7000/0.6667, head 1.0000/1.0000, tail 0.5500/0.5000"
+    )
+    assert f"  {line}" in summary_lines("t::test", {"engine": "custom", "judgments": "v1", "report": report})
+    assert line in markdown.render([report])
+    assert "most changed rankings: q2 (RBO 0.55, 1 new, 1 unjudged), q3 (RBO 0.55, 1 new, 1 unjudged)" in (
+        markdown.render([report])
+    )
+    assert '<table class="churn">' in html.render([report])
+    report, evaluation = _report(judgments, before, after, max_churn=0.4)
+    assert report["status"] == "regressed" and report["churn"]["exceeded"] == ["tail"]
+    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    assert text[0] == (
+        "relevance churn beyond relevance_max_churn 0.4 against relevance-baseline.json (1 - mean RBO@10, p=0.9)"
+    )
+    assert "  tail: churn 0.4500 (RBO 0.5500, overlap 0.5000, 2 queries)" in text
+    assert "  q2 'beta' [tail]: RBO 0.5500, 1 new in the top 10, 1 of them unjudged" in text
+    assert _report(judgments, before, after, max_churn=0.5)[0]["status"] == "passed"
+
+
+def test_an_entry_without_rankings_says_once_how_to_add_them() -> None:
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    strip = lambda entry: {k: v for k, v in entry.items() if k not in ("rankings", "rankings_depth")}  # noqa: E731
+    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"]}, strip)
+    assert report["churn"] is None
+    notes = [w for w in report["warnings"] if "has no rankings" in w]
+    assert len(notes) == 1 and "--relevance-update" in notes[0]
+    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    assert "      top 3: c (0), b (2), a (3)" in text
+
+
+def test_missing_queries_warn_with_count_and_ids() -> None:
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {"q1": before["q1"]})
+    assert "2 judged queries are not in the run and score 0: q2, q3" in report["warnings"]
+
+
+def test_set_answers_show_missing_and_extra_labels() -> None:
+    from pytest_relevance.baseline import Tolerance, compare, make_entry
+    from pytest_relevance.reports.data import build
+    from pytest_relevance.reports.terminal import failure_text
+    from pytest_relevance.sets import evaluate_sets
+
+    judgments = Judgments((Query("t1", "ticket", None, {}, {"repo-a": 1, "repo-b": 1}),), "v", "j")
+    old = evaluate_sets({"t1": {"repo-a", "repo-b"}}, judgments)
+    entry = make_entry(old, "v", "custom", Tolerance(), "")
+    assert entry["rankings"] == {"t1": ["repo-a", "repo-b"]} and entry["rankings_depth"] is None
+    new = evaluate_sets({"t1": {"repo-a", "repo-c"}}, judgments)
+    report = build("t", new, judgments, compare(entry, new, Tolerance()), entry, "custom", "0", {}, None)
+    (lost,) = report["movers"]["lost"]
+    assert lost["change"] == {"missing": ["repo-b"], "extra": ["repo-c"]}
+    assert report["churn"] is None
+    text = failure_text(report, new, judgments, "b.json")
+    assert "      missing: repo-b" in text and "      extra: repo-c" in text
+
+
+def test_a_first_run_shows_the_scores_then_the_create_hint() -> None:
+    from pytest_relevance.baseline import Tolerance, compare
+    from pytest_relevance.reports.data import build
+    from pytest_relevance.reports.terminal import no_baseline_text
+
+    judgments, before = _small()
+    evaluation = evaluate(before, judgments, parse_metrics("ndcg@10 mrr"))
+    comparison = compare({}, evaluation, Tolerance())
+    report = build("t.py::test", evaluation, judgments, comparison, None, "custom", "0.005", {}, None)
+    assert report["churn"] is None and not any("has no rankings" in w for w in report["warnings"])
+    lines = no_baseline_text(report, "t.py::test", "relevance-baseline.json")
+    assert (
+        lines[0] == "relevance: no baseline entry for t.py::test in relevance-baseline.json; measured (judgments v1):"
+    )
+    assert lines[1].split() == ["stratum", "n", "ndcg@10", "mrr"]
+    assert lines[2].split() == ["all", "3", "1.0000", "1.0000"]
+    assert lines[-1] == (
+        "create it with: pytest --relevance-update 't.py::test' --relevance-reason 'first baseline' "
+        "(then commit relevance-baseline.json)"
+    )

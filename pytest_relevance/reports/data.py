@@ -13,7 +13,15 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str],
         "movers": {"metric": spec, "lost": [mover], "gained": [mover]},
-            mover = {"query", "text", "stratum", "baseline", "current", "delta"},
+            mover = {"query", "text", "stratum", "baseline", "current", "delta", "change"},
+            change = {"fell": [move], "rose": [move], "came": [move]} against the baseline's top k, with
+                move = {"doc", "grade" (null: unjudged), "before", "after" (1-based; null: not there)};
+                or {"missing": [label], "extra": [label]} for set answers;
+                or {"top": [{"doc", "grade"}]} when the baseline entry has no rankings,
+        "churn": null (no baseline rankings, or set answers) or {"k", "p", "variant", "max" (null: off),
+            "per_stratum": {stratum: {"rbo", "overlap", "n"}}, "exceeded": [stratum],
+            "most_changed": [{"query", "text", "stratum", "rbo", "overlap", "new", "unjudged"}]},
+        "rankings": {query: [doc id, ...]}: the current run, to the depth the metrics need,
         "per_query": {query: {metric: {"baseline": value or null, "current": value}}}}]}
 """
 
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_relevance import churn, rankings
 from pytest_relevance.baseline import DIGITS, Comparison, Entry
 from pytest_relevance.evaluation import (
     Evaluation,
@@ -31,6 +40,7 @@ from pytest_relevance.evaluation import (
     sign_flip_p,
 )
 from pytest_relevance.judgments import Judgments
+from pytest_relevance.metrics import depth
 
 MOVERS = 5
 SMALL = 10
@@ -104,7 +114,24 @@ def build(
             )
     first = metrics[0].spec
     movers = [_mover(m, judgments) for m in comparison.movers]
-    status = "regressed" if any(r["status"] == "regression" for r in rows) else "passed"
+    lost = [m for m in movers if m["delta"] < 0][:MOVERS]
+    gained = sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS]
+    threshold = getattr(metrics[0], "threshold", 1)
+    for mover in lost + gained:
+        mover["change"] = _change(mover["query"], evaluation, judgments, comparison, set_answers, threshold)
+    churned = None
+    if comparison.rankings is not None and comparison.depth is not None:
+        churned = _churn(evaluation, judgments, comparison, settings.get("max_churn"))
+    elif entry is not None and not set_answers:
+        warnings.append(
+            "the baseline entry has no rankings (written by an older version), so only scores are compared: "
+            "re-baseline with --relevance-update to keep each query's top k and see what moved"
+        )
+    missing = None if set_answers else rankings.missing_queries(evaluation.run, judgments)
+    if missing:
+        warnings.append(missing)
+    regressed = any(r["status"] == "regression" for r in rows) or bool(churned and churned["exceeded"])
+    status = "regressed" if regressed else "passed"
     return {
         "test": nodeid,
         "engine": engine,
@@ -122,11 +149,9 @@ def build(
         "duplicates": dict(evaluation.duplicates),
         "hints": notes,
         "warnings": list(dict.fromkeys(warnings)),
-        "movers": {
-            "metric": first,
-            "lost": [m for m in movers if m["delta"] < 0][:MOVERS],
-            "gained": sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS],
-        },
+        "movers": {"metric": first, "lost": lost, "gained": gained},
+        "churn": churned,
+        "rankings": {qid: docs[: depth(metrics)] for qid, docs in evaluation.run.items()},
         "per_query": {
             qid: {
                 spec: {"baseline": old_queries.get(qid, {}).get(spec), "current": round(value, DIGITS)}
@@ -146,6 +171,40 @@ def _mover(mover: Any, judgments: Judgments) -> dict[str, Any]:
         "baseline": mover.before,
         "current": mover.after,
         "delta": mover.delta,
+    }
+
+
+def _change(
+    qid: str,
+    evaluation: Evaluation,
+    judgments: Judgments,
+    comparison: Comparison,
+    set_answers: bool,
+    threshold: float,
+) -> dict[str, Any]:
+    """What moved in one query: the before/after of its top k, the labels an answer misses or adds, or (with no
+    baseline rankings) the current top 3."""
+    grades = judgments[qid].grades
+    current = evaluation.run.get(qid, [])
+    if set_answers:
+        return rankings.set_diff({d for d, g in grades.items() if g >= threshold}, current)
+    if comparison.rankings is not None and comparison.depth is not None and qid in comparison.rankings:
+        return rankings.diff(comparison.rankings[qid], current, grades, comparison.depth, threshold).as_dict()
+    return rankings.top(current, grades)
+
+
+def _churn(evaluation: Evaluation, judgments: Judgments, comparison: Comparison, limit: float | None) -> dict[str, Any]:
+    assert comparison.rankings is not None and comparison.depth is not None
+    per_query = churn.per_query(comparison.rankings, evaluation.run, comparison.depth)
+    strata = churn.per_stratum(per_query, judgments.groups)
+    return {
+        "k": comparison.depth,
+        "p": churn.P,
+        "variant": churn.VARIANT,
+        "max": limit,
+        "per_stratum": strata,
+        "exceeded": churn.exceeded(strata, limit),
+        "most_changed": churn.most_changed(per_query, judgments),
     }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from pytest_relevance import rankings
 from pytest_relevance.reports.markdown import _delta, _number
 
 _CSS = """
@@ -73,6 +74,33 @@ def _deltas(report: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _churn(churned: Mapping[str, Any]) -> str:
+    """Per stratum, how much the rankings changed against the baseline, and the queries that changed most."""
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{v['n']}</td><td>{v['rbo']:.4f}</td><td>{v['overlap']:.4f}</td></tr>"
+        for name, v in churned["per_stratum"].items()
+        if v["n"]
+    )
+    limit = "" if churned.get("max") is None else f"; relevance_max_churn {churned['max']:g}"
+    parts = [
+        f"<h3>Rankings against the baseline (top {churned['k']})</h3>",
+        f"<p>RBO with p={churned['p']}, {escape(churned['variant'])}{escape(limit)}</p>",
+        '<table class="churn"><tr><th>stratum</th><th>n</th><th>mean RBO</th>'
+        f"<th>top-{churned['k']} overlap</th></tr>{rows}</table>",
+    ]
+    if churned["most_changed"]:
+        parts.append(
+            '<table class="changed"><tr><th>query</th><th>text</th><th>RBO</th><th>new</th><th>unjudged</th></tr>'
+            + "".join(
+                f'<tr><td>{escape(c["query"])}</td><td class="text">{escape(c["text"])}</td><td>{c["rbo"]:.4f}</td>'
+                f"<td>{c['new']}</td><td>{c['unjudged']}</td></tr>"
+                for c in churned["most_changed"]
+            )
+            + "</table>"
+        )
+    return "".join(parts)
+
+
 def render(reports: Sequence[Mapping[str, Any]]) -> str:
     body = [
         "<h1>Relevance report</h1>",
@@ -110,15 +138,18 @@ def render(reports: Sequence[Mapping[str, Any]]) -> str:
         movers = report["movers"]["lost"] + report["movers"]["gained"]
         body.append(
             '<table class="movers"><tr><th>query</th><th>text</th><th>stratum</th><th>baseline</th>'
-            "<th>current</th><th>delta</th></tr>"
+            "<th>current</th><th>delta</th><th>what moved</th></tr>"
         )
         for m in movers:
+            moved = "<br>".join(escape(line) for line in rankings.render(m.get("change") or {}))
             body.append(
                 f'<tr><td>{escape(m["query"])}</td><td class="text">{escape(m["text"])}</td>'
                 f"<td>{escape(m['stratum'] or '')}</td><td>{m['baseline']:.4f}</td><td>{m['current']:.4f}</td>"
-                f"<td>{m['delta']:+.4f}</td></tr>"
+                f'<td>{m["delta"]:+.4f}</td><td class="text moved">{moved}</td></tr>'
             )
         body.append("</table>")
+        if report.get("churn"):
+            body.append(_churn(report["churn"]))
         notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
         if notes:
             body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")

@@ -5,16 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
+from pytest_relevance.rankings import render
+from pytest_relevance.reports.markdown import churn_line
 
 
 def _signed(value: float) -> str:
     return f"{value:+.4f}"
-
-
-def _grade(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def regression_line(row: Mapping[str, Any]) -> str:
@@ -23,25 +22,60 @@ def regression_line(row: Mapping[str, Any]) -> str:
     return f"  {row['stratum']}.{row['metric']}: {change}"
 
 
+def _cut(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def mover_lines(mover: Mapping[str, Any], indent: str = "  ") -> list[str]:
+    """One query that moved, then what moved in it: `fell: p0087 (3) 1 -> 12`, `in: p0999 (?) at 1`."""
+    stratum = f" [{mover['stratum']}]" if mover["stratum"] else ""
+    head = (
+        f"{indent}{mover['query']} {_cut(mover['text'])!r}{stratum}: {mover['baseline']:.4f} -> {mover['current']:.4f}"
+    )
+    return [head, *(f"{indent}    {line}" for line in render(mover.get("change") or {}))]
+
+
 def failure_text(report: Mapping[str, Any], evaluation: Evaluation, judgments: Judgments, baseline: str) -> list[str]:
-    """Failing stratum.metric lines (with the p-value of the drop), the queries that dropped most, what to do."""
-    lines = [f"relevance regression in {baseline} (judgments {judgments.version}, tolerance {report['tolerance']})"]
-    lines += [regression_line(row) for row in report["rows"] if row["status"] == "regression"]
-    lost = report["movers"]["lost"]
-    if lost:
-        lines.append(f"queries that dropped most on {report['movers']['metric']}:")
-        for mover in lost:
-            query = judgments[mover["query"]]
-            top = evaluation.run.get(query.id, [])[:3]
-            shown = ", ".join(f"{doc} ({_grade(query.grades[doc]) if doc in query.grades else '?'})" for doc in top)
-            stratum = f" [{query.stratum}]" if query.stratum else ""
-            lines.append(
-                f"  {query.id} {query.text!r}{stratum}: {mover['baseline']:.4f} -> {mover['current']:.4f}; "
-                f"top 3: {shown or 'nothing returned'}"
-            )
+    """Failing stratum.metric lines (with the p-value of the drop), then for the queries that dropped most what
+    fell and what came in, churn beyond relevance_max_churn, and what to do."""
+    lines = []
+    regressions = [row for row in report["rows"] if row["status"] == "regression"]
+    if regressions:
+        lines.append(
+            f"relevance regression in {baseline} (judgments {judgments.version}, tolerance {report['tolerance']})"
+        )
+        lines += [regression_line(row) for row in regressions]
+        lost = report["movers"]["lost"]
+        if lost:
+            lines.append(f"queries that dropped most on {report['movers']['metric']}:")
+            for mover in lost:
+                lines += mover_lines(mover)
+    churned = report.get("churn")
+    if churned and churned["exceeded"]:
+        lines += failure_lines(churned, baseline)
     lines.append(
         f"if the change is intended: pytest --relevance-update --relevance-reason '<why>' and commit {baseline} "
         "in a commit of its own"
+    )
+    return lines
+
+
+def no_baseline_text(report: Mapping[str, Any], nodeid: str, baseline: str) -> list[str]:
+    """A first run: the numbers it measured (so a user sees them before committing anything), then how to create
+    the entry. `report` is built against an empty entry."""
+    lines = [f"relevance: no baseline entry for {nodeid} in {baseline}; measured (judgments {report['judgments']}):"]
+    metrics = list(dict.fromkeys(r["metric"] for r in report["rows"]))
+    strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
+    cells = {(r["stratum"], r["metric"]): r for r in report["rows"]}
+    width = max(8, *(len(s) + 2 for s in strata))
+    lines.append(f"  {'stratum':<{width}}{'n':>5}  " + "".join(f"{m:>12}" for m in metrics))
+    for stratum in strata:
+        values = "".join(f"{cells[stratum, m]['current']:>12.4f}" for m in metrics)
+        lines.append(f"  {stratum:<{width}}{cells[stratum, metrics[0]]['n']:>5}  {values}")
+    lines += [f"  warning: {warning}" for warning in report["warnings"]]
+    lines.append(
+        f"create it with: pytest --relevance-update '{nodeid}' --relevance-reason 'first baseline' "
+        f"(then commit {baseline})"
     )
     return lines
 
@@ -76,6 +110,8 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
         extra.append(f"duplicates in {len(report['duplicates'])} queries")
     if extra:
         lines.append("  " + "; ".join(extra))
+    if report.get("churn"):
+        lines.append(f"  {churn_line(report['churn'])}")
     stale = [c for c in rows if c["status"] == "improvement"]
     if stale and not result.get("updated"):
         improved = ", ".join(f"{c['stratum']}.{c['metric']} {_signed(c['delta'])}" for c in stale)

@@ -1,0 +1,300 @@
+"""The judging loop: pool the documents that need a judgment, let a rater fill in grades, merge them back.
+
+`pool` collects, for every judged query, the unjudged documents in the top k of the current rankings (a JSON
+report) and of the baseline's (the baseline file), most frequent first, with the query text and the documents'
+title-like fields, into a CSV or YAML file a rater fills in. `merge` folds the filled file into the judgments,
+refuses any grade that contradicts an existing one (naming each), and sets a new judgments version, so the refresh
+lands in a commit of its own, followed by a re-baseline.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.judgments import Judgments, Query, load_judgments
+
+TITLE_FIELDS = ("title", "name", "headline", "subject", "label")
+COLUMNS = ("query_id", "query", "stratum", "doc_id", "rank", "shown_in")
+
+
+# ---------------------------------------------------------------- pool
+
+
+def read_rankings(path: Path) -> list[dict[str, list[str]]]:
+    """Every test's rankings from a baseline file or a JSON report (`--relevance-report out.json`)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RelevanceInputError(path, "no such file") from None
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
+        found = [test.get("rankings") for test in data.get("tests", [])]
+    elif isinstance(data, dict) and isinstance(data.get("entries"), dict):
+        found = [entry.get("rankings") for entry in data["entries"].values()]
+    else:
+        raise RelevanceInputError(path, "neither a pytest-relevance baseline nor a JSON report")
+    rankings = [r for r in found if isinstance(r, dict)]
+    if not rankings:
+        raise RelevanceInputError(
+            path,
+            "holds no rankings: re-baseline with --relevance-update, or write a JSON report with --relevance-report",
+        )
+    return rankings
+
+
+def pool(
+    judgments: Judgments,
+    rankings: Iterable[Mapping[str, Sequence[str]]],
+    k: int,
+    documents: Mapping[str, Mapping[str, Any]] | None = None,
+    fields: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """One row per (query, unjudged document in any of the top k), the documents shown most often first.
+
+    `shown_in` counts the top-k lists (over queries and sources) a document appears in unjudged: a rater who
+    reads it once grades all its rows, and the documents that leave most numbers resting on guesses come first.
+    """
+    best: dict[tuple[str, str], int] = {}
+    shown: dict[str, int] = {}
+    for ranking in rankings:
+        for qid, docs in ranking.items():
+            if qid not in judgments:
+                continue
+            grades = judgments[qid].grades
+            for rank, doc in enumerate(dict.fromkeys(docs[:k]), 1):
+                if doc in grades:
+                    continue
+                shown[doc] = shown.get(doc, 0) + 1
+                best[qid, doc] = min(rank, best.get((qid, doc), rank))
+    rows = []
+    for (qid, doc), rank in sorted(best.items(), key=lambda item: (-shown[item[0][1]], item[0][1], item[0][0])):
+        query = judgments[qid]
+        row: dict[str, Any] = {
+            "query_id": qid,
+            "query": query.text,
+            "stratum": query.stratum or "",
+            "doc_id": doc,
+            "rank": rank,
+            "shown_in": shown[doc],
+        }
+        source = (documents or {}).get(doc, {})
+        for name in fields:
+            value = source.get(name, "")
+            row[name] = value if isinstance(value, str) else json.dumps(value)
+        row["grade"] = None
+        rows.append(row)
+    return rows
+
+
+def title_fields(documents: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The title-like fields the corpus has (title, name, headline, subject, label)."""
+    present = {key for doc in documents for key in doc}
+    return [name for name in TITLE_FIELDS if name in present]
+
+
+def write_pool(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> None:
+    """CSV or YAML by suffix; the `grade` column is left empty for the rater."""
+    header = [*COLUMNS, *fields, "grade"]
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, header)
+            writer.writeheader()
+            writer.writerows({**row, "grade": ""} for row in rows)
+    elif suffix in (".yaml", ".yml"):
+        import yaml
+
+        note = (
+            "# Fill in each grade (0 = not relevant ... 3 = exactly what was asked; leave null to skip), then run\n"
+            "# pytest-relevance merge THIS_FILE --judgments JUDGMENTS\n"
+        )
+        text = yaml.safe_dump([{c: row[c] for c in header} for row in rows], sort_keys=False, allow_unicode=True)
+        path.write_text(note + text, encoding="utf-8")
+    else:
+        raise RelevanceInputError(path, "the suffix names the format: .csv, .yaml or .yml")
+
+
+# ---------------------------------------------------------------- merge
+
+
+@dataclass(frozen=True)
+class Graded:
+    query: str
+    doc: str
+    grade: float
+    where: str  # "line 3" or "row 2", for errors
+
+
+def read_filled(path: Path) -> tuple[list[Graded], int]:
+    """The graded rows of a filled pool file, and how many rows were left without a grade."""
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise RelevanceInputError(path, "no such file")
+    if suffix == ".csv":
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = {"query_id", "doc_id", "grade"} - set(reader.fieldnames or ())
+            if missing:
+                raise RelevanceInputError(path, f"missing column(s) {', '.join(sorted(missing))}", 1)
+            raw = [(f"line {reader.line_num}", reader.line_num, row) for row in reader]
+    elif suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+        if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+            raise RelevanceInputError(path, "expected a list of rows with query_id, doc_id and grade")
+        raw = [(f"row {i}", None, row) for i, row in enumerate(data, 1)]
+    else:
+        raise RelevanceInputError(path, "the suffix names the format: .csv, .yaml or .yml")
+    graded, blank = [], 0
+    for where, line, row in raw:
+        grade = row.get("grade")
+        if grade is None or str(grade).strip() == "":
+            blank += 1
+            continue
+        qid, doc = str(row.get("query_id") or "").strip(), str(row.get("doc_id") or "").strip()
+        if not qid or not doc:
+            raise RelevanceInputError(path, f"{where}: query_id and doc_id are required", line)
+        graded.append(Graded(qid, doc, _grade(grade, path, where, line), where))
+    return graded, blank
+
+
+def _grade(value: object, path: Path, where: str, line: int | None) -> float:
+    try:
+        number = float(value) if not isinstance(value, bool) else None  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number < 0 or number != number:
+        raise RelevanceInputError(path, f"{where}: grade {value!r} is not a number >= 0 (0 = not relevant)", line)
+    return int(number) if number.is_integer() else number
+
+
+def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[str, dict[str, float]]:
+    """The new grades per query; a grade that contradicts the judgments or another row is refused, naming all."""
+    added: dict[str, dict[str, float]] = {}
+    first: dict[tuple[str, str], Graded] = {}
+    conflicts, unknown = [], []
+    for row in graded:
+        if row.query not in judgments:
+            unknown.append(f"{row.query} ({row.where})")
+            continue
+        existing = judgments[row.query].grades.get(row.doc)
+        if existing is not None and existing != row.grade:
+            conflicts.append(f"{row.query}/{row.doc}: {row.grade:g} here ({row.where}), {existing:g} in the judgments")
+            continue
+        earlier = first.setdefault((row.query, row.doc), row)
+        if earlier.grade != row.grade:
+            conflicts.append(
+                f"{row.query}/{row.doc}: {earlier.grade:g} ({earlier.where}) and {row.grade:g} ({row.where})"
+            )
+        elif existing is None:
+            added.setdefault(row.query, {})[row.doc] = row.grade
+    if unknown:
+        raise RelevanceInputError(source, f"query ids not in the judgments: {', '.join(unknown[:10])}")
+    if conflicts:
+        shown = "; ".join(conflicts[:20]) + (f"; and {len(conflicts) - 20} more" if len(conflicts) > 20 else "")
+        raise RelevanceInputError(
+            source,
+            f"{len(conflicts)} grade(s) conflict, nothing merged: {shown}. Settle them (edit the filled file, or the "
+            "judgments in a commit of their own), then merge again",
+        )
+    return added
+
+
+def next_version(version: str) -> str:
+    """demo-1 -> demo-2, v7 -> v8, 2024.1 -> 2024.2; a version without a trailing number gets `-2`."""
+    match = re.search(r"(\d+)$", version)
+    if match is None:
+        return f"{version}-2"
+    return version[: match.start()] + str(int(match.group(1)) + 1).zfill(len(match.group(1)))
+
+
+def write_judgments(path: Path, judgments: Judgments, added: Mapping[str, Mapping[str, float]], version: str) -> None:
+    """Write the judgments with the new grades: YAML is rewritten one line per query (leading comments kept),
+    CSV and TREC qrels get rows appended (their version is the content hash, which changes by itself)."""
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))
+        body = [f"version: {_scalar(version)}"] if version else []
+        body.append("queries:")
+        for query in judgments.queries:
+            body.append(f"  - {_query_line(query, {**query.grades, **added.get(query.id, {})})}")
+        path.write_text("\n".join([*header, *body]) + "\n", encoding="utf-8")
+    elif suffix == ".csv":
+        with path.open("a", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            for qid, grades in added.items():
+                query = judgments[qid]
+                for doc, grade in sorted(grades.items()):
+                    writer.writerow([qid, query.text, query.stratum or "", doc, _number(grade)])
+    else:
+        with path.open("a", encoding="utf-8") as handle:
+            for qid, grades in added.items():
+                for doc, grade in sorted(grades.items()):
+                    handle.write(f"{qid} 0 {doc} {_number(grade)}\n")
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/]*$")
+_YAML_WORDS = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "nan", "inf"}
+
+
+def _scalar(value: object) -> str:
+    """A YAML flow scalar that reads back as the same string: plain when safe, else JSON-quoted."""
+    text = str(value)
+    if _PLAIN.match(text) and text.lower() not in _YAML_WORDS:
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _query_line(query: Query, grades: Mapping[str, float]) -> str:
+    parts = [f"id: {_scalar(query.id)}", f"text: {json.dumps(query.text, ensure_ascii=False)}"]
+    if query.stratum is not None:
+        parts.append(f"stratum: {_scalar(query.stratum)}")
+    if query.params:
+        parts.append(f"params: {json.dumps(dict(query.params), ensure_ascii=False, sort_keys=True)}")
+    parts.append("grades: {" + ", ".join(f"{_scalar(d)}: {_number(g)}" for d, g in grades.items()) + "}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def merge_file(
+    judgments_path: Path, filled_path: Path, version: str | None = None, topics: Path | None = None
+) -> tuple[str, str, int, int]:
+    """merge, then write and read back (the written file must load to exactly the merged judgments).
+
+    Returns (old version, new version, grades added, rows left blank)."""
+    judgments = load_judgments(judgments_path, topics)
+    graded, blank = read_filled(filled_path)
+    added = merge(judgments, graded, filled_path)
+    count = sum(len(g) for g in added.values())
+    if not count:
+        return judgments.version, judgments.version, 0, blank
+    declared = not judgments.version.startswith("sha256:")
+    if version and judgments_path.suffix.lower() not in (".yaml", ".yml"):
+        raise RelevanceInputError(judgments_path, "only YAML judgments declare a version; this one is a content hash")
+    new_version = version or (next_version(judgments.version) if declared else "")
+    original = judgments_path.read_bytes()
+    write_judgments(judgments_path, judgments, added, new_version)
+    reloaded = load_judgments(judgments_path, topics)
+    expected = {q.id: {**q.grades, **added.get(q.id, {})} for q in judgments.queries}
+    if {q.id: dict(q.grades) for q in reloaded.queries} != expected:
+        judgments_path.write_bytes(original)
+        raise RelevanceInputError(judgments_path, "the merged file did not read back the same; left unchanged")
+    return judgments.version, reloaded.version, count, blank

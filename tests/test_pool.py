@@ -1,0 +1,184 @@
+"""The judging loop: `pytest-relevance pool` and `merge`, through the CLI's main() and as a process."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pytest_relevance.baseline import Tolerance, dumps, make_entry
+from pytest_relevance.cli import main
+from pytest_relevance.evaluation import evaluate
+from pytest_relevance.judgments import load_judgments
+from pytest_relevance.metrics import parse_metrics
+from pytest_relevance.pool import next_version
+
+JUDGMENTS = """\
+# hand-written judgments
+version: v7
+queries:
+  - {id: q1, text: "wireless headphones", stratum: head, grades: {a: 3, b: 0}}
+  - {id: q2, text: "usb cable", stratum: tail, params: {category: computers}, grades: {c: 2}}
+"""
+CORPUS = "\n".join(
+    json.dumps({"id": d, "title": f"Title of {d}", "price": 1}) for d in ["a", "b", "c", "x", "y", "z", "true"]
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "judgments.yaml").write_text(JUDGMENTS)
+    (tmp_path / "corpus.ndjson").write_text(CORPUS + "\n")
+    judgments = load_judgments(tmp_path / "judgments.yaml")
+    metrics = parse_metrics("ndcg@10")
+    baseline = {"q1": ["a", "x", "b"], "q2": ["c", "y"]}
+    entry = make_entry(evaluate(baseline, judgments, metrics), "v7", "custom", Tolerance(), "")
+    (tmp_path / "relevance-baseline.json").write_text(dumps({"t::test": entry}))
+    report = {"pytest-relevance-report": 1, "tests": [{"test": "t::test", "rankings": {"q1": ["z", "x", "a"]}}]}
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    return tmp_path
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_pool_writes_unjudged_documents_of_current_and_baseline_most_frequent_first(project: Path, capsys) -> None:
+    code, out, _ = cli(
+        capsys,
+        "pool",
+        project / "relevance-baseline.json",
+        project / "report.json",
+        "--judgments",
+        project / "judgments.yaml",
+        "--corpus",
+        project / "corpus.ndjson",
+        "-o",
+        project / "pool.csv",
+    )
+    assert code == 0
+    assert "3 (query, document) pairs to judge, 3 documents, top 10" in out
+    rows = list(csv.DictReader((project / "pool.csv").open()))
+    assert list(rows[0]) == ["query_id", "query", "stratum", "doc_id", "rank", "shown_in", "title", "grade"]
+    # x is unjudged in q1's baseline and current top k (shown twice); y and z once each
+    assert [(r["query_id"], r["doc_id"], r["rank"], r["shown_in"]) for r in rows] == [
+        ("q1", "x", "2", "2"),
+        ("q2", "y", "2", "1"),
+        ("q1", "z", "1", "1"),
+    ]
+    assert rows[0]["query"] == "wireless headphones" and rows[0]["title"] == "Title of x" and rows[0]["grade"] == ""
+    code, _, _ = cli(
+        capsys, "pool", project / "report.json", "--judgments", project / "judgments.yaml", "--depth", "1", "-o",
+        project / "pool.yaml",
+    )  # fmt: skip
+    assert code == 0
+    assert yaml.safe_load((project / "pool.yaml").read_text()) == [
+        {"query_id": "q1", "query": "wireless headphones", "stratum": "head", "doc_id": "z", "rank": 1, "shown_in": 1,
+         "grade": None}
+    ]  # fmt: skip
+
+
+def test_merge_adds_grades_and_sets_a_new_version(project: Path, capsys) -> None:
+    filled = project / "filled.csv"
+    filled.write_text(
+        "query_id,query,stratum,doc_id,rank,shown_in,title,grade\n"
+        "q1,wireless headphones,head,x,2,2,Title of x,2\n"
+        "q2,usb cable,tail,y,2,1,Title of y,\n"
+        "q1,wireless headphones,head,a,1,1,Title of a,3\n"  # agrees with the judgments: fine
+        "q2,usb cable,tail,true,1,1,Title,0.5\n"
+    )
+    code, out, _ = cli(capsys, "merge", filled, "--judgments", project / "judgments.yaml")
+    assert code == 0
+    assert "merged 2 grades" in out and "1 rows left without a grade" in out and "version v7 -> v8" in out
+    text = (project / "judgments.yaml").read_text()
+    assert text.startswith("# hand-written judgments\nversion: v8\n")
+    assert '  - {id: q1, text: "wireless headphones", stratum: head, grades: {a: 3, b: 0, x: 2}}' in text
+    judgments = load_judgments(project / "judgments.yaml")
+    assert judgments.version == "v8"
+    assert dict(judgments["q2"].grades) == {"c": 2, "true": 0.5}  # a YAML word as an id stays a string
+    assert dict(judgments["q2"].params) == {"category": "computers"}
+    code, out, _ = cli(capsys, "merge", filled, "--judgments", project / "judgments.yaml")
+    assert code == 0 and "nothing to merge" in out  # merging the same file again changes nothing
+
+
+def test_merge_refuses_conflicts_and_names_them(project: Path, capsys) -> None:
+    before = (project / "judgments.yaml").read_text()
+    filled = project / "filled.yaml"
+    filled.write_text(
+        yaml.safe_dump(
+            [
+                {"query_id": "q1", "doc_id": "a", "grade": 1},
+                {"query_id": "q1", "doc_id": "x", "grade": 2},
+                {"query_id": "q1", "doc_id": "x", "grade": 3},
+                {"query_id": "q2", "doc_id": "y", "grade": 1},
+            ]
+        )
+    )
+    code, _, err = cli(capsys, "merge", filled, "--judgments", project / "judgments.yaml")
+    assert code == 2
+    assert (
+        "2 grade(s) conflict, nothing merged: q1/a: 1 here (row 1), 3 in the judgments; q1/x: 2 (row 2) and 3 (row 3)"
+        in (err)
+    )
+    assert (project / "judgments.yaml").read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("query_id,doc_id\nq1,x\n", "missing column(s) grade"),
+        ("query_id,doc_id,grade\nq1,x,high\n", "filled.csv:2: line 2: grade 'high' is not a number >= 0"),
+        ("query_id,doc_id,grade\nq1,x,-1\n", "grade '-1' is not a number >= 0"),
+        ("query_id,doc_id,grade\nq9,x,1\n", "query ids not in the judgments: q9 (line 2)"),
+    ],
+)
+def test_bad_filled_files_are_one_error(project: Path, capsys, text: str, message: str) -> None:
+    (project / "filled.csv").write_text(text)
+    code, _, err = cli(capsys, "merge", project / "filled.csv", "--judgments", project / "judgments.yaml")
+    assert code == 2
+    assert message in err
+
+
+def test_pool_needs_rankings(project: Path, capsys) -> None:
+    (project / "old.json").write_text(json.dumps({"pytest-relevance": 1, "entries": {"t": {"queries": {}}}}))
+    code, _, err = cli(capsys, "pool", project / "old.json", "--judgments", project / "judgments.yaml", "-o", "p.csv")
+    assert code == 2
+    assert "holds no rankings: re-baseline with --relevance-update" in err
+
+
+def test_csv_judgments_get_rows_appended(tmp_path: Path, capsys) -> None:
+    judgments = tmp_path / "j.csv"
+    judgments.write_text("query_id,query,stratum,doc_id,grade\nq1,alpha,head,a,3\n")
+    before = load_judgments(judgments).version
+    (tmp_path / "f.csv").write_text("query_id,doc_id,grade\nq1,b,1\n")
+    assert cli(capsys, "merge", tmp_path / "f.csv", "--judgments", judgments)[0] == 0
+    assert judgments.read_text().endswith("q1,alpha,head,b,1\n")
+    assert load_judgments(judgments).version != before
+
+
+def test_next_version() -> None:
+    assert [next_version(v) for v in ("demo-1", "v7", "2024.09", "gold")] == ["demo-2", "v8", "2024.10", "gold-2"]
+
+
+def test_pool_and_merge_run_as_a_process(project: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_relevance.cli", "pool", "report.json", "--judgments", "judgments.yaml",
+         "-o", "pool.csv"],
+        cwd=project, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "2 (query, document) pairs" in out
+    rows = (project / "pool.csv").read_text().replace("\r\n", "\n").splitlines()
+    (project / "pool.csv").write_text("\n".join([rows[0], *(r + "1" for r in rows[1:])]) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_relevance.cli", "merge", "pool.csv", "--judgments", "judgments.yaml"],
+        cwd=project, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert dict(load_judgments(project / "judgments.yaml")["q1"].grades) == {"a": 3, "b": 0, "z": 1, "x": 1}
