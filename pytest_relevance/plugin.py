@@ -354,7 +354,7 @@ def relevance_session_index(
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.templates import load_template
+    from pytest_relevance.templates import has_query_placeholder, load_template
 
     config = request.config
     state = _state(config)
@@ -384,6 +384,11 @@ def relevance_session_index(
     index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
+    if not has_query_placeholder(template):
+        _warn(
+            f"{setting(config, 'relevance_query')}: the template has no {{{{query}}}}, so every query gets the same "
+            "results; put {{query}} where the user's text goes"
+        )
     judgments = _input(state.load_judgments, setting(config, "relevance_judgments"))
     _warn_missing_documents(judgments, relevance_corpus, setting(config, "relevance_id_field"))
     fixture = FixtureIndex(
@@ -414,20 +419,21 @@ def relevance_index(request: pytest.FixtureRequest, relevance_session_index: Any
     return relevance_session_index.for_test(judgments, settings.now, depth(settings.metrics))
 
 
-def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], id_field: str) -> None:
-    """Judged documents the corpus lacks measure retrieval failure, not ranking: say so once."""
+def _warn(message: str) -> None:
     import warnings
 
+    warnings.warn(RelevanceWarning(message), stacklevel=3)
+
+
+def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], id_field: str) -> None:
+    """Judged documents the corpus lacks measure retrieval failure, not ranking: say so once."""
     present = {str(doc.get(id_field)) for doc in corpus}
     missing = sorted({doc for q in judgments.queries for doc in q.grades} - present)
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
-        warnings.warn(
-            RelevanceWarning(
-                f"{len(missing)} judged documents are not in the corpus ({shown}): no ranking can return them, so "
-                "they count as misses; add them to the corpus or drop their judgments"
-            ),
-            stacklevel=2,
+        _warn(
+            f"{len(missing)} judged documents are not in the corpus ({shown}): no ranking can return them, so they "
+            "count as misses; add them to the corpus or drop their judgments"
         )
 
 

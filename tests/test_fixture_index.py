@@ -1,0 +1,49 @@
+"""What relevance_index gives a test: the marker's overrides reach the run, and inputs that mislead are warned about."""
+
+from __future__ import annotations
+
+import pytest
+
+OVERRIDES = """\
+import json, pathlib, pytest
+
+OUT = pathlib.Path(__file__).parent / "default.json"
+
+def test_default(relevance_index):
+    assert relevance_index.depth == 100
+    OUT.write_text(json.dumps(dict(relevance_index.run())))
+
+@pytest.mark.relevance(now="2019-06-01T00:00:00Z", metrics="recall@1000")
+def test_marked(relevance_index):
+    assert relevance_index.instant.year == 2019
+    assert relevance_index.depth == 1000
+    run = relevance_index.run()
+    assert max(len(docs) for docs in run.values()) > 100
+    assert dict(run) != json.loads(OUT.read_text())  # the recency decay ranks from 2019 now
+"""
+
+
+def test_marker_now_and_metrics_reach_relevance_index(demo: pytest.Pytester) -> None:
+    demo.makepyfile(test_gate=OVERRIDES)
+    result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_a_template_without_query_is_a_relevance_warning(demo: pytest.Pytester) -> None:
+    query = demo.path / "fixtures" / "query.yaml"
+    query.write_text(query.read_text().replace('"{{query}}"', '"boots"'))
+    demo.makepyfile(test_gate="def test_run(relevance_index):\n    relevance_index.run()\n")
+    result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*RelevanceWarning: fixtures/query.yaml: the template has no {{query}}, so every *"])
+    result = demo.runpytest_inprocess("-p", "no:cacheprovider", "-W", "error::pytest_relevance.plugin.RelevanceWarning")
+    assert result.ret == 1
+
+
+def test_judged_documents_missing_from_the_corpus_are_counted(demo: pytest.Pytester) -> None:
+    judgments = demo.path / "fixtures" / "judgments.yaml"
+    judgments.write_text(judgments.read_text().replace("grades: {", "grades: {zz-gone: 2, ", 2))
+    demo.makepyfile(test_gate="def test_run(relevance_index):\n    relevance_index.run()\n")
+    result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*RelevanceWarning: 1 judged documents are not in the corpus (zz-gone): no ranking *"])
