@@ -45,6 +45,8 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_floor_margin": ("warn when a value is within this of its constant-answer floor", "0.05"),
     "relevance_alpha": ("if set (e.g. 0.05), fail only on drops beyond tolerance that are also significant", ""),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
+    "relevance_snapshot_depth": ("ranked ids per query kept in the baseline (at most the deepest cut-off)", "10"),
+    "relevance_max_churn": ("if set (e.g. 0.2), fail when 1 - mean RBO vs the baseline's rankings exceeds it", ""),
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
 }
 #: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
@@ -544,10 +546,22 @@ class RelevanceSnapshot:
             problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
         if not update:
             if entry is None:
-                self.explanation = [
-                    f"relevance: no baseline entry for {nodeid} in {baseline}",
-                    "create it with: pytest --relevance-update (then commit the baseline file)",
-                ]
+                from pytest_relevance.reports.terminal import no_baseline_text
+
+                report = build(
+                    nodeid,
+                    evaluation,
+                    self.judgments,
+                    compare({}, evaluation, self.tolerance),
+                    None,
+                    engine,
+                    str(self.tolerance),
+                    self.settings.report,
+                    getattr(run, "corpus_size", None),
+                )
+                report["status"] = "no baseline"
+                state.results[nodeid] = {**result, "report": report}
+                self.explanation = no_baseline_text(report, nodeid, baseline)
                 return False
             if problems:
                 self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
@@ -556,7 +570,9 @@ class RelevanceSnapshot:
         new = None
         if update:
             reason = config.getoption("relevance_reason")
-            new = make_entry(evaluation, self.judgments.version, engine, self.tolerance, reason)
+            new = make_entry(
+                evaluation, self.judgments.version, engine, self.tolerance, reason, self.settings.snapshot_depth
+            )
         # an update compares with the old entry when it can, else with itself (every delta 0)
         reference = entry if entry is not None and not problems else new
         report = build(

@@ -127,6 +127,8 @@ class Settings:
     floor_margin: float
     alpha: float | None
     unused: str
+    snapshot_depth: int
+    max_churn: float | None
 
     @property
     def depth(self) -> int:
@@ -135,7 +137,13 @@ class Settings:
     @property
     def report(self) -> dict[str, Any]:
         """The values the reports read."""
-        return {"alpha": self.alpha, "min_judged": self.min_judged, "floor_margin": self.floor_margin}
+        return {
+            "alpha": self.alpha,
+            "min_judged": self.min_judged,
+            "floor_margin": self.floor_margin,
+            "max_churn": self.max_churn,
+            "snapshot_depth": self.snapshot_depth,
+        }
 
     def for_marker(self, kwargs: Mapping[str, Any], test: str) -> Settings:
         """This test's settings: the marker's metrics, tolerance and now override the configured ones."""
@@ -203,7 +211,7 @@ def read(get: Callable[[str], str]) -> Settings:
     metrics = _metrics(get("relevance_metrics"), "relevance_metrics")
     tolerance = Tolerance.parse(get("relevance_tolerance"))
     tolerance.check_keys(None, [m.spec for m in metrics], "relevance_tolerance")
-    alpha = get("relevance_alpha")
+    alpha, churn = get("relevance_alpha"), get("relevance_max_churn")
     unused = get("relevance_unused")
     if unused not in UNUSED_MODES:
         raise SettingError("relevance_unused", f"{unused!r} is not one of {', '.join(UNUSED_MODES)}")
@@ -215,4 +223,6 @@ def read(get: Callable[[str], str]) -> Settings:
         floor_margin=_share(get("relevance_floor_margin"), "relevance_floor_margin"),
         alpha=_share(alpha, "relevance_alpha", open_low=True, open_high=True) if alpha else None,
         unused=unused,
+        snapshot_depth=positive_int(get("relevance_snapshot_depth"), "relevance_snapshot_depth"),
+        max_churn=_share(churn, "relevance_max_churn", open_low=True) if churn else None,
     )

@@ -135,6 +135,9 @@ SETTINGS = [
         "relevance_now: 'tomorrow' is not an ISO 8601 instant; write e.g. 2026-01-15T12:00:00Z",
     ),
     ("unused-mode", "relevance_unused = maybe", "relevance_unused: 'maybe' is not one of warn, fail"),
+    ("snapshot-depth-zero", "relevance_snapshot_depth = 0", "relevance_snapshot_depth: 0 must be >= 1"),
+    ("max-churn-range", "relevance_max_churn = 2", "relevance_max_churn: '2' is out of range: it must be in (0, 1]"),
+    ("max-churn-word", "relevance_max_churn = lots", "relevance_max_churn: 'lots' is not a number"),
     ("es-batch-zero", "relevance_es_batch = 0", "relevance_es_batch: 0 must be >= 1"),
     (
         "es-concurrency-word",

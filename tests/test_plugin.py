@@ -327,3 +327,30 @@ def test_marker_overrides_metrics_tolerance_and_clock(project: pytest.Pytester, 
     result = run(project, mode, "-k", "test_marked")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*head.p@1: 1.0000 -> 0.5000 (-0.5000, p=1.000)"])
+
+
+def test_max_churn_fails_when_no_metric_moved(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    rank(project, {**GOOD, "t1": ["u1", "d"]})  # an unjudged document replaces another: no metric moves
+    result = run(project, mode)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*rankings vs baseline, RBO (p=0.9) / top-10 overlap: all *"])
+    result = run(project, mode, "--relevance-max-churn", "0.01")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*relevance churn beyond relevance_max_churn 0.01*", "*queries that changed most:*"])
+
+
+def test_first_run_shows_the_numbers_then_the_create_hint(project: pytest.Pytester, mode) -> None:
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["*no baseline entry for test_rel.py::test_quality*measured*", "*all*4*", "*create it with*"]
+    )
+    assert not (project.path / "relevance-baseline.json").exists()
+
+
+def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update", "--relevance-snapshot-depth", "1")
+    entry = baseline(project)["test_rel.py::test_quality"]
+    assert entry["rankings"]["h1"] == ["a"]
+    assert entry["rankings_depth"] == 1
