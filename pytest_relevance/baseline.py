@@ -307,7 +307,7 @@ def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequen
             "Re-baseline a judgment refresh in a commit of its own (--relevance-update), so that the score change "
             "it causes is not mixed with a ranking change"
         )
-    if entry.get("engine") != engine:
+    if engine_family(str(entry.get("engine"))) != engine_family(engine):
         problems.append(
             f"the engine changed: baseline measured on {entry.get('engine')!r}, now {engine!r}; numbers from "
             "different engines are never compared. Re-baseline with --relevance-update"
@@ -322,6 +322,27 @@ def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequen
                 f"{metric.definition()}); re-baseline with --relevance-update"
             )
     return problems
+
+
+def engine_family(identity: str) -> str:
+    """The engine without its version: `embedded tantivy 0.27.0` -> `embedded tantivy`, `elasticsearch 8.13.4` ->
+    `elasticsearch`. Another family is another engine; another version of the same one is still compared."""
+    return " ".join(token for token in identity.split() if not token[:1].isdigit())
+
+
+def engine_note(entry: Entry, engine: str) -> str | None:
+    """Said next to the numbers when a new version of the same engine measured them (compared anyway, not blind)."""
+    if entry.get("engine") == engine:
+        return None
+    return (
+        f"the engine version changed: baseline measured on {entry.get('engine')!r}, now {engine!r}; compared "
+        "anyway. Once reviewed, re-baseline with --relevance-update to record the new version"
+    )
+
+
+def same_values(old: Entry, new: Entry) -> bool:
+    """Whether an update would change nothing but the reason: then the entry, and its reason, stay as they are."""
+    return {k: v for k, v in old.items() if k != "reason"} == {k: v for k, v in new.items() if k != "reason"}
 
 
 def _jsonable(value: object) -> object:

@@ -20,10 +20,15 @@ class Run(dict[str, list[str]]):
     """query id -> ranked doc ids, plus the identity of what produced them (an engine, or `custom`)."""
 
     def __init__(
-        self, rankings: Mapping[str, Sequence[str]] = (), engine: str = "custom", corpus_size: int | None = None
+        self,
+        rankings: Mapping[str, Sequence[str]] = (),
+        engine: str = "custom",
+        corpus_size: int | None = None,
+        repeated: int = 1,
     ) -> None:
         super().__init__({qid: list(docs) for qid, docs in dict(rankings).items()})
-        self.engine, self.corpus_size = engine, corpus_size
+        #: `repeated`: how many times every query ran with identical rankings (--relevance-repeat)
+        self.engine, self.corpus_size, self.repeated = engine, corpus_size, repeated
 
 
 @dataclass

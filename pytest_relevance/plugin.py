@@ -134,6 +134,7 @@ class State:
     removed: list[str] = field(default_factory=list)
     saved: bool = False
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def baseline_path(self) -> Path:
@@ -203,29 +204,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "relevance_snapshot" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("relevance"):
             item.add_marker("relevance")
     ref = config.getoption("relevance_changed_since")
-    if ref:
-        reason = _unchanged_reason(config, ref)
-        if reason:
+    if ref and any(item.get_closest_marker("relevance") for item in items):
+        skip, note = _unchanged_reason(config, ref)
+        if note:
+            _state(config).notes.append(note)
+        if skip:
             for item in items:
                 if item.get_closest_marker("relevance"):
-                    item.add_marker(pytest.mark.skip(reason=reason))
+                    item.add_marker(pytest.mark.skip(reason=skip))
 
 
-def _unchanged_reason(config: pytest.Config, ref: str) -> str | None:
-    """A skip reason when git says nothing in relevance_paths changed since `ref`; None means run (also no git)."""
+def _unchanged_reason(config: pytest.Config, ref: str) -> tuple[str | None, str | None]:
+    """(a skip reason when git says nothing in relevance_paths changed since `ref`, a note when it cannot tell).
+
+    When it cannot tell, everything runs, and the note says why: a gate skipped by mistake is worse than a slow one.
+    """
     import fnmatch
 
     globs = setting(config, "relevance_paths").split()
     if not globs:
-        return None
+        return None, f"--relevance-changed-since {ref}: relevance_paths is not set, so every relevance test runs"
     diff = _git(config, "diff", "--name-only", ref, "--")
     untracked = _git(config, "ls-files", "--others", "--exclude-standard")
     if diff is None or untracked is None:
-        return None
+        return None, (
+            f"--relevance-changed-since {ref}: git cannot diff against {ref!r} here (no repository, or a ref git "
+            "does not know: in CI, fetch it first), so every relevance test runs"
+        )
     changed = diff.split() + untracked.split()
     if any(fnmatch.fnmatch(path, glob) for path in changed for glob in globs):
-        return None
-    return f"no file matching relevance_paths ({' '.join(globs)}) changed since {ref}"
+        return None, None
+    return f"no file matching relevance_paths ({' '.join(globs)}) changed since {ref}", None
 
 
 def _git(config: pytest.Config, *args: str) -> str | None:
@@ -511,11 +520,17 @@ class RelevanceSnapshot:
         pytest.fail("\n".join(self.explanation), pytrace=False)
 
     def _check(self, run: object) -> bool:
-        from pytest_relevance.baseline import compare, incompatibilities, make_entry, missing_values
+        from pytest_relevance.baseline import (
+            compare,
+            engine_note,
+            incompatibilities,
+            make_entry,
+            missing_values,
+            same_values,
+        )
         from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
-        from pytest_relevance.reports.data import build
-        from pytest_relevance.reports.terminal import failure_text
+        from pytest_relevance.reports.terminal import failure_text, no_baseline_text
         from pytest_relevance.sets import evaluate_sets, is_set_run
 
         if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
@@ -527,10 +542,9 @@ class RelevanceSnapshot:
         engine = run.engine if isinstance(run, Run) else "custom"
         nodeid, state, config = self.node.nodeid, self.state, self.state.config
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
+        if isinstance(run, Run) and run.repeated > 1:
+            result["repeat"] = f"repeat: {len(run)} queries x {run.repeated}, identical"
         state.results[nodeid] = dict(result)  # used, even if it fails below
-        for stratum, values in evaluation.strata.items():
-            for spec, value in values.items():
-                self.node.user_properties.append((f"relevance.{stratum}.{spec}", round(value, 4)))
         entry = state.baseline().get(nodeid)
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
@@ -544,57 +558,75 @@ class RelevanceSnapshot:
                     "file was edited by hand; restore it (git checkout -- FILE) or re-baseline with --relevance-update",
                 )
             problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
-        if not update:
-            if entry is None:
-                from pytest_relevance.reports.terminal import no_baseline_text
-
-                report = build(
-                    nodeid,
-                    evaluation,
-                    self.judgments,
-                    compare({}, evaluation, self.tolerance),
-                    None,
-                    engine,
-                    str(self.tolerance),
-                    self.settings.report,
-                    getattr(run, "corpus_size", None),
-                )
-                report["status"] = "no baseline"
-                state.results[nodeid] = {**result, "report": report}
-                self.explanation = no_baseline_text(report, nodeid, baseline)
-                return False
-            if problems:
-                self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
-                self.explanation += [f"  {problem}" for problem in problems]
-                return False
+        comparable = entry is not None and not problems
         new = None
         if update:
             reason = config.getoption("relevance_reason")
             new = make_entry(
                 evaluation, self.judgments.version, engine, self.tolerance, reason, self.settings.snapshot_depth
             )
-        # an update compares with the old entry when it can, else with itself (every delta 0)
-        reference = entry if entry is not None and not problems else new
-        report = build(
-            nodeid,
+            if entry is not None and same_values(entry, new):
+                new = entry  # nothing changed: the entry keeps its reason
+        # an update compares with the old entry when it can, else with itself (every delta 0); a test with no
+        # comparable entry is reported against an empty one, so its numbers are still shown
+        reference = entry if comparable else new
+        comparison = compare(reference or {}, evaluation, self.tolerance)
+        report = self._report(evaluation, comparison, reference, engine, getattr(run, "corpus_size", None))
+        self._properties(report)
+        note = engine_note(entry, engine) if comparable else None
+        if note:
+            report["notes"] = [*report.get("notes", []), note]
+        state.results[nodeid] = {**result, "report": report}
+        if update:
+            report["status"] = "updated" if new is not entry else "unchanged"
+            state.results[nodeid].update(entry=new, updated=new is not entry)
+            return True
+        if entry is None:
+            report["status"] = "no baseline"
+            self.explanation = no_baseline_text(report, nodeid, baseline)
+            return False
+        if problems:
+            report["status"], report["problems"] = "cannot compare", problems
+            self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
+            self.explanation += [f"  {problem}" for problem in problems]
+            return False
+        self._warn(report)
+        if report["status"] == "regressed":
+            self.explanation = failure_text(report, evaluation, self.judgments, baseline)
+            self.explanation += [f"note: {note}"] if note else []
+            return False
+        return True
+
+    def _report(
+        self, evaluation: Any, comparison: Any, entry: Entry | None, engine: str, corpus_size: int | None
+    ) -> dict[str, Any]:
+        from pytest_relevance.reports.data import build
+
+        return build(
+            self.node.nodeid,
             evaluation,
             self.judgments,
-            compare(reference, evaluation, self.tolerance),
-            reference,
+            comparison,
+            entry,
             engine,
             str(self.tolerance),
             self.settings.report,
-            getattr(run, "corpus_size", None),
+            corpus_size,
         )
-        state.results[nodeid] = {**result, "report": report}
-        if update:
-            report["status"] = "updated"
-            state.results[nodeid].update(entry=new, updated=True)
-            return True
-        if report["status"] == "regressed":
-            self.explanation = failure_text(report, evaluation, self.judgments, baseline)
-            return False
-        return True
+
+    def _properties(self, report: dict[str, Any]) -> None:
+        """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""
+        for row in report["rows"]:
+            name = f"relevance.{row['stratum']}.{row['metric']}"
+            self.node.user_properties.append((name, row["current"]))
+            if row["baseline"] is not None:
+                self.node.user_properties.append((f"{name}.baseline", row["baseline"]))
+                self.node.user_properties.append((f"{name}.delta", row["delta"]))
+
+    def _warn(self, report: dict[str, Any]) -> None:
+        """The report's warnings, as one RelevanceWarning for this test (so -W error and filterwarnings apply)."""
+        if report["warnings"]:
+            _warn(f"{self.node.nodeid}: " + "; ".join(report["warnings"]))
 
 
 # ---------------------------------------------------------------- end of session
@@ -607,6 +639,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state = _state(node.config)
     state.results.update(output.get("relevance", {}))
     state.mark_partial(output.get("relevance_partial", ""))
+    state.notes += output.get("relevance_notes", [])
     if error:
         state.mark_partial(f"xdist worker {getattr(node, 'gateway', node).id} went down")
 
@@ -672,6 +705,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(config, "workerinput"):
         config.workeroutput["relevance"] = state.results  # type: ignore[attr-defined]
         config.workeroutput["relevance_partial"] = state.partial  # type: ignore[attr-defined]
+        config.workeroutput["relevance_notes"] = state.notes  # type: ignore[attr-defined]
         return
     state.mark_partial(_partial_reason(session, exitstatus))
     if not state.results and not state.baseline_path.is_file():
@@ -685,8 +719,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if reports:
         from pytest_relevance.reports.data import write
 
-        for path in config.getoption("relevance_report"):
-            write(str(resolve(config, path)), reports)
+        for path in config.getoption("relevance_report"):  # relative to where pytest was started, as --junitxml
+            write(str(config.invocation_params.dir / path), reports)
         if os.environ.get("GITHUB_STEP_SUMMARY"):
             write(os.environ["GITHUB_STEP_SUMMARY"], reports, append=True)
 
@@ -708,7 +742,7 @@ def _update(config: pytest.Config, state: State) -> None:
     from pytest_relevance.baseline import changed_values, write_baseline
 
     path = state.baseline_path
-    updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if "entry" in r}
+    updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if r.get("updated")}
     keep = None if state.partial else state.collected | set(updates)
     if not updates and keep is None:
         return
@@ -722,6 +756,11 @@ def _update(config: pytest.Config, state: State) -> None:
         return
     for nodeid, entry in updates.items():
         state.results[nodeid]["changes"] = changed_values(before.get(nodeid), entry)
+    if updates and not config.getoption("relevance_reason"):
+        state.warnings.append(
+            f"{len(updates)} entries re-baselined without --relevance-reason: the baseline records no why; pass "
+            "--relevance-reason '<why>' so that the next reviewer can tell a deliberate change from a shrug"
+        )
     state.saved = True
     state.warnings += _dirty_files(config, path)
 
@@ -746,14 +785,18 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     update = config.getoption("relevance_update")
     unused = [] if update else _unused(state)
-    if not (state.results or state.warnings or unused or state.removed):
+    if not (state.results or state.warnings or unused or state.removed or state.notes):
         return
     from pytest_relevance.reports.terminal import summary_lines
 
     terminalreporter.section("relevance")
     for nodeid in sorted(state.results):
-        for line in summary_lines(nodeid, state.results[nodeid]):
+        result = state.results[nodeid]
+        for line in summary_lines(nodeid, result):
             terminalreporter.write_line(line)
+        for note in [*result.get("report", {}).get("notes", []), result.get("repeat")]:
+            if note:
+                terminalreporter.write_line(f"  note: {note}")
     baseline = setting(config, "relevance_baseline")
     for nodeid in state.removed:
         terminalreporter.write_line(f"removed baseline entry {nodeid}: no test of this whole-suite run has that id")
@@ -770,6 +813,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         )
     if unused and fail:
         terminalreporter.write_line(f"relevance_unused = fail: {len(unused)} unused baseline entries fail the run")
+    for note in dict.fromkeys(state.notes):
+        terminalreporter.write_line(note)
     for warning in state.warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
 

@@ -354,3 +354,73 @@ def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pyt
     entry = baseline(project)["test_rel.py::test_quality"]
     assert entry["rankings"]["h1"] == ["a"]
     assert entry["rankings_depth"] == 1
+
+
+ENGINE_RUN = (
+    "from pytest_relevance.evaluation import Run\n    assert relevance_snapshot == Run(ranker(), engine='{engine}')"
+)
+
+
+def test_a_new_engine_version_is_compared_with_a_note(project: pytest.Pytester, mode) -> None:
+    def engine(name: str) -> None:
+        project.makepyfile(
+            test_rel=TEST_FILE.replace("assert relevance_snapshot == ranker()", ENGINE_RUN.format(engine=name))
+        )
+
+    engine("embedded tantivy 0.27.0")
+    run(project, mode, "--relevance-update")
+    engine("embedded tantivy 0.28.1")
+    result = run(project, mode)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*note: the engine version changed: baseline measured on 'embedded tantivy 0.27.0'*"])
+    rank(project, {**GOOD, "h1": ["b", "a"]})
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*head.ndcg@10: 1.0000 -> 0.8984 (-0.1016*", "*note: the engine version changed*"])
+
+
+def test_update_keeps_the_reason_of_unchanged_entries_and_warns_without_one(project: pytest.Pytester, mode) -> None:
+    project.makepyfile(test_rel=TEST_FILE + SIX_TESTS.split("def test_q2")[0])
+    run(project, mode, "--relevance-update", "--relevance-reason", "first")
+    project.makepyfile(
+        test_rel=TEST_FILE + SIX_TESTS.split("def test_q2")[0].replace("ranker()", "{**ranker(), 'h1': ['b', 'a']}", 1)
+    )
+    result = run(project, mode, "--relevance-update")
+    entries = baseline(project)
+    assert entries["test_rel.py::test_quality"]["reason"] == "first"  # unchanged: kept as it was
+    assert entries["test_rel.py::test_q1"]["reason"] == "first"
+    assert entries["test_rel.py::test_q0"]["reason"] == ""
+    result.stdout.fnmatch_lines(["*1 entries re-baselined without --relevance-reason*"])
+
+
+def test_junit_xml_carries_baseline_and_delta(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    rank(project, {**GOOD, "t1": ["x", "y", "d"]})
+    run(project, mode, "--junitxml", "out.xml")
+    xml = (project.path / "out.xml").read_text()
+    assert '<property name="relevance.tail.ndcg@10" value="0.75" />' in xml
+    assert '<property name="relevance.tail.ndcg@10.baseline" value="0.8155" />' in xml
+    assert '<property name="relevance.tail.ndcg@10.delta" value="-0.0655" />' in xml
+
+
+def test_changed_since_says_why_it_runs_everything(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    result = run(project, mode, "--relevance-changed-since", "HEAD")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*--relevance-changed-since HEAD: relevance_paths is not set, so every relevance*"])
+    project.makeini(INI + "relevance_paths = judgments.yaml\n")
+    result = run(project, mode, "--relevance-changed-since", "no-such-ref")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*git cannot diff against 'no-such-ref' here*so every relevance test runs"])
+
+
+def test_report_path_is_relative_to_the_invocation_directory(project: pytest.Pytester, monkeypatch) -> None:
+    run(project, [], "--relevance-update")
+    (project.path / "sub").mkdir()
+    monkeypatch.chdir(project.path / "sub")
+    result = project.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--rootdir", str(project.path), "..", "--relevance-report", "r.json"
+    )
+    assert result.ret == 0
+    assert (project.path / "sub" / "r.json").is_file()
+    assert not (project.path / "r.json").exists()

@@ -84,7 +84,7 @@ class FixtureIndex:
                         "is not deterministic for it (ties without a tiebreak, or a refresh race)",
                     )
         rankings = {qid: [doc for doc, _ in hits] for qid, hits in first.items()}
-        return Run(rankings, engine=self.identity, corpus_size=self.corpus_size)
+        return Run(rankings, engine=self.identity, corpus_size=self.corpus_size, repeated=self.repeat)
 
     def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""
