@@ -47,3 +47,10 @@ def test_judged_documents_missing_from_the_corpus_are_counted(demo: pytest.Pytes
     result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*RelevanceWarning: 1 judged documents are not in the corpus (zz-gone): no ranking *"])
+
+
+def test_repeat_says_what_it_checked(demo: pytest.Pytester) -> None:
+    assert demo.runpytest_inprocess("-p", "no:cacheprovider", "--relevance-update").ret == 0
+    result = demo.runpytest_inprocess("-p", "no:cacheprovider", "--relevance-repeat", "3")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*note: repeat: 165 queries x 3, identical"])
