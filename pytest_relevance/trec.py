@@ -19,7 +19,8 @@ import gc
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import groupby
+from itertools import compress, islice, pairwise
+from operator import ne
 from pathlib import Path
 
 from pytest_relevance.errors import RelevanceInputError
@@ -43,20 +44,16 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _chunks(path: Path, width: int, exact: bool, what: str) -> Iterator[tuple[int, list[str], list[tuple[str, ...]]]]:
-    """(number of the chunk's first line, its lines, its rows of at least `width` columns), every line checked."""
-    base, empty = 1, True
+def _blocks_of(path: Path) -> Iterator[tuple[int, str]]:
+    """(number of the first line, text) of pieces of about _CHUNK characters, each ending at a line end."""
     try:
         with path.open(encoding="utf-8-sig") as handle:
-            while lines := handle.readlines(_CHUNK):
-                rows = list(map(str.split, lines))
-                widths = set(map(len, rows))
-                if widths != {width}:
-                    rows = _fix(path, base, rows, widths, width, exact, what)
-                if rows:
-                    empty = False
-                    yield base, lines, rows
-                base += len(lines)
+            base = 1
+            while block := handle.read(_CHUNK):
+                if not block.endswith("\n"):
+                    block += handle.readline()
+                yield base, block
+                base += block.count("\n")
     except FileNotFoundError:
         raise RelevanceInputError(path, "no such file") from None
     except UnicodeDecodeError:
@@ -66,14 +63,65 @@ def _chunks(path: Path, width: int, exact: bool, what: str) -> Iterator[tuple[in
         raise
     except OSError as exc:
         raise RelevanceInputError(path, f"cannot read: {exc}") from None
+
+
+def _chunks(
+    path: Path, width: int, exact: bool, what: str, wanted: tuple[int, ...]
+) -> Iterator[tuple[int, str, list[list[str]]]]:
+    """(first line number, text, the `wanted` columns) per block of the file, every line checked."""
+    empty = True
+    for base, block in _blocks_of(path):
+        tokens = _regular(block, width)
+        if tokens is not None:  # the common case: no per-line Python objects at all
+            columns = [tokens[column :: width + 1] for column in wanted]
+        else:
+            rows = list(map(str.split, block.split("\n")))
+            widths = set(map(len, rows))
+            if widths != {width}:
+                rows = _fix(path, base, rows, widths, width, exact, what)
+            columns = [[fields[column] for fields in rows] for column in wanted]
+        if columns[0]:
+            empty = False
+            yield base, block, columns
     if empty:
         raise RelevanceInputError(path, "the file is empty")
+
+
+_OTHER_SPACE = ("\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _regular(block: str, width: int) -> list[str] | None:
+    """The block's tokens with a "\\n" token between lines, when every line is exactly `width` ASCII columns
+    separated by single spaces or tabs (then one split checks the width of every line); None otherwise.
+
+    Once no token is empty and no whitespace but the separators is left, the lines are all `width` wide exactly
+    when there are `lines * (width + 1) - 1` tokens and every (width + 1)-th token is a line end."""
+    body = block[:-1] if block.endswith("\n") else block
+    if "\t" in body:
+        body = body.replace("\t", " ")
+    if (
+        not body
+        or not body.isascii()
+        or body[0] == " "
+        or body[-1] == " "
+        or "  " in body
+        or " \n" in body
+        or "\n " in body
+        or "\n\n" in body
+        or any(space in body for space in _OTHER_SPACE)
+    ):
+        return None
+    tokens = body.replace("\n", " \n ").split(" ")
+    lines = body.count("\n") + 1
+    if len(tokens) != lines * (width + 1) - 1 or tokens[width :: width + 1].count("\n") != lines - 1:
+        return None
+    return tokens
 
 
 def _fix(
     path: Path, base: int, rows: list[list[str]], widths: set[int], width: int, exact: bool, what: str
 ) -> list[list[str]]:
-    """Blank lines dropped, extra run columns cut; a line of too few (or, in qrels, too many) columns is an error."""
+    """Blank lines dropped; a line of too few (or, in qrels, too many) columns is an error."""
     if min(widths - {0}, default=width) < width or (exact and max(widths) > width):
         for number, fields in enumerate(rows, base):
             if fields and (len(fields) < width or (exact and len(fields) > width)):
@@ -81,19 +129,19 @@ def _fix(
                 raise RelevanceInputError(
                     path, f"malformed line: expected {width} columns ({what}), found {len(fields)}{extra}", number
                 )
-    return [fields[:width] if len(fields) > width else fields for fields in rows if fields]
+    return [fields for fields in rows if fields]
 
 
-def _convert(values: tuple[str, ...], convert: Callable) -> list | None:
+def _convert(values: list[str], convert: Callable) -> list | None:
     try:
         return list(map(convert, values))
     except ValueError:
         return None
 
 
-def _first_bad(path: Path, base: int, lines: list[str], column: int, check: Callable[[str], str | None]) -> None:
+def _first_bad(path: Path, base: int, block: str, column: int, check: Callable[[str], str | None]) -> None:
     """Raise for the first line whose `column` fails `check` (which returns the problem, or None)."""
-    for number, line in enumerate(lines, base):
+    for number, line in enumerate(block.split("\n"), base):
         fields = line.split()
         if fields and (problem := check(fields[column])) is not None:
             raise RelevanceInputError(path, problem, number)
@@ -126,13 +174,12 @@ def _score_problem(text: str) -> str | None:
     return None if math.isfinite(score) else f"score {text!r} is not a finite number"
 
 
-def _blocks(qids: tuple[str, ...], *columns: tuple | list) -> Iterator[tuple]:
-    """Slices of the columns per run of equal query ids; TREC files keep a query's lines together."""
-    start = 0
-    for qid, group in groupby(qids):
-        end = start + len(list(group))
-        yield (qid, *(column[start:end] for column in columns))
-        start = end
+def _groups(qids: list[str]) -> Iterator[tuple[str, int, int]]:
+    """(qid, start, end) per run of equal query ids (TREC files keep a query's lines together), found by one C-level
+    comparison of the column with itself shifted by one."""
+    cuts = [0, *compress(range(1, len(qids)), map(ne, islice(qids, 1, None), qids)), len(qids)]
+    for start, end in pairwise(cuts):
+        yield qids[start], start, end
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -145,14 +192,17 @@ def read_qrels(path: str | Path) -> Qrels:
 def _read_qrels(path: Path) -> Qrels:
     qrels: Qrels = {}
     lines_read = 0
-    for base, lines, rows in _chunks(path, 4, True, "qid iter docno grade"):
-        qids, _, docs, grades = zip(*rows, strict=True)
+    for base, block, (qids, docs, grades) in _chunks(path, 4, True, "qid iter docno grade", (0, 2, 3)):
         values = _convert(grades, int)
         if values is None or max(values) > MAX_GRADE:
-            _first_bad(path, base, lines, 3, _grade_problem)
-        for qid, block_docs, block_grades in _blocks(qids, docs, values):
-            qrels.setdefault(qid, {}).update(zip(block_docs, block_grades, strict=True))
-        lines_read += len(rows)
+            _first_bad(path, base, block, 3, _grade_problem)
+        for qid, start, end in _groups(qids):
+            graded = qrels.get(qid)
+            if graded is None:
+                qrels[qid] = dict(zip(docs[start:end], values[start:end], strict=True))  # type: ignore[index]
+            else:
+                graded.update(zip(docs[start:end], values[start:end], strict=True))  # type: ignore[index]
+        lines_read += len(qids)
     if sum(map(len, qrels.values())) != lines_read:
         _raise_first_duplicate(path)
     return qrels
@@ -168,19 +218,19 @@ def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
 def _read_run(path: Path) -> tuple[ScoredRun, list[str]]:
     run: ScoredRun = {}
     lines_read = 0
-    for base, lines, rows in _chunks(path, 6, False, "qid Q0 docno rank score tag"):
-        qids, _, docs, _, scores, _ = zip(*rows, strict=True)
+    for base, block, (qids, docs, scores) in _chunks(path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
         values = _convert(scores, float)
         if values is None or not math.isfinite(math.fsum(values)):
-            _first_bad(path, base, lines, 4, _score_problem)
-        for qid, block_docs, block_scores in _blocks(qids, docs, values):
-            # built from the end, so that the first occurrence of a duplicate is the one that stays
-            ranked = dict(zip(reversed(block_docs), reversed(block_scores), strict=True))
+            _first_bad(path, base, block, 4, _score_problem)
+        for qid, start, end in _groups(qids):
+            ranked = dict(zip(docs[start:end], values[start:end], strict=True))  # type: ignore[index]
+            if len(ranked) != end - start:  # a duplicate: built again from the end, so that the first one stays
+                ranked = dict(zip(reversed(docs[start:end]), reversed(values[start:end]), strict=True))  # type: ignore[index]
             earlier = run.get(qid)
             if earlier is not None:
                 ranked.update(earlier)  # lines of this query earlier in the file win too
             run[qid] = ranked
-        lines_read += len(rows)
+        lines_read += len(qids)
     warnings = []
     if sum(map(len, run.values())) != lines_read:
         warnings = _duplicates(path)
