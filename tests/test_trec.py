@@ -93,6 +93,7 @@ def outcome(read, path: Path) -> object:
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 @given(text=lines(6))
 @example(text="q1 Q0 d1 1 2\nq1 Q0 d2 2 1 t x\n")  # 5 + 7 columns: balanced widths
+@example(text="q1 Q0\nd1 1 2\nq1 Q0 d2 2 1 t\n")  # 2 + 3 columns: as many tokens as one line with its line end
 def test_run_reader_agrees_with_a_per_line_reader(tmp_path: Path, text: str) -> None:
     path = tmp_path / "run"
     path.write_text(text)
