@@ -36,10 +36,15 @@ def lines(draw: st.DrawFn, width: int) -> str:
     return "\n".join(out) + draw(st.sampled_from(["\n", ""]))
 
 
+def split(line: str) -> list[str]:
+    """trec_eval's columns: separated by ASCII whitespace (C's isspace), so a no-break space is part of a column."""
+    return [field.decode() for field in line.encode().split()]
+
+
 def widths(text: str, width: int, exact: bool) -> str | None:
     """The first malformed line: widths are checked before values (within a block of the file, as the readers do)."""
     for number, line in enumerate(text.split("\n"), 1):
-        fields = line.split()
+        fields = split(line)
         if fields and (len(fields) < width or (exact and len(fields) > width)):
             return f"{number}: malformed"
     return None
@@ -50,7 +55,7 @@ def reference_run(text: str) -> dict | str:
     if malformed := widths(text, 6, exact=False):
         return malformed
     for number, line in enumerate(text.split("\n"), 1):
-        fields = line.split()
+        fields = split(line)
         if not fields:
             continue
         try:
@@ -65,7 +70,7 @@ def reference_qrels(text: str) -> dict | str:
     """Widths first, then grades, then documents graded twice (the order the reader reports them in)."""
     if malformed := widths(text, 4, exact=True):
         return malformed
-    rows = [(number, line.split()) for number, line in enumerate(text.split("\n"), 1) if line.split()]
+    rows = [(number, split(line)) for number, line in enumerate(text.split("\n"), 1) if split(line)]
     for number, fields in rows:
         try:
             int(fields[3])
