@@ -9,17 +9,22 @@ from collections.abc import Sequence
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics import DEFAULT_METRICS, MetricSpecError, mean, parse_metrics, rank_scored, score_run
-from pytest_relevance.trec import read_qrels, read_run
+from pytest_relevance.trec import gc_paused, read_qrels_bytes, read_run_bytes
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    with gc_paused():  # millions of objects that hold no cycles: the collector's passes over them were pure cost
+        return _evaluate_files(args)
+
+
+def _evaluate_files(args: argparse.Namespace) -> int:
     metrics = parse_metrics(args.metric or DEFAULT_METRICS)
-    qrels = read_qrels(args.qrels)
-    scored, warnings = read_run(args.run)
+    qrels = read_qrels_bytes(args.qrels)  # ids as bytes: compared as trec_eval compares them, never decoded
+    scored, warnings = read_run_bytes(args.run)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     run = {qid: rank_scored(docs) for qid, docs in scored.items()}
-    per_query = {qid: score.values for qid, score in score_run(qrels, run, metrics).items()}
+    per_query = {qid.decode(): score.values for qid, score in score_run(qrels, run, metrics).items()}
     if not per_query:
         raise RelevanceInputError(args.run, f"no query of this run is judged in {args.qrels}; check the query ids")
     means = {m.spec: mean(values[m.spec] for values in per_query.values()) for m in metrics}

@@ -83,15 +83,18 @@ def load_judgments(path: str | Path, topics: str | Path | None = None) -> Judgme
     if not path.is_file():
         raise RelevanceInputError(path, "judgments file not found; set relevance_judgments to its path")
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        return _from_yaml(path)
-    if suffix == ".csv":
-        return _from_csv(path)
-    if topics is None:
+    if suffix not in (".yaml", ".yml", ".csv") and topics is None:
         raise RelevanceInputError(
             path, "read as TREC qrels, which need a topics file (qid<TAB>text[<TAB>stratum]): set relevance_topics"
         )
-    return _from_trec(path, Path(topics))
+    from pytest_relevance.trec import gc_paused
+
+    with gc_paused():  # millions of small objects and no cycles among them
+        if suffix in (".yaml", ".yml"):
+            return _from_yaml(path)
+        if suffix == ".csv":
+            return _from_csv(path)
+        return _from_trec(path, Path(topics))  # type: ignore[arg-type]
 
 
 def read_text(path: Path) -> str:
@@ -543,7 +546,8 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
     for qid, grades in qrels.items():
         if qid not in texts:
             raise RelevanceInputError(topics, f"query {qid!r} is judged in {path} but has no topic here")
-        for doc, grade in grades.items():
-            _grade(grade, path, f"query {qid!r}, document {doc!r}", None)
+        if grades and min(grades.values()) < 0:  # read_qrels checked the rest: whole numbers up to MAX_GRADE
+            doc = min(grades, key=grades.__getitem__)
+            _grade(grades[doc], path, f"query {qid!r}, document {doc!r}", None)
         queries.append(Query(qid, texts[qid][0], texts[qid][1], {}, grades))
     return _build(path, None, queries)

@@ -3,21 +3,27 @@
 
 - Every line is checked, as trec_eval does ("Malformed line N"): a qrels line has exactly 4 columns (trec_eval
   refuses anything after the grade), a run line at least 6; columns after the tag are ignored, as trec_eval ignores
-  them (its own test file ``results.trunc`` has them). Blank lines are skipped, as trec_eval skips them.
+  them (its own test file ``results.trunc`` has them). Blank lines are skipped, as trec_eval skips them. Columns are
+  separated by ASCII whitespace (C's isspace, as trec_eval); the text must be UTF-8.
 - Grades are whole numbers up to `metrics.MAX_GRADE` (trec_eval would truncate ``1.5`` to 1 silently: refused).
 - Scores are read as doubles (trec_eval 10.0; pytrec_eval still reads float32 and orders differently below 1e-7);
   a score that is not a finite number is refused.
 
-The files are read in chunks of whole lines; each chunk is split and checked by C-level passes (split, widths,
-conversions) and only walked line by line in Python when something is wrong, to name the line: real runs have
-millions of lines and a per-line Python loop is what makes TREC readers slow.
+The files are read as bytes in blocks of whole lines; each block is split and checked by C-level passes (split,
+widths, conversions) and only walked line by line in Python when something is wrong, to name the line: real runs have
+millions of lines and a per-line Python loop is what makes TREC readers slow. `read_qrels_bytes` and
+`read_run_bytes` keep the ids as bytes (they compare as trec_eval's strcmp does, and skip decoding millions of ids);
+`read_qrels` and `read_run` give str ids.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Iterator
-from itertools import groupby
+from contextlib import contextmanager
+from itertools import compress, islice, pairwise
+from operator import ne
 from pathlib import Path
 
 from pytest_relevance.errors import RelevanceInputError
@@ -25,40 +31,109 @@ from pytest_relevance.metrics import MAX_GRADE
 
 Qrels = dict[str, dict[str, float]]
 ScoredRun = dict[str, dict[str, float]]
-_CHUNK = 1 << 23  # characters read at a time: whole lines, a few MB, so that memory stays flat on huge files
+_CHUNK = 1 << 16  # bytes per block (whole lines): small enough that a block's tokens stay in the CPU cache
+_BOM = b"\xef\xbb\xbf"
 
 
-def _chunks(path: Path, width: int, exact: bool, what: str) -> Iterator[tuple[int, list[str], list[tuple[str, ...]]]]:
-    """(number of the chunk's first line, its lines, its rows of at least `width` columns), every line checked."""
-    base, empty = 1, True
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while millions of small lists and strings are made and kept: they hold
+    no cycles, and its repeated passes over the growing heap were a third of the reading time."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            while lines := handle.readlines(_CHUNK):
-                rows = list(map(str.split, lines))
-                widths = set(map(len, rows))
-                if widths != {width}:
-                    rows = _fix(path, base, rows, widths, width, exact, what)
-                if rows:
-                    empty = False
-                    yield base, lines, rows
-                base += len(lines)
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _blocks_of(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, bytes) of pieces of about _CHUNK bytes, each ending at a line end."""
+    try:
+        with path.open("rb") as handle:
+            base, block = 1, handle.read(_CHUNK).removeprefix(_BOM)
+            while block:
+                if not block.endswith(b"\n"):
+                    block += handle.readline()
+                yield base, block
+                base += block.count(b"\n")
+                block = handle.read(_CHUNK)
     except FileNotFoundError:
         raise RelevanceInputError(path, "no such file") from None
-    except UnicodeDecodeError:
-        from pytest_relevance.judgments import read_text
-
-        read_text(path)  # raises the message naming the line
-        raise
     except OSError as exc:
         raise RelevanceInputError(path, f"cannot read: {exc}") from None
+
+
+def _chunks(
+    path: Path, width: int, exact: bool, what: str, wanted: tuple[int, ...]
+) -> Iterator[tuple[int, bytes, list[list[bytes]]]]:
+    """(first line number, block, the `wanted` columns) per block of the file, every line checked."""
+    empty = True
+    for base, block in _blocks_of(path):
+        tokens = _regular(block, width)
+        if tokens is not None:  # the common case: no per-line Python objects at all
+            columns = [tokens[column :: width + 1] for column in wanted]
+        else:
+            _check_utf8(path, base, block)
+            rows = list(map(bytes.split, block.split(b"\n")))
+            widths = set(map(len, rows))
+            if widths != {width}:
+                rows = _fix(path, base, rows, widths, width, exact, what)
+            columns = [[fields[column] for fields in rows] for column in wanted]
+        if columns[0]:
+            empty = False
+            yield base, block, columns
     if empty:
         raise RelevanceInputError(path, "the file is empty")
 
 
+def _check_utf8(path: Path, base: int, block: bytes) -> None:
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = base + block.count(b"\n", 0, exc.start)
+        raise RelevanceInputError(
+            path, f"not UTF-8 text (byte 0x{block[exc.start]:02x}): save the file as UTF-8", line
+        ) from None
+
+
+_OTHER_SPACE = (b"\x0b", b"\x0c", b"\r")
+
+
+def _regular(block: bytes, width: int) -> list[bytes] | None:
+    """The block's tokens with a "\\\\n" token between lines, when every line is exactly `width` ASCII columns
+    separated by single spaces or tabs (then one split checks the width of every line); None otherwise.
+
+    With each line end made a token of its own (" \\\\n "), a blank line, a doubled separator or a space at either end
+    of a line shows as a double space; once there is none and no other whitespace, the lines are all `width` wide
+    exactly when there are `lines * (width + 1) - 1` tokens and every (width + 1)-th token is a line end."""
+    body = block[:-1] if block.endswith(b"\n") else block
+    if b"\r\n" in body:
+        body = body.replace(b"\r\n", b"\n")
+    if b"\t" in body:
+        body = body.replace(b"\t", b" ")
+    spaced = body.replace(b"\n", b" \n ")
+    if (
+        not body
+        or not body.isascii()
+        or b"  " in spaced
+        or spaced[:1] == b" "
+        or spaced[-1:] == b" "
+        or any(space in body for space in _OTHER_SPACE)
+    ):
+        return None
+    tokens = spaced.split(b" ")
+    lines = body.count(b"\n") + 1
+    if len(tokens) != lines * (width + 1) - 1 or tokens[width :: width + 1].count(b"\n") != lines - 1:
+        return None
+    return tokens
+
+
 def _fix(
-    path: Path, base: int, rows: list[list[str]], widths: set[int], width: int, exact: bool, what: str
-) -> list[list[str]]:
-    """Blank lines dropped, extra run columns cut; a line of too few (or, in qrels, too many) columns is an error."""
+    path: Path, base: int, rows: list[list[bytes]], widths: set[int], width: int, exact: bool, what: str
+) -> list[list[bytes]]:
+    """Blank lines dropped; a line of too few (or, in qrels, too many) columns is an error."""
     if min(widths - {0}, default=width) < width or (exact and max(widths) > width):
         for number, fields in enumerate(rows, base):
             if fields and (len(fields) < width or (exact and len(fields) > width)):
@@ -66,21 +141,14 @@ def _fix(
                 raise RelevanceInputError(
                     path, f"malformed line: expected {width} columns ({what}), found {len(fields)}{extra}", number
                 )
-    return [fields[:width] if len(fields) > width else fields for fields in rows if fields]
+    return [fields for fields in rows if fields]
 
 
-def _convert(values: tuple[str, ...], convert: Callable) -> list | None:
-    try:
-        return list(map(convert, values))
-    except ValueError:
-        return None
-
-
-def _first_bad(path: Path, base: int, lines: list[str], column: int, check: Callable[[str], str | None]) -> None:
+def _first_bad(path: Path, base: int, block: bytes, column: int, check: Callable[[str], str | None]) -> None:
     """Raise for the first line whose `column` fails `check` (which returns the problem, or None)."""
-    for number, line in enumerate(lines, base):
+    for number, line in enumerate(block.split(b"\n"), base):
         fields = line.split()
-        if fields and (problem := check(fields[column])) is not None:
+        if fields and (problem := check(fields[column].decode())) is not None:
             raise RelevanceInputError(path, problem, number)
 
 
@@ -111,51 +179,84 @@ def _score_problem(text: str) -> str | None:
     return None if math.isfinite(score) else f"score {text!r} is not a finite number"
 
 
-def _blocks(qids: tuple[str, ...], *columns: tuple | list) -> Iterator[tuple]:
-    """Slices of the columns per run of equal query ids; TREC files keep a query's lines together."""
-    start = 0
-    for qid, group in groupby(qids):
-        end = start + len(list(group))
-        yield (qid, *(column[start:end] for column in columns))
-        start = end
+def _groups(qids: list[bytes]) -> Iterator[tuple[bytes, int, int]]:
+    """(qid, start, end) per run of equal query ids (TREC files keep a query's lines together), found by one C-level
+    comparison of the column with itself shifted by one."""
+    cuts = [0, *compress(range(1, len(qids)), map(ne, islice(qids, 1, None), qids)), len(qids)]
+    for start, end in pairwise(cuts):
+        yield qids[start], start, end
 
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file; a document graded twice for one query is an error (trec_eval exits on it too)."""
+    return {qid.decode(): _decoded(grades) for qid, grades in read_qrels_bytes(path).items()}
+
+
+def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
+    """Read a run file; duplicates keep their first occurrence and come back as warnings naming file and line."""
+    run, warnings = read_run_bytes(path)
+    return {qid.decode(): _decoded(scores) for qid, scores in run.items()}, warnings
+
+
+def _decoded(values: dict[bytes, float]) -> dict[str, float]:
+    return dict(zip([doc.decode() for doc in values], values.values(), strict=True))
+
+
+def read_qrels_bytes(path: str | Path) -> dict[bytes, dict[bytes, int]]:
+    """`read_qrels` with the ids as the bytes of the file."""
     path = Path(path)
-    qrels: Qrels = {}
+    qrels: dict[bytes, dict[bytes, int]] = {}
     lines_read = 0
-    for base, lines, rows in _chunks(path, 4, True, "qid iter docno grade"):
-        qids, _, docs, grades = zip(*rows, strict=True)
-        values = _convert(grades, int)
-        if values is None or max(values) > MAX_GRADE:
-            _first_bad(path, base, lines, 3, _grade_problem)
-        for qid, block_docs, block_grades in _blocks(qids, docs, values):
-            qrels.setdefault(qid, {}).update(zip(block_docs, block_grades, strict=True))
-        lines_read += len(rows)
+    with gc_paused():
+        for base, block, (qids, docs, grades) in _chunks(path, 4, True, "qid iter docno grade", (0, 2, 3)):
+            values = _grades(grades)
+            if values is None:
+                _first_bad(path, base, block, 3, _grade_problem)
+            for qid, start, end in _groups(qids):
+                graded = qrels.get(qid)
+                if graded is None:
+                    qrels[qid] = dict(zip(docs[start:end], values[start:end], strict=True))  # type: ignore[index]
+                else:
+                    graded.update(zip(docs[start:end], values[start:end], strict=True))  # type: ignore[index]
+            lines_read += len(qids)
     if sum(map(len, qrels.values())) != lines_read:
         _raise_first_duplicate(path)
     return qrels
 
 
-def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
-    """Read a run file; duplicates keep their first occurrence and come back as warnings naming file and line."""
+def _grades(texts: list[bytes]) -> list[int] | None:
+    """The grades as ints through a table of the few distinct texts; None when one is not a grade."""
+    try:
+        table = {text: int(text) for text in set(texts)}
+    except ValueError:
+        return None
+    if max(table.values()) > MAX_GRADE:
+        return None
+    return list(map(table.__getitem__, texts))
+
+
+def read_run_bytes(path: str | Path) -> tuple[dict[bytes, dict[bytes, float]], list[str]]:
+    """`read_run` with the ids as the bytes of the file."""
     path = Path(path)
-    run: ScoredRun = {}
+    run: dict[bytes, dict[bytes, float]] = {}
     lines_read = 0
-    for base, lines, rows in _chunks(path, 6, False, "qid Q0 docno rank score tag"):
-        qids, _, docs, _, scores, _ = zip(*rows, strict=True)
-        values = _convert(scores, float)
-        if values is None or not math.isfinite(math.fsum(values)):
-            _first_bad(path, base, lines, 4, _score_problem)
-        for qid, block_docs, block_scores in _blocks(qids, docs, values):
-            # built from the end, so that the first occurrence of a duplicate is the one that stays
-            ranked = dict(zip(reversed(block_docs), reversed(block_scores), strict=True))
-            earlier = run.get(qid)
-            if earlier is not None:
-                ranked.update(earlier)  # lines of this query earlier in the file win too
-            run[qid] = ranked
-        lines_read += len(rows)
+    with gc_paused():
+        for base, block, (qids, docs, scores) in _chunks(path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
+            try:
+                values = list(map(float, scores))
+            except ValueError:
+                values = []
+            if not values or not math.isfinite(math.fsum(values)):
+                _first_bad(path, base, block, 4, _score_problem)
+            for qid, start, end in _groups(qids):
+                ranked = dict(zip(docs[start:end], values[start:end], strict=True))
+                if len(ranked) != end - start:  # a duplicate: built again from the end, so that the first one stays
+                    ranked = dict(zip(reversed(docs[start:end]), reversed(values[start:end]), strict=True))
+                earlier = run.get(qid)
+                if earlier is not None:
+                    ranked.update(earlier)  # lines of this query earlier in the file win too
+                run[qid] = ranked
+            lines_read += len(qids)
     warnings = []
     if sum(map(len, run.values())) != lines_read:
         warnings = _duplicates(path)
@@ -164,15 +265,15 @@ def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
 
 def _repeats(path: Path) -> Iterator[tuple[int, str, str, int]]:
     """(line, qid, docno, first line) for every (qid, docno) pair seen before; only walked when lengths disagree."""
-    first: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8-sig") as handle:
+    first: dict[tuple[bytes, bytes], int] = {}
+    with path.open("rb") as handle:
         for number, line in enumerate(handle, 1):
             fields = line.split()
             if not fields:
                 continue
-            key = (fields[0], fields[2])
+            key = (fields[0].removeprefix(_BOM) if number == 1 else fields[0], fields[2])
             if key in first:
-                yield number, key[0], key[1], first[key]
+                yield number, key[0].decode(), key[1].decode(), first[key]
             else:
                 first[key] = number
 
