@@ -1,0 +1,190 @@
+"""The embedded index as arrays over document ordinals: one inverted index per text field, one column per other field.
+
+Every query is answered over the whole corpus at once (numpy over ordinals 0..N-1), so its cost grows with the
+postings it reads, not with Python work per matching document. Text fields keep what Lucene keeps: per term the
+sorted ordinals, term frequencies and positions, per document the one-byte norm; keyword fields keep their terms
+too, because a `term` query on a keyword field is BM25-scored in Elasticsearch.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pytest_relevance.engines.embedded.scoring import BM25, encode_lengths
+
+POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
+
+# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym)
+Tokenize = Callable[[str], tuple[list[str], list[int]]]
+
+
+@dataclass
+class Postings:
+    """One term's postings: ascending ordinals, float32 frequencies, and a slice into the positions of each."""
+
+    docs: np.ndarray
+    freqs: np.ndarray
+    start: int  # index of the first posting, for positions
+
+    @property
+    def doc_freq(self) -> int:
+        return int(self.docs.size)
+
+
+class TextField:
+    """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects)."""
+
+    def __init__(self, name: str, tokenize: Tokenize, search_tokenize: Tokenize, k1: float, b: float) -> None:
+        self.name, self.tokenize, self.search_tokenize = name, tokenize, search_tokenize
+        self.k1, self.b = k1, b
+        self._vocab: dict[str, int] = {}
+        self._tids, self._docs, self._pos = array("i"), array("i"), array("i")
+        self._lengths: list[int] = []
+
+    def add(self, ordinal: int, values: Sequence[str]) -> None:
+        """Index one document's values: positions continue across values after Elasticsearch's gap."""
+        vocab, length, base, last = self._vocab, 0, 0, -1
+        tids: list[int] = []
+        positions: list[int] = []
+        for index, value in enumerate(values):
+            terms, offsets = self.tokenize(value)
+            if index:
+                base = last + POSITION_INCREMENT_GAP + 1
+            previous = -1
+            for term, offset in zip(terms, offsets, strict=True):
+                tids.append(vocab.setdefault(term, len(vocab)))
+                positions.append(base + offset)
+                length += offset != previous
+                previous = offset
+            if terms:
+                last = base + offsets[-1]
+        self._tids.extend(tids)
+        self._pos.extend(positions)
+        self._docs.extend([ordinal] * len(tids))
+        self._lengths.append(length)
+
+    def freeze(self) -> None:
+        """Sort the token stream by (term, doc, position) into CSR postings; compute norms and statistics."""
+        tids = np.frombuffer(self._tids, dtype=np.int32)
+        docs = np.frombuffer(self._docs, dtype=np.int32)
+        pos = np.frombuffer(self._pos, dtype=np.int32)
+        order = np.lexsort((pos, docs, tids))
+        tids, docs, self.positions = tids[order], docs[order], pos[order]
+        n_docs = len(self._lengths)
+        # a posting starts wherever the (term, doc) pair changes
+        change = np.ones(tids.size, dtype=bool)
+        if tids.size:
+            change[1:] = (tids[1:] != tids[:-1]) | (docs[1:] != docs[:-1])
+        starts = np.flatnonzero(change)
+        self.pos_offsets = np.append(starts, tids.size).astype(np.int64)
+        self.docs = docs[starts]
+        self.freqs = np.diff(self.pos_offsets).astype(np.float32)
+        posting_tids = tids[starts]
+        self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
+        lengths = np.array(self._lengths, dtype=np.int64)
+        self.has_value = lengths > 0
+        self.norms = encode_lengths(lengths)
+        self.doc_count = int(self.has_value.sum())
+        self.sum_total_term_freq = int(tids.size)
+        self.bm25 = BM25(self.k1, self.b, self.doc_count, self.sum_total_term_freq)
+        self.vocab = self._vocab
+        self.n_docs = n_docs
+        del self._tids, self._docs, self._pos, self._lengths
+
+    def postings(self, term: str) -> Postings | None:
+        tid = self.vocab.get(term)
+        if tid is None:
+            return None
+        lo, hi = int(self.offsets[tid]), int(self.offsets[tid + 1])
+        return Postings(self.docs[lo:hi], self.freqs[lo:hi], lo)
+
+    def positions_of(self, postings: Postings, index: int) -> np.ndarray:
+        """The positions of the posting at `index` within `postings` (ascending)."""
+        at = postings.start + index
+        return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
+
+
+class KeywordField:
+    """Exact terms per document (keyword): a term dictionary, and for each term the documents holding it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.vocab: dict[str, int] = {}
+        self._ids, self._docs = array("i"), array("i")
+        self._n = 0
+
+    def add(self, ordinal: int, values: Sequence[str]) -> None:
+        for value in dict.fromkeys(values):
+            self._ids.append(self.vocab.setdefault(value, len(self.vocab)))
+            self._docs.append(ordinal)
+        self._n = ordinal + 1
+
+    def freeze(self, n_docs: int) -> None:
+        ids, docs = np.frombuffer(self._ids, dtype=np.int32), np.frombuffer(self._docs, dtype=np.int32)
+        order = np.lexsort((docs, ids))
+        self.ids, self.doc_of = ids[order], docs[order]
+        self.offsets = np.searchsorted(self.ids, np.arange(len(self.vocab) + 1)).astype(np.int64)
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        self.doc_count = int(self.has_value.sum())
+        # keyword fields index documents only (no frequencies, no norms): Lucene then reports the sum of document
+        # frequencies as the sum of term frequencies, and every document's norm as 1
+        self.bm25 = BM25(1.2, 0.75, self.doc_count, int(self.ids.size))
+        self.norms = np.ones(n_docs, dtype=np.uint8)
+        del self._ids, self._docs
+
+    def docs_of(self, value: str) -> np.ndarray:
+        tid = self.vocab.get(value)
+        if tid is None:
+            return np.empty(0, dtype=np.int32)
+        return self.doc_of[self.offsets[tid] : self.offsets[tid + 1]]
+
+    def postings(self, term: str) -> Postings | None:
+        docs = self.docs_of(term)
+        return Postings(docs, np.ones(docs.size, dtype=np.float32), 0) if docs.size else None
+
+
+class NumericField:
+    """Numbers, dates (epoch milliseconds) and booleans (0/1) as flat (ordinal, value) pairs, ascending by ordinal."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._values, self._docs = array("d"), array("i")
+
+    def add(self, ordinal: int, values: Sequence[float]) -> None:
+        for value in sorted(values):
+            self._values.append(value)
+            self._docs.append(ordinal)
+
+    def freeze(self, n_docs: int) -> None:
+        self.values = np.frombuffer(self._values, dtype=np.float64).copy()
+        self.doc_of = np.frombuffer(self._docs, dtype=np.int32).copy()
+        self.n_docs = n_docs
+        self.single = bool(self.doc_of.size == 0 or np.all(np.diff(self.doc_of) > 0))
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        # the smallest value per document (NaN when absent): what Elasticsearch's doc values give first
+        self.first = np.full(n_docs, np.nan)
+        self.first[self.doc_of[::-1]] = self.values[::-1]
+        del self._values, self._docs
+
+    def any(self, condition: np.ndarray) -> np.ndarray:
+        """Documents with at least one value where `condition` (over the flat values) holds."""
+        mask = np.zeros(self.n_docs, dtype=bool)
+        mask[self.doc_of[condition]] = True
+        return mask
+
+    def min_per_doc(self, derived: np.ndarray) -> np.ndarray:
+        """The smallest of a per-value quantity (e.g. a distance) per document; NaN where the field is absent."""
+        if self.single:
+            out = np.full(self.n_docs, np.nan)
+            out[self.doc_of] = derived
+            return out
+        out = np.full(self.n_docs, np.inf)
+        np.minimum.at(out, self.doc_of, derived)
+        out[~self.has_value] = np.nan
+        return out
