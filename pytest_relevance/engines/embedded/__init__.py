@@ -60,9 +60,9 @@ def _tokenizer(name: str) -> Tokenize:
         builder = builder.filter(item)
     analyze = builder.build().analyze
 
-    def tokenize(text: str) -> tuple[list[str], list[int]]:
+    def tokenize(text: str) -> tuple[list[str], range]:
         terms = analyze(text)
-        return terms, list(range(len(terms)))
+        return terms, range(len(terms))
 
     _ANALYZERS[name] = tokenize
     return tokenize
@@ -105,12 +105,10 @@ class EmbeddedIndex:
         for ordinal, doc in enumerate(corpus):
             for name, kind in self.kinds.items():
                 values = _values(doc, name)
-                if not values:
-                    if kind == "text":
-                        self.text[name].add(ordinal, [])
-                    continue
                 if kind == "text":
-                    self.text[name].add(ordinal, [self._text_value(v, name, ordinal) for v in values])
+                    self.text[name].add([self._text_value(v, name, ordinal) for v in values])
+                elif not values:
+                    continue
                 elif kind == "keyword":
                     self.keyword[name].add(ordinal, [self._convert(name, kind, v, ordinal) for v in values])
                 else:
@@ -224,7 +222,8 @@ class EmbeddedIndex:
         raise Invalid(path, f"field {field!r} is a {self.kinds[field]} field, not text or keyword")
 
     def search_tokens(self, field: str, text: str) -> tuple[list[str], list[int]]:
-        return self.text[field].search_tokenize(text)
+        terms, positions = self.text[field].search_tokenize(text)
+        return terms, list(positions)
 
     def search_terms(self, field: str, text: str) -> list[str]:
         return self.search_tokens(field, text)[0]

@@ -18,8 +18,9 @@ from pytest_relevance.engines.embedded.scoring import BM25, encode_lengths
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
 
-# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym)
-Tokenize = Callable[[str], tuple[list[str], list[int]]]
+# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym);
+# a `range` says the positions are consecutive (nothing removed, nothing stacked)
+Tokenize = Callable[[str], tuple[list[str], Sequence[int]]]
 
 
 @dataclass
@@ -41,40 +42,42 @@ class TextField:
     def __init__(self, name: str, tokenize: Tokenize, search_tokenize: Tokenize, k1: float, b: float) -> None:
         self.name, self.tokenize, self.search_tokenize = name, tokenize, search_tokenize
         self.k1, self.b = k1, b
-        self._vocab: dict[str, int] = {}
-        self._tids, self._docs, self._pos = array("i"), array("i"), array("i")
-        self._lengths: list[int] = []
+        self._vocab: _Vocabulary = _Vocabulary()
+        self._tids, self._pos = array("i"), array("i")
+        self._counts, self._lengths = array("i"), array("i")
 
-    def add(self, ordinal: int, values: Sequence[str]) -> None:
-        """Index one document's values: positions continue across values after Elasticsearch's gap."""
-        vocab, length, base, last = self._vocab, 0, 0, -1
-        tids: list[int] = []
-        positions: list[int] = []
+    def add(self, values: Sequence[str]) -> None:
+        """Index the next document's values: positions continue across values after Elasticsearch's gap."""
+        term_id = self._vocab.__getitem__
+        count = length = 0
+        position = -1  # as Lucene's FieldInvertState: the gap is added before every value after the first
         for index, value in enumerate(values):
-            terms, offsets = self.tokenize(value)
             if index:
-                base = last + POSITION_INCREMENT_GAP + 1
-            previous = -1
-            for term, offset in zip(terms, offsets, strict=True):
-                tids.append(vocab.setdefault(term, len(vocab)))
-                positions.append(base + offset)
-                length += offset != previous
-                previous = offset
-            if terms:
-                last = base + offsets[-1]
-        self._tids.extend(tids)
-        self._pos.extend(positions)
-        self._docs.extend([ordinal] * len(tids))
+                position += POSITION_INCREMENT_GAP
+            terms, positions = self.tokenize(value)
+            if not terms:
+                continue
+            base = position + 1
+            self._tids.extend(map(term_id, terms))
+            count += len(terms)
+            if isinstance(positions, range):
+                self._pos.extend(range(base + positions.start, base + positions.stop))
+                length += len(terms)
+            else:
+                self._pos.extend([base + p for p in positions])
+                length += sum(1 for i, p in enumerate(positions) if i == 0 or p != positions[i - 1])
+            position = base + positions[-1]
+        self._counts.append(count)
         self._lengths.append(length)
 
     def freeze(self) -> None:
         """Sort the token stream by (term, doc, position) into CSR postings; compute norms and statistics."""
         tids = np.frombuffer(self._tids, dtype=np.int32)
-        docs = np.frombuffer(self._docs, dtype=np.int32)
+        counts = np.frombuffer(self._counts, dtype=np.int32)
+        docs = np.repeat(np.arange(counts.size, dtype=np.int32), counts)
         pos = np.frombuffer(self._pos, dtype=np.int32)
         order = np.lexsort((pos, docs, tids))
         tids, docs, self.positions = tids[order], docs[order], pos[order]
-        n_docs = len(self._lengths)
         # a posting starts wherever the (term, doc) pair changes
         change = np.ones(tids.size, dtype=bool)
         if tids.size:
@@ -85,15 +88,15 @@ class TextField:
         self.freqs = np.diff(self.pos_offsets).astype(np.float32)
         posting_tids = tids[starts]
         self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
-        lengths = np.array(self._lengths, dtype=np.int64)
+        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
         self.has_value = lengths > 0
         self.norms = encode_lengths(lengths)
         self.doc_count = int(self.has_value.sum())
         self.sum_total_term_freq = int(tids.size)
         self.bm25 = BM25(self.k1, self.b, self.doc_count, self.sum_total_term_freq)
-        self.vocab = self._vocab
-        self.n_docs = n_docs
-        del self._tids, self._docs, self._pos, self._lengths
+        self.vocab: dict[str, int] = dict(self._vocab)
+        self.n_docs = counts.size
+        del self._tids, self._pos, self._counts, self._lengths, self._vocab
 
     def postings(self, term: str) -> Postings | None:
         tid = self.vocab.get(term)
@@ -106,6 +109,14 @@ class TextField:
         """The positions of the posting at `index` within `postings` (ascending)."""
         at = postings.start + index
         return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
+
+
+class _Vocabulary(dict):
+    """term -> id, handing out the next id to a new term (so a whole token list maps with one C-level `map`)."""
+
+    def __missing__(self, term: str) -> int:
+        self[term] = value = len(self)
+        return value
 
 
 class KeywordField:
