@@ -229,7 +229,7 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         doc = int(docs[bad[0]])
-        value = index.numeric[field].first[doc]
+        value = float(index.numeric[field].first[doc])
         if np.isnan(value) and missing is None:
             problem = f"document {index.ids[doc]!r} has no {field!r}; give field_value_factor a 'missing' value"
         else:
@@ -254,10 +254,9 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     date = kind_of_field == "date"
     if params.get("scale") is None:
         raise Invalid(path, "needs 'scale' (e.g. 30d for a date, 10 for a number)")
-    origin_value = params.get("origin", "now" if date else None)
-    if origin_value is None:
-        raise Invalid(path, "needs 'origin' for a numeric field")
-    origin = index.convert_query_value(field, origin_value, f"{path}.{field}.origin")
+    if params.get("origin") is None:
+        raise Invalid(path, "needs 'origin' (for a date: now, which the frozen clock fixes)")
+    origin = index.convert_query_value(field, params["origin"], f"{path}.{field}.origin")
     scale = _distance(params["scale"], date, f"{path}.{field}.scale")
     offset = _distance(params.get("offset", 0), date, f"{path}.{field}.offset")
     decay = number(params, "decay", f"{path}.{field}", 0.5)
