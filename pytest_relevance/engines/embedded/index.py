@@ -11,6 +11,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -95,6 +97,7 @@ class TextField:
         self.sum_total_term_freq = int(tids.size)
         self.bm25 = BM25(self.k1, self.b, self.doc_count, self.sum_total_term_freq)
         self.vocab: dict[str, int] = dict(self._vocab)
+        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
         self.n_docs = counts.size
         del self._tids, self._pos, self._counts, self._lengths, self._vocab
 
@@ -104,6 +107,11 @@ class TextField:
             return None
         lo, hi = int(self.offsets[tid]), int(self.offsets[tid + 1])
         return Postings(self.docs[lo:hi], self.freqs[lo:hi], lo)
+
+    @cached_property
+    def sorted_terms(self) -> list[str]:
+        """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
+        return sorted(self.vocab)
 
     def positions_of(self, postings: Postings, index: int) -> np.ndarray:
         """The positions of the posting at `index` within `postings` (ascending)."""
@@ -146,7 +154,12 @@ class KeywordField:
         # frequencies as the sum of term frequencies, and every document's norm as 1
         self.bm25 = BM25(1.2, 0.75, self.doc_count, int(self.ids.size))
         self.norms = np.ones(n_docs, dtype=np.uint8)
+        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
         del self._ids, self._docs
+
+    @cached_property
+    def sorted_terms(self) -> list[str]:
+        return sorted(self.vocab)
 
     def docs_of(self, value: str) -> np.ndarray:
         tid = self.vocab.get(value)

@@ -162,6 +162,6 @@ def minimum_should_match(spec: Any, optional: int, path: str) -> int:
     return max(result, 0)
 
 
-from pytest_relevance.engines.embedded.queries import compound, full_text, term_level  # noqa: E402
+from pytest_relevance.engines.embedded.queries import compound, full_text, multi_term, term_level  # noqa: E402
 
-__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "query", "term_level"]
+__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "term_level"]

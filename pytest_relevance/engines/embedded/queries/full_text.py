@@ -31,28 +31,59 @@ from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
 
+from pytest_relevance.engines.embedded.queries.multi_term import (
+    blended,
+    edits_for,
+    fuzzy_expansions,
+    fuzzy_options,
+)
+
+_FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
 _MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms_query", "lenient",
-               "auto_generate_synonyms_phrase_query"}  # fmt: skip
+               "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS}  # fmt: skip
 
 
-def term_disjunction(
-    index: EmbeddedIndex, field: str, terms: list[str], boost: float, required: int | None, path: str
-) -> Scores:
-    """A boolean query of one term clause per entry of `terms` (duplicates merged, boosts summed, as Lucene's
-    rewrite does); a document matches when it holds at least `required` of the clauses (None: at least one)."""
-    n = index.n
+def term_clauses(
+    index: EmbeddedIndex, field: str, terms: list[str], boost: float, path: str, fuzzy: dict[str, Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
+    their scores summed in double, and how many clauses each document matches. With `fuzzy` (the match query's
+    fuzziness options) each clause is a blended fuzzy query."""
     target = index.postings_field(field, path)
-    if not terms:
-        return Scores.none(n)
-    total = np.zeros(n, dtype=np.float64)
-    hits = np.zeros(n, dtype=np.int32)
+    total = np.zeros(index.n, dtype=np.float64)
+    hits = np.zeros(index.n, dtype=np.int32)
     for term, count in Counter(terms).items():
+        clause_boost = float(F32(count) * F32(boost))
+        if fuzzy is not None:
+            prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
+            edits = edits_for(fuzzy["fuzziness"], term, path)
+            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
+            scores, hit = blended(index, field, expansions, clause_boost)
+            total += scores
+            hits += np.where(hit, count, 0).astype(np.int32)
+            continue
         postings = target.postings(term)
         if postings is None:
             continue
-        weight = target.bm25.weight(float(F32(count) * F32(boost)), idf(postings.doc_freq, target.bm25.doc_count))
+        weight = target.bm25.weight(clause_boost, idf(postings.doc_freq, target.bm25.doc_count))
         total[postings.docs] += target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
         hits[postings.docs] += count
+    return total, hits
+
+
+def term_disjunction(
+    index: EmbeddedIndex,
+    field: str,
+    terms: list[str],
+    boost: float,
+    required: int | None,
+    path: str,
+    fuzzy: dict[str, Any] | None = None,
+) -> Scores:
+    """A boolean query of term clauses; a document matches when it holds at least `required` of them (None: one)."""
+    if not terms:
+        return Scores.none(index.n)
+    total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
     matched = hits >= (required or 1)
     return Scores(matched, np.where(matched, total, 0.0).astype(F32))
 
@@ -81,7 +112,8 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         required = max(minimum_should_match(options["minimum_should_match"], len(terms), path), 1)
     else:
         required = None
-    return term_disjunction(index, field, terms, boost, required, path)
+    fuzzy = options if options.get("fuzziness") is not None else None
+    return term_disjunction(index, field, terms, boost, required, path, fuzzy)
 
 
 @query("match")
@@ -93,30 +125,53 @@ def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
 
 def phrase(index: EmbeddedIndex, field: str, text: str, slop: int, boost: float, path: str) -> Scores:
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
-    `slop` moves), scored with the phrase frequency."""
+    `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
+    Lucene's QueryBuilder makes a MultiPhraseQuery of them."""
     terms, positions = index.search_tokens(field, text)
-    if not terms:
+    groups: list[list[str]] = []
+    starts: list[int] = []
+    for term, position in zip(terms, positions, strict=True):
+        if starts and starts[-1] == position:
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+            starts.append(position)
+    return phrase_groups(index, field, groups, starts, slop, boost, path)
+
+
+def phrase_groups(
+    index: EmbeddedIndex, field: str, groups: list[list[str]], positions: list[int], slop: int, boost: float, path: str
+) -> Scores:
+    """Lucene's (Multi)PhraseQuery: at each position any term of its group; the idf is the sum of every term's."""
+    if not groups:
         return Scores.none(index.n)
-    if len(terms) == 1:
-        return term_disjunction(index, field, terms, boost, None, path)
-    if len(set(positions)) != len(positions):
-        raise Unsupported("a phrase whose analysis stacks tokens (synonyms)", path)
+    if len(groups) == 1:
+        return term_disjunction(index, field, list(dict.fromkeys(groups[0])), boost, None, path)
     target = index.text[field]
-    postings = [target.postings(t) for t in terms]
-    if any(p is None for p in postings):
+    members = [[p for p in (target.postings(t) for t in dict.fromkeys(group)) if p is not None] for group in groups]
+    if any(not group for group in members):
         return Scores.none(index.n)
-    candidates = postings[0].docs
-    for p in postings[1:]:
-        candidates = np.intersect1d(candidates, p.docs, assume_unique=True)
-    at = [np.searchsorted(p.docs, candidates) for p in postings]
+    candidates = None
+    for group in members:
+        docs = group[0].docs if len(group) == 1 else np.unique(np.concatenate([p.docs for p in group]))
+        candidates = docs if candidates is None else np.intersect1d(candidates, docs, assume_unique=True)
+    assert candidates is not None
     freqs = np.zeros(candidates.size, dtype=F32)
     offsets = [pos - positions[0] for pos in positions]
+    located = [[(p, np.searchsorted(p.docs, candidates)) for p in group] for group in members]
     for i in range(candidates.size):
-        lists = [target.positions_of(p, int(idx[i])) for p, idx in zip(postings, at, strict=True)]
+        doc = candidates[i]
+        lists = []
+        for group in located:
+            parts = [
+                target.positions_of(p, int(at[i])) for p, at in group if at[i] < p.docs.size and p.docs[at[i]] == doc
+            ]
+            lists.append(parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts)))
         freqs[i] = _exact_freq(lists, offsets) if slop == 0 else _sloppy_freq(lists, offsets, slop)
     keep = freqs > 0
     docs, freqs = candidates[keep], freqs[keep]
-    weight = target.bm25.weight(boost, idf_sum([p.doc_freq for p in postings], target.bm25.doc_count))
+    doc_freqs = [p.doc_freq for group in members for p in group]
+    weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
     matched = np.zeros(index.n, dtype=bool)
     matched[docs] = True
     score = np.zeros(index.n, dtype=F32)
@@ -188,6 +243,86 @@ def match_phrase(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     return phrase(index, field, str(options["query"]), int(slop), boost, path)
 
 
+def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> list[str]:
+    """The first `limit` terms starting with `prefix`, in term order (Elasticsearch's getPrefixTerms)."""
+    import bisect
+
+    terms = index.postings_field(field, "").sorted_terms
+    out = []
+    for term in terms[bisect.bisect_left(terms, prefix) :]:
+        if not term.startswith(prefix) or len(out) >= limit:
+            break
+        out.append(term)
+    return out
+
+
+def phrase_prefix(
+    index: EmbeddedIndex, field: str, text: str, slop: int, max_expansions: int, boost: float, path: str
+) -> Scores:
+    """Elasticsearch's MultiPhrasePrefixQuery: a phrase whose last position is any term starting with the last
+    token (the first `max_expansions` in term order)."""
+    terms, positions = index.search_tokens(field, text)
+    if not terms:
+        return Scores.none(index.n)
+    expanded = prefix_terms(index, field, terms[-1], max_expansions)
+    if not expanded:
+        return Scores.none(index.n)
+    groups = [[t] for t in terms[:-1]] + [expanded]
+    return phrase_groups(index, field, groups, positions, slop, boost, path)
+
+
+@query("match_phrase_prefix")
+def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, {"query", "slop", "boost", "max_expansions", "zero_terms_query", "analyzer"}, path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    slop = int(number(options, "slop", path, 0))
+    expansions = int(number(options, "max_expansions", path, 50))
+    if index.kinds[field] != "text":
+        raise Unsupported(f"match_phrase_prefix on the {index.kinds[field]} field {field!r}", path)
+    return phrase_prefix(index, field, str(options["query"]), slop, expansions, boost_of(options, path, boost), path)
+
+
+def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
+    """Elasticsearch's match_bool_prefix: a term clause per token but the last, which is a (constant score) prefix
+    query; operator and minimum_should_match count clauses as match does."""
+    if index.kinds[field] != "text":
+        return match_field(index, field, options, path, boost)
+    terms = index.search_terms(field, str(options["query"]))
+    if not terms:
+        return Scores.none(index.n)
+    fuzzy = options if options.get("fuzziness") is not None else None
+    clauses = len(terms)
+    total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
+    target = index.postings_field(field, path)
+    last = np.zeros(index.n, dtype=bool)
+    for term in prefix_terms(index, field, terms[-1], 2**31):
+        postings = target.postings(term)
+        if postings is not None:
+            last[postings.docs] = True
+    count = count + last
+    operator = str(options.get("operator", "or")).lower()
+    if operator == "and":
+        required = clauses
+    elif options.get("minimum_should_match") is not None:
+        required = max(minimum_should_match(options["minimum_should_match"], clauses, path), 1)
+    else:
+        required = 1
+    matched = count >= required
+    score = np.where(matched, total + np.where(last, float(F32(boost)), 0.0), 0.0)
+    return Scores(matched, score.astype(F32))
+
+
+@query("match_bool_prefix")
+def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, {"query", "operator", "minimum_should_match", "boost", "analyzer", *_FUZZY_KEYS}, path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    return bool_prefix(index, field, options, path, boost_of(options, path, boost))
+
+
 def dis_max(parts: list[Scores], tie: float, n: int) -> Scores:
     """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float."""
     if not parts:
@@ -230,23 +365,28 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
 def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     options = allowed(
         spec, {"query", "fields", "type", "tie_breaker", "operator", "boost", "minimum_should_match", "slop",
-               "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query"}, path
+               "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS}, path
     )  # fmt: skip
     kind = options.get("type", "best_fields")
-    if kind not in ("best_fields", "most_fields", "phrase"):
+    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix"):
         raise Unsupported(f"multi_match type {kind}", path)
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     boost = boost_of(options, path, boost)
-    tie = number(options, "tie_breaker", path, 1.0 if kind == "most_fields" else 0.0)
+    tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
     parts = []
     for field, weight in field_weights(index, options.get("fields"), path):
         field_boost = float(F32(weight) * F32(boost))
+        text, slop = str(options["query"]), int(number(options, "slop", path, 0))
         if kind == "phrase" and index.kinds[field] == "text":
-            slop = int(number(options, "slop", path, 0))
-            parts.append(phrase(index, field, str(options["query"]), slop, field_boost, path))
+            parts.append(phrase(index, field, text, slop, field_boost, path))
+        elif kind == "phrase_prefix" and index.kinds[field] == "text":
+            expansions = int(number(options, "max_expansions", path, 50))
+            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path))
+        elif kind == "bool_prefix":
+            parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
-            per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query")
-                         if k in options}  # fmt: skip
+            per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
+                                                 *_FUZZY_KEYS) if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
     return dis_max(parts, tie, index.n)
