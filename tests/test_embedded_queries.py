@@ -9,6 +9,7 @@ import pytest
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.engines.embedded.queries import minimum_should_match
 from pytest_relevance.engines.embedded.queries.multi_term import edits_for
+from pytest_relevance.errors import RelevanceInputError
 
 DOCS = [
     {"id": "1", "t": "wireless headphones black", "tag": ["audio", "sale"], "n": 4, "d": "2026-01-10"},
@@ -142,3 +143,64 @@ def test_function_score_modes_follow_elasticsearch(index: EmbeddedIndex) -> None
     )
     decay = {"linear": {"n": {"origin": 31, "scale": 10}}, "boost_mode": "replace"}
     assert hits(index, {"function_score": decay})["4"] == pytest.approx(1 - 1 / 20)  # |30 - 31| on a scale of 20
+
+
+def body_hits(index: EmbeddedIndex, body: dict) -> list[tuple[str, float]]:
+    return index.search_many({"q": body}, 10, "query.yaml")["q"]
+
+
+def test_script_score_runs_the_painless_subset(index: EmbeddedIndex) -> None:
+    script = {
+        "source": "doc['n'].size() == 0 ? params.none : Math.log10(doc['n'].value + 2) * params.w + _score",
+        "params": {"w": 2, "none": 0.5},
+    }
+    got = hits(index, {"script_score": {"query": {"match_all": {"boost": 3}}, "script": script}})
+    assert got == pytest.approx({"2": 2 * math.log10(11) + 3, "1": 2 * math.log10(6) + 3, "4": 2 * math.log10(4) + 3,
+                                 "3": 2 * math.log10(3) + 3, "5": 0.5}, rel=1e-6)  # fmt: skip
+    helpers = "saturation(doc['n'].value, 10) + sigmoid(doc['n'].value, 5, 2)"
+    helpers += " + decayNumericLinear(10, 20, 0, 0.5, doc['n'].value)"
+    got = hits(index, {"script_score": {"query": {"term": {"tag": "audio"}}, "script": helpers}})
+    n = 9  # document 2
+    assert got["2"] == pytest.approx(n / (10 + n) + n**2 / (25 + n**2) + (40 - 1) / 40, rel=1e-6)
+    date = "decayDateGauss('2026-01-10', '10d', '0d', 0.5, doc['d'].value)"
+    got = hits(index, {"script_score": {"query": {"ids": {"values": ["1", "2"]}}, "script": date}})
+    assert got["1"] == 1.0 and got["2"] == pytest.approx(0.5 ** ((365 / 10) ** 2))
+    function = {"function_score": {"query": {"match": {"t": "stand"}}, "script_score": {"script": "_score * 2"},
+                                   "boost_mode": "replace"}}  # fmt: skip
+    assert hits(index, function)["3"] == pytest.approx(2 * hits(index, {"match": {"t": "stand"}})["3"])
+
+
+def test_a_script_reading_a_missing_value_fails_only_where_it_is_read(index: EmbeddedIndex) -> None:
+    guarded = "doc['d'].size() == 0 ? 0 : 1"
+    assert hits(index, {"script_score": {"query": {"match_all": {}}, "script": guarded}})["4"] == 0.0
+    with pytest.raises(RelevanceInputError, match=r"document '4' has no value for a doc\['...'\]\.value"):
+        hits(index, {"script_score": {"query": {"match_all": {}}, "script": "doc['d'].value > 0 ? 1 : 0"}})
+    with pytest.raises(RelevanceInputError, match=r"Math\.foo is not supported \(the embedded engine runs a subset"):
+        hits(index, {"script_score": {"query": {"match_all": {}}, "script": "Math.foo(1)"}})
+
+
+def test_rescore_combines_the_window_as_elasticsearch_does(index: EmbeddedIndex) -> None:
+    query = {"match": {"t": "headphones phones"}}
+    first = dict(body_hits(index, {"query": query}))
+    assert list(first) == ["4", "1"]
+    rescore = {"window_size": 1, "query": {"rescore_query": {"term": {"tag": "sale"}}, "query_weight": 0.5,
+                                           "rescore_query_weight": 2}}  # fmt: skip
+    # document 4 is the window but does not match: 0.5 x score; document 1 is past the window: 0.5 x score
+    got = body_hits(index, {"query": query, "rescore": rescore})
+    assert got == [("4", pytest.approx(first["4"] / 2)), ("1", pytest.approx(first["1"] / 2))]
+    rescore["window_size"] = 2
+    sale = hits(index, {"term": {"tag": "sale"}})["1"]
+    got = body_hits(index, {"query": query, "rescore": rescore})
+    assert got == [("1", pytest.approx(first["1"] / 2 + 2 * sale, rel=1e-6)), ("4", pytest.approx(first["4"] / 2))]
+
+
+def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
+    everything = {"query": {"match_all": {}}}
+    assert [d for d, _ in body_hits(index, {**everything, "collapse": {"field": "tag"}})] == ["1", "3"]
+    by_n = [d for d, _ in body_hits(index, {**everything, "sort": [{"n": {"order": "desc", "missing": "_first"}}]})]
+    assert by_n == ["5", "2", "1", "4", "3"]  # the smallest value of a multi-valued field sorts ascending by default
+    filtered = body_hits(
+        index, {"query": {"match": {"t": "headphones stand"}}, "post_filter": {"term": {"tag": "home"}}}
+    )
+    assert [d for d, _ in filtered] == ["3"]
+    assert body_hits(index, {"query": {"match": {"t": "headphones"}}, "min_score": 100}) == []

@@ -22,14 +22,8 @@ import numpy as np
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.index import KeywordField, NumericField, TextField, Tokenize
-from pytest_relevance.engines.embedded.queries import (
-    HANDLERS,
-    IGNORED_BODY_KEYS,
-    Invalid,
-    Scores,
-    Unsupported,
-    evaluate,
-)
+from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
+from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
 ANALYZERS = ("standard", "english", "simple", "whitespace", "keyword")
@@ -233,6 +227,32 @@ class EmbeddedIndex:
             return self.text[field].has_value
         return (self.keyword.get(field) or self.numeric[field]).has_value
 
+    def doc_values(self, field: str) -> np.ndarray | None:
+        """Per document, its smallest value (doc values are sorted): numbers and dates as float64 (NaN when
+        absent), keywords as strings (None when absent); None for a text field, which has no doc values."""
+        if field in self.numeric:
+            return self.numeric[field].first
+        if field not in self.keyword:
+            return None
+        key = ("doc_values", field)
+        if key not in self.function_cache:
+            keyword = self.keyword[field]
+            terms = np.array([*keyword.sorted_terms, None], dtype=object)
+            rank = np.empty(len(keyword.vocab), dtype=np.int64)
+            rank[[keyword.vocab[t] for t in keyword.sorted_terms]] = np.arange(len(keyword.vocab))
+            smallest = np.full(self.n, len(keyword.vocab))
+            np.minimum.at(smallest, keyword.doc_of, rank[keyword.ids])
+            self.function_cache[key] = terms[smallest]
+        return self.function_cache[key]
+
+    def doc_value_counts(self, field: str) -> np.ndarray:
+        key = ("doc_value_counts", field)
+        if key not in self.function_cache:
+            column = self.numeric.get(field) or self.keyword.get(field)
+            doc_of = column.doc_of if column is not None else np.empty(0, dtype=np.int64)
+            self.function_cache[key] = np.bincount(doc_of, minlength=self.n)
+        return self.function_cache[key]
+
     def equal(self, field: str, wanted: list[Any], boost: float, path: str) -> Scores:
         """Documents with any of these exact values (a constant-score query)."""
         matched = np.zeros(self.n, dtype=bool)
@@ -259,7 +279,7 @@ class EmbeddedIndex:
         results = {}
         for qid, body in bodies.items():
             try:
-                results[qid] = self._search(body, size)
+                results[qid] = search(self, body, size)
             except Unsupported as exc:
                 raise RelevanceInputError(
                     source,
@@ -269,28 +289,6 @@ class EmbeddedIndex:
             except Invalid as exc:
                 raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None
         return results
-
-    def _search(self, body: dict[str, Any], size: int) -> Hits:
-        unknown = sorted(set(body) - IGNORED_BODY_KEYS - {"query"})
-        if unknown:
-            raise Unsupported(unknown[0], "the search body")
-        scores = evaluate(self, body.get("query") or {"match_all": {}}, "query")
-        start = body.get("from", 0)
-        if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-            raise Invalid("from", f"{start!r} is not a whole number >= 0")
-        return self.top(scores, start, size)
-
-    def top(self, scores: Scores, start: int, size: int) -> Hits:
-        """The ranked slice [start, start + size): score descending, then doc id ascending."""
-        docs = np.flatnonzero(scores.matched)
-        values = scores.score[docs]
-        want = start + size
-        if docs.size > want:
-            threshold = np.partition(values, docs.size - want)[docs.size - want]
-            keep = values >= threshold
-            docs, values = docs[keep], values[keep]
-        order = np.lexsort((self.id_rank[docs], -values))[start:want]
-        return [(self.ids[int(o)], float(s)) for o, s in zip(docs[order], values[order], strict=True)]
 
     def close(self) -> None:
         self.function_cache.clear()

@@ -162,6 +162,12 @@ def minimum_should_match(spec: Any, optional: int, path: str) -> int:
     return max(result, 0)
 
 
-from pytest_relevance.engines.embedded.queries import compound, full_text, multi_term, term_level  # noqa: E402
+from pytest_relevance.engines.embedded.queries import (  # noqa: E402
+    compound,
+    full_text,
+    multi_term,
+    scripts,
+    term_level,
+)
 
-__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "term_level"]
+__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "scripts", "term_level"]

@@ -30,6 +30,7 @@ from pytest_relevance.engines.embedded.queries import (
     query,
 )
 from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -102,7 +103,7 @@ def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     return Scores(positive.matched, score)
 
 
-_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "weight")
+_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "weight")
 
 
 @query("function_score")
@@ -131,7 +132,7 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     compiled = []
     for i, function in enumerate(functions):
         at = f"{where}[{i}]" if where != path else path
-        applies, values, weight = _function(index, function, at, docs)
+        applies, values, weight = _function(index, function, at, docs, query_score)
         compiled.append((applies, values, weight))
     factor = _combine(score_mode, compiled, docs.size)
     final = _BOOST_MODES[boost_mode](query_score, np.minimum(factor, max_boost)).astype(F32)
@@ -182,7 +183,7 @@ def _combine(mode: str, compiled: list[tuple[np.ndarray | None, np.ndarray, floa
 
 
 def _function(
-    index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray
+    index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray, query_score: np.ndarray
 ) -> tuple[np.ndarray | None, np.ndarray, float]:
     """(applies to each doc or None for all, the function's value for each doc, its weight)."""
     options = allowed(spec, {"filter", *_FUNCTIONS}, path)
@@ -200,6 +201,10 @@ def _function(
     kind = kinds[0]
     if kind == "field_value_factor":
         values = _field_value_factor(index, options[kind], f"{path}.{kind}", docs)
+    elif kind == "script_score":
+        script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
+        tree, params = compile_script(script, f"{path}.{kind}.script")
+        values = run_script(index, tree, params, docs, query_score, f"{path}.{kind}.script")
     else:
         values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight
