@@ -1,0 +1,233 @@
+"""Synonyms: Solr rule parsing, the synonym graph (SynonymGraphFilter), the legacy stacked form (SynonymFilter)
+and flatten_graph.
+
+A rule's phrases are analyzed by the chain before the filter (its tokenizer and per-term filters), as Elasticsearch
+does, so `Wi-Fi, wifi` matches whatever the tokenizer makes of `Wi-Fi`. Matching is greedy longest-first; the
+graph form puts every alternative path between the same start and end node, so a multi-word synonym has position
+length > 1 (what a match query turns into phrase alternatives).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pytest_relevance.engines.embedded.analysis.stream import StreamFilter, Tok
+
+__all__ = ["RuleError", "SynonymTable", "flatten_graph", "parse_solr", "synonym_flat", "synonym_graph"]
+
+Phrase = tuple[str, ...]
+
+
+class RuleError(ValueError):
+    """A synonym rule that cannot be used; `index` is its line (0-based) among the rules."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(problem)
+        self.index = index
+
+
+@dataclass
+class _Entry:
+    outputs: list[Phrase]
+    keep_orig: bool
+
+
+@dataclass
+class SynonymTable:
+    """Input phrase -> outputs (deduplicated, in rule order) and whether the original stays."""
+
+    entries: dict[Phrase, _Entry]
+    max_len: int
+    firsts: frozenset[str]
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Split on `separator` unless escaped with a backslash; escapes are removed."""
+    parts, current, i = [], [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if text.startswith(separator, i):
+            parts.append("".join(current))
+            current = []
+            i += len(separator)
+            continue
+        current.append(text[i])
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def parse_solr(lines: Iterable[str], analyzer: object, expand: bool = True, lenient: bool = False) -> SynonymTable:
+    """Solr synonym rules (`a, b, c` equivalences, `a, b => c` replacements) into a table of analyzed phrases."""
+    entries: dict[Phrase, _Entry] = {}
+
+    def analyze(index: int, phrase: str) -> Phrase | None:
+        tokens = analyzer._stream(phrase.strip())[0]  # type: ignore[attr-defined]
+        if not tokens:
+            if lenient:
+                return None
+            raise RuleError(index, f"term {phrase.strip()!r} was completely eliminated by the analyzer")
+        if any(tok.inc != 1 for tok in tokens[1:]):
+            if lenient:
+                return None
+            raise RuleError(index, f"term {phrase.strip()!r} analyzed to a token with a position increment != 1")
+        return tuple(tok.term for tok in tokens)
+
+    def add(source: Phrase | None, target: Phrase | None, keep_orig: bool) -> None:
+        if source is None or target is None:
+            return
+        entry = entries.setdefault(source, _Entry([], False))
+        if target not in entry.outputs:
+            entry.outputs.append(target)
+        entry.keep_orig |= keep_orig
+
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        sides = _split(line, "=>")
+        if len(sides) > 2:
+            raise RuleError(index, f"more than one '=>' in {raw!r}")
+        if len(sides) == 2:
+            sources = [analyze(index, s) for s in _split(sides[0], ",")]
+            targets = [analyze(index, t) for t in _split(sides[1], ",")]
+            for source in sources:
+                for target in targets:
+                    add(source, target, False)
+            continue
+        phrases = [analyze(index, p) for p in _split(line, ",")]
+        if expand:
+            for i, source in enumerate(phrases):
+                for j, target in enumerate(phrases):
+                    if i != j:
+                        add(source, target, True)
+        else:
+            for source in phrases:
+                add(source, phrases[0], False)
+    return SynonymTable(entries, max((len(p) for p in entries), default=0), frozenset(p[0] for p in entries))
+
+
+def _match(table: SynonymTable, terms: list[str], i: int) -> tuple[int, _Entry] | None:
+    if terms[i] not in table.firsts:
+        return None
+    for size in range(min(table.max_len, len(terms) - i), 0, -1):
+        entry = table.entries.get(tuple(terms[i : i + size]))
+        if entry is not None:
+            return size, entry
+    return None
+
+
+def _absolute(tokens: list[Tok]) -> list[int]:
+    positions, pos = [], -1
+    for tok in tokens:
+        pos += tok.inc
+        positions.append(pos)
+    return positions
+
+
+def _relative(placed: list[tuple[int, Tok]]) -> list[Tok]:
+    last = -1
+    out = []
+    for pos, tok in placed:
+        tok.inc = pos - last
+        last = pos
+        out.append(tok)
+    return out
+
+
+def synonym_graph(table: SynonymTable) -> StreamFilter:
+    """SynonymGraphFilter: each match becomes paths from one start node to one end node, synonyms before the
+    original at each node; synonym tokens carry the offsets of the whole matched input."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if not tokens or table.max_len == 0:
+            return tokens, end_inc
+        terms = [tok.term for tok in tokens]
+        positions = _absolute(tokens)
+        placed: list[tuple[int, Tok]] = []
+        shift = 0
+        i = 0
+        while i < len(tokens):
+            found = _match(table, terms, i)
+            if found is None:
+                placed.append((positions[i] + shift, tokens[i]))
+                i += 1
+                continue
+            size, entry = found
+            first, last = tokens[i], tokens[i + size - 1]
+            start = positions[i] + shift
+            inner = sum(len(p) - 1 for p in entry.outputs) + (size - 1 if entry.keep_orig else 0)
+            end = start + inner + 1
+            outs: list[tuple[int, int, Tok]] = []
+            node = start
+            for path in entry.outputs:
+                prev = start
+                for k, term in enumerate(path):
+                    nxt = end if k == len(path) - 1 else node + 1
+                    if k < len(path) - 1:
+                        node += 1
+                    outs.append((prev, nxt, Tok(term, first.start, last.end, type="SYNONYM")))
+                    prev = nxt
+            if entry.keep_orig:
+                prev = start
+                for k in range(size):
+                    nxt = end if k == size - 1 else node + 1
+                    if k < size - 1:
+                        node += 1
+                    outs.append((prev, nxt, tokens[i + k]))
+                    prev = nxt
+            outs.sort(key=lambda o: o[0])
+            for s, e, tok in outs:
+                tok.plen = e - s
+                placed.append((s, tok))
+            shift += (end - start) - (positions[i + size - 1] - positions[i] + 1)
+            i += size
+        return _relative(placed), end_inc
+
+    return StreamFilter(run)
+
+
+def synonym_flat(table: SynonymTable) -> StreamFilter:
+    """SynonymFilter (the legacy `synonym` type): synonyms stacked on the input positions, the original first; a
+    synonym longer than the match goes on at the following positions."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if not tokens or table.max_len == 0:
+            return tokens, end_inc
+        terms = [tok.term for tok in tokens]
+        positions = _absolute(tokens)
+        placed: list[tuple[int, Tok]] = []
+        shift = 0
+        i = 0
+        while i < len(tokens):
+            found = _match(table, terms, i)
+            if found is None:
+                placed.append((positions[i] + shift, tokens[i]))
+                i += 1
+                continue
+            size, entry = found
+            start = positions[i] + shift
+            longest = max([size, *(len(p) for p in entry.outputs)])
+            for k in range(longest):
+                if k < size and entry.keep_orig:
+                    placed.append((start + k, tokens[i + k]))
+                at = tokens[i + min(k, size - 1)]
+                for path in entry.outputs:
+                    if k < len(path):
+                        plen = size - k if k == len(path) - 1 and size > len(path) else 1
+                        placed.append((start + k, Tok(path[k], at.start, at.end, plen=plen, type="SYNONYM")))
+            shift += max(0, longest - size) if size == 1 else max(0, longest - size)
+            i += size
+        return _relative(placed), end_inc
+
+    return StreamFilter(run)
+
+
+def flatten_graph() -> StreamFilter:
+    """FlattenGraphFilter for the graphs made here: their positions are already those of a flattened stream
+    (every alternative path starts at its match's start node), so the stream passes unchanged."""
+    return StreamFilter(lambda tokens, end_inc: (tokens, end_inc))
