@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection
 import regex
 import Stemmer
 
+from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
 
@@ -130,8 +131,8 @@ def _snowball(algorithm: str) -> MapFilter:
 
 
 def porter() -> MapFilter:
-    """PorterStemFilter: Porter's original algorithm (Snowball's `porter`), not Snowball English."""
-    return _snowball("porter")
+    """PorterStemFilter: Porter's original algorithm as Lucene's reference port runs it, not Snowball English."""
+    return MapFilter(porter_stem, skip_keyword=True)
 
 
 def snowball_english() -> MapFilter:
@@ -211,14 +212,19 @@ _FOLD_SPECIAL = {
     "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "‹": "'", "›": "'", "“": '"', "”": '"', "„": '"',
     "‟": '"', "″": '"', "«": '"', "»": '"', "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "⁻": "-",
     "₋": "-", "−": "-", "﹣": "-", "－": "-", "⁄": "/", "※": "*", "‼": "!!", "⁇": "??", "⁈": "?!", "⁉": "!?",
-    "⁅": "[", "⁆": "]", "⁎": "*", "⁏": ";", "⁒": "%", "⁓": "~", "©": "(C)", "®": "(R)",
+    "⁅": "[", "⁆": "]", "⁎": "*", "⁏": ";", "⁒": "%", "⁓": "~",
 }  # fmt: skip
+
+
+_NO_FOLD = frozenset("\u2122\u2120\u2121")  # trade mark signs: compatibility decompositions Lucene does not fold
 
 
 def _fold_char(c: str) -> str:
     special = _FOLD_SPECIAL.get(c)
     if special is not None:
         return special
+    if c in _NO_FOLD:
+        return c
     decomposed = unicodedata.normalize("NFKD", c)
     base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     if base and base.isascii() and base.isprintable():
@@ -390,6 +396,8 @@ _ALPHA = _LOWER | _UPPER
 
 
 def _wd_type(c: str) -> int:
+    if c >= "\U00010000":  # Java sees two surrogates, typed ALPHA | DIGIT
+        return _ALPHA | _DIGIT
     category = unicodedata.category(c)
     if category == "Lu":
         return _UPPER

@@ -239,7 +239,8 @@ def path_hierarchy(
 
 # ClassicTokenizer's JFlex grammar, tried at each position with longest-match-wins as JFlex does.
 _CJ = r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff65-\uff9f"
-_CL_LETTER = rf"[\p{{L}}--[{_CJ}]]"
+# JFlex's old letter class: BMP only, Thai vowel signs included, letters added since Unicode 3 (capital sharp s) not.
+_CL_LETTER = rf"[[\p{{L}}\p{{M}}]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
 _CL_ALNUM = rf"(?:{_CL_LETTER}|\p{{Nd}})+"
 _CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|\p{{Nd}})*\p{{Nd}}(?:{_CL_LETTER}|\p{{Nd}})*"
 _CL_ALPHA = rf"{_CL_LETTER}+"
@@ -263,7 +264,7 @@ _CLASSIC_RULES = [
     ("<CJ>", rf"[{_CJ}]"),
 ]
 _CLASSIC = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
-_CLASSIC_START = regex.compile(rf"(?V1)[\p{{L}}\p{{Nd}}{_CJ}]")
+_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|\p{{Nd}}|[{_CJ}]")
 
 
 def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
@@ -320,8 +321,8 @@ def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
 
 _URL_EMAIL = regex.compile(
     r"(?i)(?<![\w.@/-])(?:"
-    r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}"
-    r"|(?:https?|ftp|file)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{}.,;:!?]"
-    r"|(?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{}.,;:!?])?"
+    r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\.?"
+    r"|(?:https?|ftp|file)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{},;:!?]"
+    r"|(?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{},;:!?])?"
     r")"
 )
