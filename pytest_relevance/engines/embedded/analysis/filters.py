@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (the ASCII folding table is made of look-alike characters on purpose)
 """Token filters. Per-term ones are `MapFilter`s (fused and cached per analyzer); the rest are `StreamFilter`s.
 
 Each function here builds one filter from already-validated parameters; `registry.py` reads the settings.
@@ -17,10 +18,43 @@ from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespac
 
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which is also Elasticsearch's `_english_`.
 ENGLISH_STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
-    "this to was will with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
 )
-FRENCH_ARTICLES = frozenset("l m t qu n s j d c jusqu quoiqu lorsqu puisqu".split())
+FRENCH_ARTICLES = frozenset(["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"])
 
 
 def utf16_len(term: str) -> int:

@@ -21,18 +21,82 @@ _KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
 _ELASTIC = "; the elasticsearch engine supports it"
 _NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS, "_none_": frozenset()}
 _NORMALIZING = frozenset(
-    "lowercase uppercase asciifolding cjk_width decimal_digit elision trim pattern_replace "
-    "arabic_normalization german_normalization hindi_normalization indic_normalization persian_normalization "
-    "scandinavian_normalization serbian_normalization sorani_normalization".split()
+    [
+        "lowercase",
+        "uppercase",
+        "asciifolding",
+        "cjk_width",
+        "decimal_digit",
+        "elision",
+        "trim",
+        "pattern_replace",
+        "arabic_normalization",
+        "german_normalization",
+        "hindi_normalization",
+        "indic_normalization",
+        "persian_normalization",
+        "scandinavian_normalization",
+        "serbian_normalization",
+        "sorani_normalization",
+    ]
 )
-_UNSUPPORTED_STEMMERS = (
-    "arabic armenian basque bengali brazilian bulgarian catalan czech danish dutch dutch_kp estonian finnish french "
-    "light_french minimal_french galician minimal_galician german german2 light_german minimal_german greek hindi "
-    "hungarian light_hungarian indonesian irish italian light_italian sorani latvian lithuanian norwegian "
-    "light_norwegian minimal_norwegian light_nynorsk minimal_nynorsk portuguese light_portuguese "
-    "minimal_portuguese portuguese_rslp persian romanian russian light_russian serbian spanish light_spanish "
-    "swedish light_swedish turkish lovins light_english kstem"
-).split()
+_UNSUPPORTED_STEMMERS = [
+    "arabic",
+    "armenian",
+    "basque",
+    "bengali",
+    "brazilian",
+    "bulgarian",
+    "catalan",
+    "czech",
+    "danish",
+    "dutch",
+    "dutch_kp",
+    "estonian",
+    "finnish",
+    "french",
+    "light_french",
+    "minimal_french",
+    "galician",
+    "minimal_galician",
+    "german",
+    "german2",
+    "light_german",
+    "minimal_german",
+    "greek",
+    "hindi",
+    "hungarian",
+    "light_hungarian",
+    "indonesian",
+    "irish",
+    "italian",
+    "light_italian",
+    "sorani",
+    "latvian",
+    "lithuanian",
+    "norwegian",
+    "light_norwegian",
+    "minimal_norwegian",
+    "light_nynorsk",
+    "minimal_nynorsk",
+    "portuguese",
+    "light_portuguese",
+    "minimal_portuguese",
+    "portuguese_rslp",
+    "persian",
+    "romanian",
+    "russian",
+    "light_russian",
+    "serbian",
+    "spanish",
+    "light_spanish",
+    "swedish",
+    "light_swedish",
+    "turkish",
+    "lovins",
+    "light_english",
+    "kstem",
+]
 
 
 def _expand(settings: Mapping | None) -> dict:
@@ -176,7 +240,9 @@ class Registry:
             spec = self.defs["normalizer"].get(name)
             if spec is None:
                 if name != "lowercase":
-                    raise self.error(key_path, f"unknown normalizer {name!r}; define it in settings.analysis.normalizer")
+                    raise self.error(
+                        key_path, f"unknown normalizer {name!r}; define it in settings.analysis.normalizer"
+                    )
                 spec = {"type": "custom", "filter": ["lowercase"]}
             path = f"settings.analysis.normalizer.{name}"
             kind = spec.get("type", "custom")
@@ -191,7 +257,10 @@ class Registry:
                 name,
                 tokenizers.keyword(),
                 [self.filter(f, f"{path}.filter[{i}]") for i, f in enumerate(filter_names)],
-                [self.char_filter(c, f"{path}.char_filter[{i}]") for i, c in enumerate(self.param(spec, "char_filter", path, [], list))],
+                [
+                    self.char_filter(c, f"{path}.char_filter[{i}]")
+                    for i, c in enumerate(self.param(spec, "char_filter", path, [], list))
+                ],
             )
         return self._normalizers[name]
 
@@ -202,7 +271,10 @@ class Registry:
             if "tokenizer" not in spec:
                 raise self.error(f"{path}.tokenizer", "a custom analyzer needs a tokenizer")
             tokenizer = self.tokenizer(self.param(spec, "tokenizer", path, None, str), f"{path}.tokenizer")
-            chars = [self.char_filter(c, f"{path}.char_filter[{i}]") for i, c in enumerate(self.param(spec, "char_filter", path, [], list))]
+            chars = [
+                self.char_filter(c, f"{path}.char_filter[{i}]")
+                for i, c in enumerate(self.param(spec, "char_filter", path, [], list))
+            ]
             chain: list[MapFilter | StreamFilter] = []
             for i, fname in enumerate(self.param(spec, "filter", path, [], list)):
                 chain.append(self.filter(fname, f"{path}.filter[{i}]", tokenizer, chars, tuple(chain)))
@@ -254,7 +326,12 @@ class Registry:
         if builder is None:
             raise self.unsupported(path, f"the token filter {ctype!r}")
         if ctype in ("synonym", "synonym_graph"):
-            rules = Analyzer("synonym rules", tokenizer or tokenizers.whitespace(), [f for f in before if isinstance(f, MapFilter)], chars or ())
+            rules = Analyzer(
+                "synonym rules",
+                tokenizer or tokenizers.whitespace(),
+                [f for f in before if isinstance(f, MapFilter)],
+                chars or (),
+            )
             return _synonym_filter(self, spec, path, rules, graph=ctype == "synonym_graph")
         return builder(self, spec, path)
 
@@ -287,7 +364,9 @@ def _ngram_tokenizer(reg: Registry, spec: Mapping, path: str, edge: bool) -> Cal
     lo = reg.param(spec, "min_gram", path, 1, int)
     hi = reg.param(spec, "max_gram", path, 2, int)
     if not edge and hi - lo > 1:
-        raise reg.error(path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses")
+        raise reg.error(
+            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
+        )
     return tokenizers.ngram(lo, hi, _char_classes(reg, spec, path), edges_only=edge)
 
 
@@ -367,7 +446,8 @@ def _mapping(reg: Registry, spec: Mapping, path: str) -> Callable:
 
 def _pattern_replace_char(reg: Registry, spec: Mapping, path: str) -> Callable:
     return char_filters.pattern_replace(
-        reg.java_regex(spec, "pattern", path, spec.get("flags", "")), _java_replacement(reg.param(spec, "replacement", path, "", str))
+        reg.java_regex(spec, "pattern", path, spec.get("flags", "")),
+        _java_replacement(reg.param(spec, "replacement", path, "", str)),
     )
 
 
@@ -467,7 +547,9 @@ def _ngram_filter(reg: Registry, spec: Mapping, path: str, edge: bool) -> Stream
     lo = reg.param(spec, "min_gram", path, 1, int)
     hi = reg.param(spec, "max_gram", path, 2, int)
     if not edge and hi - lo > 1:
-        raise reg.error(path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses")
+        raise reg.error(
+            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
+        )
     if edge and reg.param(spec, "side", path, "front", str) != "front":
         raise reg.unsupported(f"{path}.side", "side: back")
     return filters.ngram(lo, hi, reg.param(spec, "preserve_original", path, False, bool), edges_only=edge)

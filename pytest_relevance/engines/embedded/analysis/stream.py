@@ -63,7 +63,7 @@ class MapFilter:
 
 
 class StreamFilter:
-    """A filter that needs the whole stream (graphs, n-grams, shingles...): `fn(tokens, end_inc) -> (tokens, end_inc)`."""
+    """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`."""
 
     __slots__ = ("fn",)
 

@@ -220,7 +220,7 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
                     if k < len(path):
                         plen = size - k if k == len(path) - 1 and size > len(path) else 1
                         placed.append((start + k, Tok(path[k], at.start, at.end, plen=plen, type="SYNONYM")))
-            shift += max(0, longest - size) if size == 1 else max(0, longest - size)
+            shift += longest - size
             i += size
         return _relative(placed), end_inc
 

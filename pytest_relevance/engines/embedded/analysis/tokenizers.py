@@ -238,9 +238,12 @@ def path_hierarchy(
 
 
 # ClassicTokenizer's JFlex grammar, tried at each position with longest-match-wins as JFlex does.
-_CJ = r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff65-\uff9f"
+_CJ = (
+    r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    r"\uff65-\uff9f"
+)
 # JFlex's old letter class: BMP only, Thai vowel signs included, letters added since Unicode 3 (capital sharp s) not.
-_CL_LETTER = rf"[[\p{{L}}\p{{M}}]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
+_CL_LETTER = rf"[[\p{{L}}\u0e31-\u0e3a\u0e47-\u0e4e]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
 _CL_ALNUM = rf"(?:{_CL_LETTER}|\p{{Nd}})+"
 _CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|\p{{Nd}})*\p{{Nd}}(?:{_CL_LETTER}|\p{{Nd}})*"
 _CL_ALPHA = rf"{_CL_LETTER}+"
