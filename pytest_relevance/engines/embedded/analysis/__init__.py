@@ -58,13 +58,15 @@ def _fuse(filters: Sequence[MapFilter]) -> Callable[[str, bool], tuple[str, bool
             pass
         out: str | None = term
         for fn, marks, skip in steps:
-            if marks is not None and not kw:
-                kw = marks(out)
-            if fn is None or (skip and kw):
+            if skip and kw:
                 continue
-            out = fn(out)
-            if out is None:
-                break
+            before = out
+            if fn is not None:
+                out = fn(out)
+                if out is None:
+                    break
+            if marks is not None and not kw:
+                kw = marks(before)
         result = None if out is None else (out, kw)
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()

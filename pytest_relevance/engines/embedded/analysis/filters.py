@@ -389,37 +389,53 @@ def shingle(
     min_size: int, max_size: int, output_unigrams: bool, unigrams_if_no_shingles: bool, separator: str, filler: str
 ) -> StreamFilter:
     """ShingleFilter: at each position the unigram, then the shingles of min..max tokens starting there (position
-    length = their token count); position gaps are filled with `filler` tokens inside shingles."""
+    length = their token count). A position gap (a removed stop word) is a `filler` token that shingles include and
+    may start with, but that is never output alone; its offsets are those of the next token's start."""
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
-        window: list[Tok | None] = []
+        window: list[Tok] = []
+        real: list[bool] = []
         for tok in tokens:
-            window.extend([None] * (tok.inc - 1))
+            for _ in range(tok.inc - 1):
+                window.append(Tok(filler, tok.start, tok.start))
+                real.append(False)
             window.append(tok)
+            real.append(True)
         out: list[Tok] = []
         gap = 0
         made_shingle = False
         for i, tok in enumerate(window):
-            if tok is None:
-                gap += 1
-                continue
             emitted = False
-            if output_unigrams:
+            if output_unigrams and real[i]:
                 out.append(tok.copy(inc=1 + gap, plen=1))
                 emitted = True
             for size in range(min_size, max_size + 1):
-                if i + size > len(window) or window[i + size - 1] is None:
+                if i + size > len(window) or not any(real[i : i + size]):
                     continue
                 parts = window[i : i + size]
-                last = parts[-1]
-                term = separator.join(filler if p is None else p.term for p in parts)
-                out.append(Tok(term, tok.start, last.end, inc=0 if emitted else 1 + gap, plen=size, type="shingle"))
+                term = separator.join(p.term for p in parts)
+                out.append(
+                    Tok(term, tok.start, parts[-1].end, inc=0 if emitted else 1 + gap, plen=size, type="shingle")
+                )
                 emitted = True
                 made_shingle = True
             gap = 0 if emitted else gap + 1
         if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
             return tokens, end_inc
         return out, end_inc + gap
+
+    return StreamFilter(run)
+
+
+def keyword_repeat() -> StreamFilter:
+    """KeywordRepeatFilter: each token twice at one position, first marked keyword (so stemmers keep it)."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        out = []
+        for tok in tokens:
+            out.append(tok.copy(kw=True))
+            out.append(tok.copy(inc=0))
+        return out, end_inc
 
     return StreamFilter(run)
 

@@ -640,6 +640,7 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "reverse": _named(filters.reverse),
     "unique": lambda r, s, p: filters.unique(r.param(s, "only_on_same_position", p, False, bool)),
     "remove_duplicates": _named(filters.remove_duplicates),
+    "keyword_repeat": _named(filters.keyword_repeat),
     "length": lambda r, s, p: filters.length(r.param(s, "min", p, 0, int), r.param(s, "max", p, 2**31 - 1, int)),
     "limit": lambda r, s, p: filters.limit(r.param(s, "max_token_count", p, 1, int)),
     "truncate": lambda r, s, p: filters.truncate(r.param(s, "length", p, 10, int)),
