@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (the examples are non-ASCII text on purpose: curly apostrophes, Arabic-Indic digits)
 """Text analysis against real Lucene 9.9.1 (../shared/data/lucene) and Elasticsearch's documented examples."""
 
 from __future__ import annotations
@@ -221,7 +222,11 @@ def test_shingles_fill_position_gaps_with_the_filler_token() -> None:
 @pytest.mark.parametrize(
     ("spec", "text", "expected"),
     [
-        ({"type": "ngram"}, "Quick Fox", ["Q", "Qu", "u", "ui", "i", "ic", "c", "ck", "k", "k ", " ", " F", "F", "Fo", "o", "ox", "x"]),
+        (
+            {"type": "ngram"},
+            "Quick Fox",
+            ["Q", "Qu", "u", "ui", "i", "ic", "c", "ck", "k", "k ", " ", " F", "F", "Fo", "o", "ox", "x"],
+        ),
         (
             {"type": "edge_ngram", "min_gram": 2, "max_gram": 10, "token_chars": ["letter", "digit"]},
             "2 Quick Foxes.",
@@ -233,12 +238,24 @@ def test_shingles_fill_position_gaps_with_the_filler_token() -> None:
             "one-two-three-four-five",
             ["/three", "/three/four", "/three/four/five"],
         ),
-        ({"type": "char_group", "tokenize_on_chars": ["whitespace", "-", "\n"]}, "The QUICK brown-fox", ["The", "QUICK", "brown", "fox"]),
+        (
+            {"type": "char_group", "tokenize_on_chars": ["whitespace", "-", "\n"]},
+            "The QUICK brown-fox",
+            ["The", "QUICK", "brown", "fox"],
+        ),
         ({"type": "simple_pattern", "pattern": "[0123456789]{3}"}, "fd-786-335-514-x", ["786", "335", "514"]),
-        ({"type": "pattern", "pattern": "\"((?:\\\\\"|[^\"]|\\\\\")+)\"", "group": 1}, 'comma,"separated",values', ["separated"]),
-        ({"type": "classic"}, "The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.", ["The", "2", "QUICK", "Brown", "Foxes", "jumped", "over", "the", "lazy", "dog's", "bone"]),
+        (
+            {"type": "pattern", "pattern": '"((?:\\\\"|[^"]|\\\\")+)"', "group": 1},
+            'comma,"separated",values',
+            ["separated"],
+        ),
+        (
+            {"type": "classic"},
+            "The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.",
+            ["The", "2", "QUICK", "Brown", "Foxes", "jumped", "over", "the", "lazy", "dog's", "bone"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_documented_tokenizer_examples(spec, text, expected) -> None:
     assert terms(custom("t", tokenizer__t=spec), "x", text) == expected
 
@@ -324,7 +341,10 @@ def test_mapping_applies_elasticsearchs_analyzer_defaults(tmp_path: Path) -> Non
                     "type": "text",
                     "copy_to": "all",
                     "similarity": "short",
-                    "fields": {"raw": {"type": "keyword", "normalizer": "lower"}, "std": {"type": "text", "analyzer": "standard"}},
+                    "fields": {
+                        "raw": {"type": "keyword", "normalizer": "lower"},
+                        "std": {"type": "text", "analyzer": "standard"},
+                    },
                 },
                 "body": {"type": "text", "analyzer": "whitespace", "search_quote_analyzer": "keyword", "norms": False},
                 "all": {"type": "text", "similarity": "boolean", "index": "false"},
