@@ -76,20 +76,35 @@ def _fuse(filters: Sequence[MapFilter]) -> Callable[[str, bool], tuple[str, bool
     return run
 
 
-def _apply_map(run: Callable[[str, bool], tuple[str, bool] | None], tokens: list[Tok], end_inc: int):
-    out = []
-    gap = 0
-    for tok in tokens:
-        result = run(tok.term, tok.kw)
-        if result is None:
-            gap += tok.inc
-            continue
-        tok.term, tok.kw = result
-        if gap:
-            tok.inc += gap
-            gap = 0
-        out.append(tok)
-    return out, end_inc + gap
+def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple[list[Tok], int]]:
+    """A stream stage running fused per-term filters; unmarked terms hit a plain dict (the common case)."""
+    fused = _fuse(filters)
+    plain: dict[str, tuple[str, bool] | bool] = {}
+
+    def stage(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        get = plain.get
+        out = []
+        gap = 0
+        for tok in tokens:
+            if tok.kw:
+                result = fused(tok.term, True) or False
+            else:
+                result = get(tok.term)
+                if result is None:
+                    if len(plain) >= _CACHE_LIMIT:
+                        plain.clear()
+                    result = plain[tok.term] = fused(tok.term, False) or False
+            if result is False:
+                gap += tok.inc
+                continue
+            tok.term, tok.kw = result
+            if gap:
+                tok.inc += gap
+                gap = 0
+            out.append(tok)
+        return out, end_inc + gap
+
+    return stage
 
 
 class Analyzer:
@@ -114,14 +129,14 @@ class Analyzer:
                 run.append(f)
                 continue
             if run:
-                fused = _fuse(run)
-                stages.append(lambda tokens, end_inc, fused=fused: _apply_map(fused, tokens, end_inc))
+                stages.append(_map_stage(run))
                 run = []
             if f is not None:
                 stages.append(f.fn)
         self._stages = tuple(stages)
         self._maps_only = all(isinstance(f, MapFilter) for f in filters)
         self._fused = _fuse([f for f in filters if isinstance(f, MapFilter)]) if self._maps_only else None
+        self._plain_cache: dict[str, str | bool] = {}  # raw term -> analyzed term, False when dropped
 
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
@@ -173,16 +188,31 @@ class Analyzer:
         return out
 
     def terms(self, text: str) -> list[str]:
-        """Just the terms, in order (the indexing fast path: no Token objects when filters are per-term)."""
-        if self._fused is None or self._char_filters:
-            return [tok.term for tok in self._stream(text)[0]]
-        fused = self._fused
-        out = []
-        for tok in self._tokenizer(text):
-            result = fused(tok.term, False)
-            if result is not None:
-                out.append(result[0])
-        return out
+        """Just the terms, in order."""
+        return [term for term, _ in self.term_positions(text)]
+
+    def term_positions(self, text: str) -> list[tuple[str, int]]:
+        """(term, position) pairs: what an index needs. Chains of per-term filters on a tokenizer with a fast path
+        skip the token objects: the tokenizer's strings go through one dict lookup each."""
+        fast = getattr(self._tokenizer, "terms", None)
+        if self._fused is None or self._char_filters or fast is None:
+            out, position = [], -1
+            for tok in self._stream(text)[0]:
+                position += tok.inc
+                out.append((tok.term, position))
+            return out
+        cache = self._plain_cache
+        raw = fast(text)
+        mapped = list(map(cache.get, raw))
+        if None in mapped:
+            fused = self._fused
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            for index, term in enumerate(mapped):
+                if term is None:
+                    found = fused(raw[index], False)
+                    mapped[index] = cache[raw[index]] = False if found is None else found[0]
+        return [(term, position) for position, term in enumerate(mapped) if term is not False]
 
 
 def _utf16_units(text: str) -> Callable[[int], int] | None:

@@ -111,14 +111,73 @@ def parse_solr(lines: Iterable[str], analyzer: object, expand: bool = True, leni
     return SynonymTable(entries, max((len(p) for p in entries), default=0), frozenset(p[0] for p in entries))
 
 
-def _match(table: SynonymTable, terms: list[str], i: int) -> tuple[int, _Entry] | None:
-    if terms[i] not in table.firsts:
-        return None
-    for size in range(min(table.max_len, len(terms) - i), 0, -1):
-        entry = table.entries.get(tuple(terms[i : i + size]))
+def _match(table: SynonymTable, tokens: list[Tok], i: int) -> tuple[int, _Entry] | None:
+    for size in range(min(table.max_len, len(tokens) - i), 0, -1):
+        entry = table.entries.get(tuple(tok.term for tok in tokens[i : i + size]))
         if entry is not None:
             return size, entry
     return None
+
+
+def _emit(out: list[Tok], placed: list[tuple[int, int, Tok]], inc: int) -> int:
+    """Append a match's tokens (start node, end node relative to the match) by start node; the first one takes
+    `inc`. Returns the start node of the last one, from which the next token's increment counts."""
+    placed.sort(key=lambda p: p[0])
+    last = 0
+    for index, (start, end, tok) in enumerate(placed):
+        tok.inc = inc if index == 0 else start - last
+        tok.plen = end - start
+        last = start
+        out.append(tok)
+    return last
+
+
+def synonym_graph(table: SynonymTable) -> StreamFilter:
+    """SynonymGraphFilter: each match becomes paths from one start node to one end node, synonyms before the
+    original at each node; synonym tokens carry the offsets of the whole matched input."""
+    firsts = table.firsts
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if table.max_len == 0:
+            return tokens, end_inc
+        out: list[Tok] = []
+        extra = 0  # positions a previous match added, owed to the next token's increment
+        i, n = 0, len(tokens)
+        while i < n:
+            tok = tokens[i]
+            found = _match(table, tokens, i) if tok.term in firsts else None
+            if found is None:
+                if extra:
+                    tok.inc += extra
+                    extra = 0
+                out.append(tok)
+                i += 1
+                continue
+            size, entry = found
+            first, last = tok, tokens[i + size - 1]
+            inner = sum(len(p) - 1 for p in entry.outputs) + (size - 1 if entry.keep_orig else 0)
+            end = inner + 1
+            placed: list[tuple[int, int, Tok]] = []
+            node = 0
+            paths = [[Tok(term, first.start, last.end, type="SYNONYM") for term in path] for path in entry.outputs]
+            if entry.keep_orig:
+                paths.append(tokens[i : i + size])
+            for path in paths:
+                prev = 0
+                for k, piece in enumerate(path):
+                    if k < len(path) - 1:
+                        node += 1
+                        nxt = node
+                    else:
+                        nxt = end
+                    placed.append((prev, nxt, piece))
+                    prev = nxt
+            last_start = _emit(out, placed, tok.inc + extra)
+            extra = end - 1 - last_start
+            i += size
+        return out, end_inc + extra
+
+    return StreamFilter(run)
 
 
 def _absolute(tokens: list[Tok]) -> list[int]:
@@ -139,58 +198,6 @@ def _relative(placed: list[tuple[int, Tok]]) -> list[Tok]:
     return out
 
 
-def synonym_graph(table: SynonymTable) -> StreamFilter:
-    """SynonymGraphFilter: each match becomes paths from one start node to one end node, synonyms before the
-    original at each node; synonym tokens carry the offsets of the whole matched input."""
-
-    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
-        if not tokens or table.max_len == 0:
-            return tokens, end_inc
-        terms = [tok.term for tok in tokens]
-        positions = _absolute(tokens)
-        placed: list[tuple[int, Tok]] = []
-        shift = 0
-        i = 0
-        while i < len(tokens):
-            found = _match(table, terms, i)
-            if found is None:
-                placed.append((positions[i] + shift, tokens[i]))
-                i += 1
-                continue
-            size, entry = found
-            first, last = tokens[i], tokens[i + size - 1]
-            start = positions[i] + shift
-            inner = sum(len(p) - 1 for p in entry.outputs) + (size - 1 if entry.keep_orig else 0)
-            end = start + inner + 1
-            outs: list[tuple[int, int, Tok]] = []
-            node = start
-            for path in entry.outputs:
-                prev = start
-                for k, term in enumerate(path):
-                    nxt = end if k == len(path) - 1 else node + 1
-                    if k < len(path) - 1:
-                        node += 1
-                    outs.append((prev, nxt, Tok(term, first.start, last.end, type="SYNONYM")))
-                    prev = nxt
-            if entry.keep_orig:
-                prev = start
-                for k in range(size):
-                    nxt = end if k == size - 1 else node + 1
-                    if k < size - 1:
-                        node += 1
-                    outs.append((prev, nxt, tokens[i + k]))
-                    prev = nxt
-            outs.sort(key=lambda o: o[0])
-            for s, e, tok in outs:
-                tok.plen = e - s
-                placed.append((s, tok))
-            shift += (end - start) - (positions[i + size - 1] - positions[i] + 1)
-            i += size
-        return _relative(placed), end_inc
-
-    return StreamFilter(run)
-
-
 def synonym_flat(table: SynonymTable) -> StreamFilter:
     """SynonymFilter (the legacy `synonym` type): synonyms stacked on the input positions, the original first; a
     synonym longer than the match goes on at the following positions."""
@@ -204,7 +211,7 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
         shift = 0
         i = 0
         while i < len(tokens):
-            found = _match(table, terms, i)
+            found = _match(table, tokens, i) if terms[i] in table.firsts else None
             if found is None:
                 placed.append((positions[i] + shift, tokens[i]))
                 i += 1

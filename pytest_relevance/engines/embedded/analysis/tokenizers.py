@@ -55,19 +55,32 @@ def _chunks(pattern: regex.Pattern, max_len: int, lower: bool = False) -> Callab
     """Tokens as the matches of `pattern`, each cut into pieces of at most `max_len` characters (Lucene splits an
     over-long token and goes on with the rest as the next token)."""
 
+    # a token longer than max_len needs a run of more than max_len characters that are not Java whitespace
+    long_run = regex.compile("[^" + regex.escape(_JAVA_SPACE) + "]{%d}" % (max_len + 1))
+
     def tokenize(text: str) -> list[Tok]:
-        out = []
-        for m in pattern.finditer(text):
-            start, end = m.span()
-            term = m.group()
-            if end - start > max_len:
-                for piece in range(start, end, max_len):
-                    chunk = text[piece : min(piece + max_len, end)]
-                    out.append(Tok(java_lower(chunk) if lower else chunk, piece, piece + len(chunk)))
-                continue
-            out.append(Tok(java_lower(term) if lower else term, start, end))
+        out = [Tok(m.group(), *m.span()) for m in pattern.finditer(text)]
+        if len(text) > max_len and long_run.search(text) and max(tok.end - tok.start for tok in out) > max_len:
+            out = [
+                Tok(tok.term[piece : piece + max_len], tok.start + piece, min(tok.start + piece + max_len, tok.end))
+                for tok in out
+                for piece in range(0, tok.end - tok.start, max_len)
+            ]
+        if lower:
+            for tok in out:
+                tok.term = java_lower(tok.term)
         return out
 
+    def terms(text: str) -> list[str]:
+        """The same terms without token objects (the indexing fast path)."""
+        found = pattern.findall(text)
+        if len(text) > max_len and long_run.search(text) and max(map(len, found)) > max_len:
+            return [tok.term for tok in tokenize(text)]
+        if lower:
+            return [java_lower(term) for term in found]
+        return found
+
+    tokenize.terms = terms  # type: ignore[attr-defined]
     return tokenize
 
 
