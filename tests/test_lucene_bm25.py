@@ -8,7 +8,6 @@ keeps BM25's (k1 + 1) factor).
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 from collections import defaultdict
@@ -24,7 +23,6 @@ pytestmark = pytest.mark.skipif(
     not (CRANFIELD / "cran.all.1400").is_file() or not (LUCENE / "runs").is_dir(),
     reason="../shared/data/cranfield or ../shared/data/lucene is absent",
 )
-EXACT_ENGLISH = importlib.util.find_spec("pytest_relevance.engines.embedded.analysis") is not None
 
 MOST = "most_fields"
 SHAPES = {
@@ -98,7 +96,6 @@ def query_texts(kind: str) -> dict[str, str]:
     return {q["qid"]: q[kind] for q in map(json.loads, lines) if kind in q}
 
 
-@pytest.mark.xfail(not EXACT_ENGLISH, reason="needs the Lucene-exact english analyzer (engines/embedded/analysis)")
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
     kind, build = SHAPES[shape]

@@ -14,52 +14,36 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
+from pytest_relevance.engines.embedded.analysis import Analyzer
 from pytest_relevance.engines.embedded.index import KeywordField, NumericField, TextField, Tokenize
+from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
-ANALYZERS = ("standard", "english", "simple", "whitespace", "keyword")
-NUMERIC = ("long", "integer", "short", "byte", "float", "double", "half_float", "scaled_float")
-ENGINE_VERSION = "2"  # bumped when the scoring changes, so baselines from an older engine are not compared
-
-_ANALYZERS: dict[str, Tokenize] = {}
+ENGINE_VERSION = "3"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+_TOKENIZERS: dict[int, Tokenize] = {}
 
 
-def _tokenizer(name: str) -> Tokenize:
-    """The tantivy analyzer standing in for an Elasticsearch one (consecutive positions); one per process."""
-    if name in _ANALYZERS:
-        return _ANALYZERS[name]
-    import tantivy
+def _tokenizer(analyzer: Analyzer) -> Tokenize:
+    """An analyzer as the index reads it: (terms, positions), one adapter per analyzer object."""
+    key = id(analyzer)
+    if key not in _TOKENIZERS:
+        term_positions = analyzer.term_positions
 
-    tokenizer, filters = {
-        "standard": (tantivy.Tokenizer.simple(), [tantivy.Filter.lowercase()]),
-        "english": (
-            tantivy.Tokenizer.simple(),
-            [tantivy.Filter.lowercase(), tantivy.Filter.stopword("english"), tantivy.Filter.stemmer("english")],
-        ),
-        "simple": (tantivy.Tokenizer.regex(r"\p{L}+"), [tantivy.Filter.lowercase()]),
-        "whitespace": (tantivy.Tokenizer.whitespace(), []),
-        "keyword": (tantivy.Tokenizer.raw(), []),
-    }[name]
-    builder = tantivy.TextAnalyzerBuilder(tokenizer)
-    for item in filters:
-        builder = builder.filter(item)
-    analyze = builder.build().analyze
+        def tokenize(text: str) -> tuple[list[str], list[int]]:
+            pairs = term_positions(text)
+            return [t for t, _ in pairs], [p for _, p in pairs]
 
-    def tokenize(text: str) -> tuple[list[str], range]:
-        terms = analyze(text)
-        return terms, range(len(terms))
-
-    _ANALYZERS[name] = tokenize
-    return tokenize
+        _TOKENIZERS[key] = tokenize
+    return _TOKENIZERS[key]
 
 
 class EmbeddedEngine:
@@ -73,7 +57,7 @@ class EmbeddedEngine:
 
 class EmbeddedIndex:
     def __init__(self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str) -> None:
-        self.identity = f"embedded {ENGINE_VERSION}: Lucene 9 BM25, tantivy {version('tantivy')} analyzers"
+        self.identity = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
         self.source, self.template_source = source, "the query template"
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
         self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
@@ -83,71 +67,99 @@ class EmbeddedIndex:
         # rank of each ordinal in id order: the tiebreak among equal scores
         self.id_rank = np.empty(self.n, dtype=np.int64)
         self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(self.n)
-        self.kinds: dict[str, str] = {}
+        self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
+        self._dates: dict[Any, float] = {}
+        base_dir = Path(source).parent if Path(source).parent.is_dir() else None
+        self.mapping = IndexMapping(config, source, base_dir)
+        self.fields: dict[str, Field] = dict(self.mapping.fields)
+        self._add_dynamic_fields(corpus)
+        self.kinds = {name: field.kind for name, field in self.fields.items()}
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
-        self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
-        self._dates: dict[Any, float] = {}
-        similarity = ((config.get("settings") or {}).get("index") or {}).get("similarity") or {}
-        default = similarity.get("default") or {}
-        self.k1, self.b = float(default.get("k1", 1.2)), float(default.get("b", 0.75))
-        properties = (config.get("mappings") or {}).get("properties")
-        if not isinstance(properties, dict) or not properties:
-            raise RelevanceInputError(source, "the index config needs mappings.properties (an Elasticsearch body)")
-        self._map_fields(properties, "")
+        for name, field in self.fields.items():
+            if not field.index and field.kind == "text":
+                continue
+            if field.kind == "text":
+                assert field.analyzer is not None and field.search_analyzer is not None
+                quote = field.search_quote_analyzer or field.search_analyzer
+                self.text[name] = TextField(
+                    name, _tokenizer(field.analyzer), _tokenizer(field.search_analyzer), _tokenizer(quote),
+                    field.similarity, field.norms, field.index_options, field.position_increment_gap,
+                )  # fmt: skip
+            elif field.kind == "keyword":
+                self.keyword[name] = KeywordField(name, field.similarity)
+            elif field.kind in ("number", "date", "boolean"):
+                self.numeric[name] = NumericField(name)
+        copies: dict[str, list[str]] = {name: [field.parent or name] for name, field in self.fields.items()}
+        for name, field in self.fields.items():
+            for target in field.copy_to:
+                copies[target].append(field.parent or name)
         for ordinal, doc in enumerate(corpus):
-            for name, kind in self.kinds.items():
-                values = _values(doc, name)
-                if kind == "text":
-                    self.text[name].add([self._text_value(v, name, ordinal) for v in values])
-                elif not values:
-                    continue
-                elif kind == "keyword":
-                    self.keyword[name].add(ordinal, [self._convert(name, kind, v, ordinal) for v in values])
-                else:
-                    self.numeric[name].add(ordinal, [self._convert(name, kind, v, ordinal) for v in values])
-        for field in self.text.values():
-            field.freeze()
+            for name, text in self.text.items():
+                values = [v for path in copies[name] for v in _values(doc, path)]
+                text.add([self._text_value(v, name, ordinal) for v in values])
+            for name, keyword in self.keyword.items():
+                values = [v for path in copies[name] for v in _values(doc, path)]
+                if values:
+                    keyword.add(ordinal, self._keywords(name, values, ordinal))
+            for name, column in self.numeric.items():
+                values = [v for path in copies[name] for v in _values(doc, path)]
+                if values:
+                    column.add(ordinal, [self._convert(name, self.kinds[name], v, ordinal) for v in values])
+        for text in self.text.values():
+            text.freeze()
         for other in (*self.keyword.values(), *self.numeric.values()):
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
 
-    def _map_fields(self, properties: Mapping[str, Any], prefix: str) -> None:
-        for field, spec in properties.items():
-            name = f"{prefix}{field}"
-            if not isinstance(spec, dict):
-                raise RelevanceInputError(self.source, f"mappings.properties.{name} must be a mapping")
-            kind = spec.get("type", "object" if "properties" in spec else None)
-            if kind == "object":
-                self._map_fields(spec.get("properties", {}), f"{name}.")
-                continue
-            if kind == "text":
-                analyzer = spec.get("analyzer", "standard")
-                if analyzer not in ANALYZERS or spec.get("search_analyzer", analyzer) != analyzer:
-                    raise RelevanceInputError(
-                        self.source,
-                        f"field {name!r}: analyzer {analyzer!r} is not one the embedded engine has "
-                        f"({', '.join(ANALYZERS)}); custom analyzers need the elasticsearch engine",
-                    )
-                tokenize = _tokenizer(analyzer)
-                self.text[name] = TextField(name, tokenize, tokenize, self.k1, self.b)
-                self.kinds[name] = "text"
-            elif kind == "keyword":
-                self.keyword[name] = KeywordField(name)
-                self.kinds[name] = "keyword"
-            elif kind in ("date", "boolean", *NUMERIC):
-                self.numeric[name] = NumericField(name)
-                self.kinds[name] = "number" if kind in NUMERIC else kind
-            else:
-                raise RelevanceInputError(
-                    self.source,
-                    f"field {name!r}: type {kind!r} is not supported by the embedded engine (text, keyword, date, "
-                    "numbers, boolean); the elasticsearch engine supports it",
-                )
-            for sub, sub_spec in (spec.get("fields") or {}).items():
-                self._map_fields({sub: sub_spec}, f"{name}.")
+    def _add_dynamic_fields(self, corpus: Sequence[dict[str, Any]]) -> None:
+        """Fields the documents have and the mappings do not, mapped as Elasticsearch's dynamic mapping maps them
+        (a string: text plus a keyword sub-field), unless the mappings say `dynamic: false` or `strict`."""
+        dynamic = str(self.mapping.dynamic).lower()
+        if dynamic == "false":
+            return
+        seen: set[str] = set(self.fields)
+        objects = {name.rsplit(".", 1)[0] for name in self.fields if "." in name}
+
+        def visit(value: Any, prefix: str, ordinal: int) -> None:
+            for key, inner in value.items():
+                name = f"{prefix}{key}"
+                if name in seen:
+                    continue
+                first = inner[0] if isinstance(inner, list) and inner else inner
+                if isinstance(first, Mapping):
+                    visit(first, f"{name}.", ordinal)
+                    continue
+                if first is None or name in objects:
+                    continue
+                if dynamic == "strict":
+                    raise self._document_error(ordinal, f"field {name!r} is not in the mappings (dynamic: strict)")
+                seen.add(name)
+                for field in dynamic_fields(name, first, self.mapping):
+                    self.fields[field.name] = field
+
+        for ordinal, doc in enumerate(corpus):
+            visit(doc, "", ordinal)
+
+    def _keywords(self, name: str, values: list[Any], ordinal: int) -> list[str]:
+        """Keyword values as indexed: normalized, and those longer than ignore_above left out."""
+        field = self.fields[name]
+        out = [self._convert(name, "keyword", v, ordinal) for v in values]
+        limit = field.params.get("ignore_above")
+        if isinstance(limit, int):
+            out = [v for v in out if len(v) <= limit]
+        if field.normalizer is not None:
+            out = [self.normalize(name, v) for v in out]
+        return out
+
+    def normalize(self, name: str, value: str) -> str:
+        normalizer = self.fields[name].normalizer
+        if normalizer is None:
+            return value
+        terms = _tokenizer(normalizer)(value)[0]
+        return terms[0] if terms else ""
 
     def _document_error(self, ordinal: int, problem: str) -> RelevanceInputError:
         """A corpus value that does not fit the mapping: named by corpus file, line and document id."""
@@ -207,6 +219,8 @@ class EmbeddedIndex:
     def check_field(self, field: Any, path: str) -> None:
         if not isinstance(field, str) or field not in self.kinds:
             raise Invalid(path, f"field {field!r} is not in the index mappings")
+        if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
+            raise Unsupported(f"a query on the {self.fields[field].type} field {field!r}", path)
 
     def postings_field(self, field: str, path: str) -> TextField | KeywordField:
         if field in self.text:
@@ -215,12 +229,21 @@ class EmbeddedIndex:
             return self.keyword[field]
         raise Invalid(path, f"field {field!r} is a {self.kinds[field]} field, not text or keyword")
 
-    def search_tokens(self, field: str, text: str) -> tuple[list[str], list[int]]:
-        terms, positions = self.text[field].search_tokenize(text)
+    def search_tokens(
+        self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
+    ) -> tuple[list[str], list[int]]:
+        """The query text analyzed as Elasticsearch does for this field: a query-time `analyzer` if given, else
+        the field's search analyzer (its search_quote_analyzer for phrases)."""
+        if analyzer is not None:
+            tokenize = _tokenizer(self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer"))
+        else:
+            target = self.text[field]
+            tokenize = target.quote_tokenize if quote else target.search_tokenize
+        terms, positions = tokenize(text)
         return terms, list(positions)
 
-    def search_terms(self, field: str, text: str) -> list[str]:
-        return self.search_tokens(field, text)[0]
+    def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> list[str]:
+        return self.search_tokens(field, text, analyzer, path=path)[0]
 
     def has_value(self, field: str) -> np.ndarray:
         if field in self.text:
@@ -265,7 +288,8 @@ class EmbeddedIndex:
                     matched[postings.docs] = True
         elif kind == "keyword":
             for value in wanted:
-                matched[self.keyword[field].docs_of(self.convert_query_value(field, value, path))] = True
+                term = self.normalize(field, self.convert_query_value(field, value, path))
+                matched[self.keyword[field].docs_of(term)] = True
         else:
             column = self.numeric[field]
             targets = [self.convert_query_value(field, value, path) for value in wanted]
@@ -281,9 +305,10 @@ class EmbeddedIndex:
             try:
                 results[qid] = search(self, body, size)
             except Unsupported as exc:
+                construct = exc.construct if " " in exc.construct else repr(exc.construct)
                 raise RelevanceInputError(
                     source,
-                    f"query {qid!r}: {exc.construct!r} at {exc.path} is not supported by the embedded engine "
+                    f"query {qid!r}: {construct} at {exc.path} is not supported by the embedded engine "
                     f"(supported: {', '.join(sorted(HANDLERS))}); the elasticsearch engine supports it",
                 ) from None
             except Invalid as exc:
@@ -295,17 +320,26 @@ class EmbeddedIndex:
 
 
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:
-    """A (possibly dotted, possibly multi-valued) field's values; a sub-field (title.keyword) reads its parent."""
-    value: Any = doc
-    if name in doc:
-        value = doc[name]
-    else:
-        for part in name.split("."):
-            if isinstance(value, Mapping) and part in value:
-                value = value[part]
-            elif isinstance(value, Mapping):
-                return []
-            # else: a multi-field such as title.keyword, which indexes its parent's value again
-    if value is None:
-        return []
-    return [v for v in value if v is not None] if isinstance(value, list) else [value]
+    """A field's values: a dotted path through objects and arrays of objects (flattened, as Elasticsearch indexes
+    them), keys that themselves contain dots included; None values are left out."""
+    out: list[Any] = []
+
+    def walk(value: Any, parts: list[str]) -> None:
+        if value is None:
+            return
+        if isinstance(value, list):
+            for item in value:
+                walk(item, parts)
+            return
+        if not parts:
+            out.append(value)
+            return
+        if isinstance(value, Mapping):
+            for k in range(len(parts), 0, -1):
+                key = ".".join(parts[:k])
+                if key in value:
+                    walk(value[key], parts[k:])
+                    return
+
+    walk(doc, name.split("."))
+    return out

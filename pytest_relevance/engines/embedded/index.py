@@ -12,11 +12,14 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.scoring import BM25, encode_lengths
+from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.mapping import Similarity
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
 
@@ -41,9 +44,22 @@ class Postings:
 class TextField:
     """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects)."""
 
-    def __init__(self, name: str, tokenize: Tokenize, search_tokenize: Tokenize, k1: float, b: float) -> None:
-        self.name, self.tokenize, self.search_tokenize = name, tokenize, search_tokenize
-        self.k1, self.b = k1, b
+    def __init__(
+        self,
+        name: str,
+        tokenize: Tokenize,
+        search_tokenize: Tokenize,
+        quote_tokenize: Tokenize,
+        similarity: Similarity,
+        norms: bool = True,
+        index_options: str = "positions",
+        gap: int = POSITION_INCREMENT_GAP,
+    ) -> None:
+        self.name, self.tokenize = name, tokenize
+        self.search_tokenize, self.quote_tokenize = search_tokenize, quote_tokenize
+        self.similarity, self.with_norms, self.gap = similarity, norms, gap
+        self.has_positions = index_options in ("positions", "offsets")
+        self.has_freqs = index_options != "docs"
         self._vocab: _Vocabulary = _Vocabulary()
         self._tids, self._pos = array("i"), array("i")
         self._counts, self._lengths = array("i"), array("i")
@@ -55,7 +71,7 @@ class TextField:
         position = -1  # as Lucene's FieldInvertState: the gap is added before every value after the first
         for index, value in enumerate(values):
             if index:
-                position += POSITION_INCREMENT_GAP
+                position += self.gap
             terms, positions = self.tokenize(value)
             if not terms:
                 continue
@@ -67,7 +83,8 @@ class TextField:
                 length += len(terms)
             else:
                 self._pos.extend([base + p for p in positions])
-                length += sum(1 for i, p in enumerate(positions) if i == 0 or p != positions[i - 1])
+                overlaps = sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
+                length += len(terms) - (overlaps if self.similarity.discount_overlaps else 0)
             position = base + positions[-1]
         self._counts.append(count)
         self._lengths.append(length)
@@ -88,14 +105,17 @@ class TextField:
         self.pos_offsets = np.append(starts, tids.size).astype(np.int64)
         self.docs = docs[starts]
         self.freqs = np.diff(self.pos_offsets).astype(np.float32)
+        if not self.has_freqs:
+            self.freqs = np.ones_like(self.freqs)
         posting_tids = tids[starts]
         self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
         lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
-        self.has_value = lengths > 0
-        self.norms = encode_lengths(lengths)
+        self.has_value = np.frombuffer(self._counts, dtype=np.int32) > 0
+        self.norms = encode_lengths(lengths) if self.with_norms else np.ones(lengths.size, dtype=np.uint8)
         self.doc_count = int(self.has_value.sum())
-        self.sum_total_term_freq = int(tids.size)
-        self.bm25 = BM25(self.k1, self.b, self.doc_count, self.sum_total_term_freq)
+        # without frequencies Lucene reports the sum of document frequencies as the sum of term frequencies
+        self.sum_total_term_freq = int(tids.size) if self.has_freqs else int(self.docs.size)
+        self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
         self.vocab: dict[str, int] = dict(self._vocab)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
         self.n_docs = counts.size
@@ -119,6 +139,12 @@ class TextField:
         return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
 
 
+def similarity_for(similarity: Similarity, doc_count: int, sum_total_term_freq: int) -> BM25 | BooleanSimilarity:
+    if similarity.kind == "boolean":
+        return BooleanSimilarity(doc_count)
+    return BM25(similarity.k1, similarity.b, doc_count, sum_total_term_freq)
+
+
 class _Vocabulary(dict):
     """term -> id, handing out the next id to a new term (so a whole token list maps with one C-level `map`)."""
 
@@ -130,8 +156,8 @@ class _Vocabulary(dict):
 class KeywordField:
     """Exact terms per document (keyword): a term dictionary, and for each term the documents holding it."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, similarity: Similarity) -> None:
+        self.name, self.similarity = name, similarity
         self.vocab: dict[str, int] = {}
         self._ids, self._docs = array("i"), array("i")
         self._n = 0
@@ -152,7 +178,7 @@ class KeywordField:
         self.doc_count = int(self.has_value.sum())
         # keyword fields index documents only (no frequencies, no norms): Lucene then reports the sum of document
         # frequencies as the sum of term frequencies, and every document's norm as 1
-        self.bm25 = BM25(1.2, 0.75, self.doc_count, int(self.ids.size))
+        self.bm25 = similarity_for(self.similarity, self.doc_count, int(self.ids.size))
         self.norms = np.ones(n_docs, dtype=np.uint8)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
         del self._ids, self._docs

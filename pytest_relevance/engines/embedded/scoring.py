@@ -89,3 +89,16 @@ class BM25:
         """Scores of the documents with these float32 frequencies and norm bytes (BM25Scorer.score)."""
         norm_inverse = self.cache[norms]
         return weight - weight / (F32(1) + freqs * norm_inverse)
+
+
+class BooleanSimilarity:
+    """Elasticsearch's `boolean` similarity: a matching term scores its query boost, nothing else."""
+
+    def __init__(self, doc_count: int) -> None:
+        self.doc_count = doc_count
+
+    def weight(self, boost: float, term_idf: np.float32) -> np.float32:
+        return F32(boost)
+
+    def score(self, weight: np.float32, freqs: np.ndarray, norms: np.ndarray) -> np.ndarray:
+        return np.full(freqs.shape, weight, dtype=F32)

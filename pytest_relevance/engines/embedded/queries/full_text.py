@@ -39,7 +39,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
 )
 
 _FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
-_MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms_query", "lenient",
+_MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms_query", "lenient", "analyzer",
                "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS}  # fmt: skip
 
 
@@ -101,7 +101,10 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     kind = index.kinds[field]
     if kind not in ("text", "keyword"):
         return index.equal(field, [text], boost, path)
-    terms = index.search_terms(field, str(text)) if kind == "text" else [str(text)]
+    if kind == "text":
+        terms = index.search_terms(field, str(text), options.get("analyzer"), path)
+    else:
+        terms = [index.normalize(field, str(text))]
     if not terms:
         if str(options.get("zero_terms_query", "none")).lower() == "all":
             return Scores.constant(np.ones(index.n, dtype=bool), boost)
@@ -123,11 +126,13 @@ def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     return match_field(index, field, options, path, boost_of(options, path, boost))
 
 
-def phrase(index: EmbeddedIndex, field: str, text: str, slop: int, boost: float, path: str) -> Scores:
+def phrase(
+    index: EmbeddedIndex, field: str, text: str, slop: int, boost: float, path: str, analyzer: str | None = None
+) -> Scores:
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
     Lucene's QueryBuilder makes a MultiPhraseQuery of them."""
-    terms, positions = index.search_tokens(field, text)
+    terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
     groups: list[list[str]] = []
     starts: list[int] = []
     for term, position in zip(terms, positions, strict=True):
@@ -148,6 +153,8 @@ def phrase_groups(
     if len(groups) == 1:
         return term_disjunction(index, field, list(dict.fromkeys(groups[0])), boost, None, path)
     target = index.text[field]
+    if not target.has_positions:
+        raise Invalid(path, f"field {field!r} was indexed without position data; a phrase query needs positions")
     members = [[p for p in (target.postings(t) for t in dict.fromkeys(group)) if p is not None] for group in groups]
     if any(not group for group in members):
         return Scores.none(index.n)
@@ -240,7 +247,7 @@ def match_phrase(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     boost = boost_of(options, path, boost)
     if index.kinds[field] != "text":
         return match_field(index, field, {"query": options["query"]}, path, boost)
-    return phrase(index, field, str(options["query"]), int(slop), boost, path)
+    return phrase(index, field, str(options["query"]), int(slop), boost, path, options.get("analyzer"))
 
 
 def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> list[str]:
@@ -257,11 +264,18 @@ def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> l
 
 
 def phrase_prefix(
-    index: EmbeddedIndex, field: str, text: str, slop: int, max_expansions: int, boost: float, path: str
+    index: EmbeddedIndex,
+    field: str,
+    text: str,
+    slop: int,
+    max_expansions: int,
+    boost: float,
+    path: str,
+    analyzer: str | None = None,
 ) -> Scores:
     """Elasticsearch's MultiPhrasePrefixQuery: a phrase whose last position is any term starting with the last
     token (the first `max_expansions` in term order)."""
-    terms, positions = index.search_tokens(field, text)
+    terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
     if not terms:
         return Scores.none(index.n)
     expanded = prefix_terms(index, field, terms[-1], max_expansions)
@@ -281,7 +295,8 @@ def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float
     expansions = int(number(options, "max_expansions", path, 50))
     if index.kinds[field] != "text":
         raise Unsupported(f"match_phrase_prefix on the {index.kinds[field]} field {field!r}", path)
-    return phrase_prefix(index, field, str(options["query"]), slop, expansions, boost_of(options, path, boost), path)
+    boost = boost_of(options, path, boost)
+    return phrase_prefix(index, field, str(options["query"]), slop, expansions, boost, path, options.get("analyzer"))
 
 
 def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
@@ -289,7 +304,7 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     query; operator and minimum_should_match count clauses as match does."""
     if index.kinds[field] != "text":
         return match_field(index, field, options, path, boost)
-    terms = index.search_terms(field, str(options["query"]))
+    terms = index.search_terms(field, str(options["query"]), options.get("analyzer"), path)
     if not terms:
         return Scores.none(index.n)
     fuzzy = options if options.get("fuzziness") is not None else None
@@ -365,7 +380,8 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
 def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     options = allowed(
         spec, {"query", "fields", "type", "tie_breaker", "operator", "boost", "minimum_should_match", "slop",
-               "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS}, path
+               "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", "analyzer", "max_expansions",
+               *_FUZZY_KEYS}, path
     )  # fmt: skip
     kind = options.get("type", "best_fields")
     if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix"):
@@ -378,15 +394,16 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     for field, weight in field_weights(index, options.get("fields"), path):
         field_boost = float(F32(weight) * F32(boost))
         text, slop = str(options["query"]), int(number(options, "slop", path, 0))
+        analyzer = options.get("analyzer")
         if kind == "phrase" and index.kinds[field] == "text":
-            parts.append(phrase(index, field, text, slop, field_boost, path))
+            parts.append(phrase(index, field, text, slop, field_boost, path, analyzer))
         elif kind == "phrase_prefix" and index.kinds[field] == "text":
             expansions = int(number(options, "max_expansions", path, 50))
-            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path))
+            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer))
         elif kind == "bool_prefix":
             parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
-                                                 *_FUZZY_KEYS) if k in options}  # fmt: skip
+                                                 "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
     return dis_max(parts, tie, index.n)

@@ -31,7 +31,10 @@ def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         raise Invalid(path, "needs one 'value'")
     boost = boost_of(options, path, boost)
     if index.kinds[field] in ("text", "keyword"):
-        return term_disjunction(index, field, [_as_term(options["value"])], boost, None, path)
+        value = _as_term(options["value"])
+        if index.kinds[field] == "keyword":
+            value = index.normalize(field, value)
+        return term_disjunction(index, field, [value], boost, None, path)
     return index.equal(field, [options["value"]], boost, path)
 
 
