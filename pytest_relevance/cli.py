@@ -189,6 +189,40 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _analyze(args: argparse.Namespace) -> int:
+    """Elasticsearch's `_analyze` on the embedded engine: what an analyzer (or a field's index analyzer) makes of
+    the text, for seeing what an analyzer change does."""
+    from pathlib import Path
+
+    from pytest_relevance.corpus import load_mapping
+    from pytest_relevance.engines.embedded.analysis import Analyzer, tokenizers
+    from pytest_relevance.engines.embedded.mapping import IndexMapping
+
+    mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
+    if args.analyzer:
+        analyzer = mapping.analysis.analyzer(args.analyzer, "--analyzer")
+    else:
+        field = mapping.field(args.field)
+        if field is None or field.kind not in ("text", "keyword"):
+            known = ", ".join(f.name for f in mapping.fields.values() if f.kind in ("text", "keyword"))
+            raise RelevanceInputError(
+                args.index_config, f"--field {args.field!r} is not a text or keyword field ({known})"
+            )
+        analyzer = field.analyzer or Analyzer(field.name, tokenizers.keyword())
+    tokens = [token.as_elasticsearch() for token in analyzer.analyze_values(args.text)]
+    if args.format == "json":
+        print(json.dumps({"tokens": tokens}, indent=2, ensure_ascii=False))
+        return 0
+    header = ["token", "start_offset", "end_offset", "position"]
+    if any("positionLength" in t for t in tokens):
+        header.append("positionLength")
+    rows = [header, *([str(t.get(key, 1)) for key in header] for t in tokens)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-relevance", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -245,6 +279,17 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("--topics", help="topics file, for TREC qrels judgments")
     merge.add_argument("--version", help="the new judgments version (default: the old one's number + 1)")
     merge.set_defaults(handler=_merge)
+    analyze = commands.add_parser(
+        "analyze",
+        help="the tokens an analyzer of an index config makes of a text, as Elasticsearch's _analyze reports them",
+    )
+    analyze.add_argument("--index-config", required=True, metavar="FILE", help="Elasticsearch create-index body")
+    which = analyze.add_mutually_exclusive_group(required=True)
+    which.add_argument("--analyzer", metavar="NAME", help="an analyzer of the config, or a built-in one")
+    which.add_argument("--field", metavar="FIELD", help="a mapped field: its index analyzer (or normalizer)")
+    analyze.add_argument("text", nargs="+", help="the text; several are analyzed as one multi-valued field")
+    analyze.add_argument("--format", choices=("table", "json"), default="table")
+    analyze.set_defaults(handler=_analyze)
     return parser
 
 

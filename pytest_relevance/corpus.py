@@ -15,11 +15,29 @@ from pytest_relevance.errors import RelevanceInputError
 Document = dict[str, Any]
 
 
-def load_corpus(path: str | Path, id_field: str = "id") -> list[Document]:
+class Corpus(list[Document]):
+    """The documents, plus where each came from: an engine that rejects a value names the file and the line."""
+
+    def __init__(self, docs: list[Document], path: Path, lines: list[int | None]) -> None:
+        super().__init__(docs)
+        self.path, self.lines = path, lines
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise RelevanceInputError(
+            path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8", line
+        ) from None
+
+
+def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "corpus not found; set relevance_corpus to its path")
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
     suffix = path.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
         numbered = []
@@ -34,6 +52,7 @@ def load_corpus(path: str | Path, id_field: str = "id") -> list[Document]:
         numbered = list(enumerate(_whole(path, text, suffix), 1))
         numbered = [(None, doc) for _, doc in numbered]
     docs: list[Document] = []
+    lines: list[int | None] = []
     seen: dict[str, int | None] = {}
     for index, (line, doc) in enumerate(numbered):
         where = f"document {index + 1}"
@@ -47,10 +66,12 @@ def load_corpus(path: str | Path, id_field: str = "id") -> list[Document]:
             first = f" (first at line {seen[doc_id]})" if seen[doc_id] else ""
             raise RelevanceInputError(path, f"duplicate document id {doc_id!r}{first}", line)
         seen[doc_id] = line
-        docs.append({**doc, id_field: doc_id})
+        doc[id_field] = doc_id  # freshly parsed: no copy needed
+        docs.append(doc)
+        lines.append(line)
     if not docs:
         raise RelevanceInputError(path, "the corpus is empty")
-    return docs
+    return Corpus(docs, path, lines)
 
 
 def _whole(path: Path, text: str, suffix: str) -> list[Any]:
@@ -81,7 +102,7 @@ def load_mapping(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "index config not found; set relevance_index_config to its path")
-    data = _whole_document(path, path.read_text(encoding="utf-8"), path.suffix.lower())
+    data = _whole_document(path, _read_text(path), path.suffix.lower())
     if not isinstance(data, dict) or "mappings" not in data:
         raise RelevanceInputError(path, "an index config is a create-index body: a mapping with 'mappings'")
     return data

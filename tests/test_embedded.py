@@ -192,12 +192,13 @@ def test_engine_semantics() -> None:
 
 
 def test_engine_errors_name_the_construct() -> None:
-    with pytest.raises(RelevanceInputError, match="'fuzzy' at query is not supported by the embedded engine"):
-        search({"fuzzy": {"title": "headphnes"}})
-    with pytest.raises(RelevanceInputError, match=r"'match\.fuzziness' at query\.match is not supported"):
-        search({"match": {"title": {"query": "x", "fuzziness": "AUTO"}}})
-    with pytest.raises(RelevanceInputError, match="type 'dense_vector' is not supported"):
-        EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"v": {"type": "dense_vector"}}}}, "id")
+    with pytest.raises(RelevanceInputError, match="'percolate' at query is not supported by the embedded engine"):
+        search({"percolate": {"field": "query"}})
+    with pytest.raises(RelevanceInputError, match=r"'match\.cutoff_frequency' at query\.match is not supported"):
+        search({"match": {"title": {"query": "x", "cutoff_frequency": 0.01}}})
+    vectors = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"v": {"type": "dense_vector"}}}}, "id")
+    with pytest.raises(RelevanceInputError, match=r"a query on the dense_vector field 'v' at query\.exists is not"):
+        vectors.search_many({"q": {"query": {"exists": {"field": "v"}}}}, 10, "query.yaml")
 
 
 # ---------------------------------------------------------------- Cranfield, end to end

@@ -1,0 +1,252 @@
+"""Elasticsearch's text analysis in pure Python, token for token as Lucene 9 produces it.
+
+An `Analyzer` is a chain: char filters -> tokenizer -> token filters, each a small function from `registry.py`.
+`Analysis` holds the analyzers, normalizers and components an index config defines in `settings.analysis`, on top of
+the built-ins. Offsets are reported as Lucene reports them, in UTF-16 code units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
+
+__all__ = ["Analysis", "Analyzer", "CharFilter", "Token", "Tokenizer"]
+
+# text -> (filtered text, correct: filtered offset -> original offset)
+CharFilter = Callable[[str], tuple[str, Callable[[int], int]]]
+Tokenizer = Callable[[str], list[Tok]]
+
+_CACHE_LIMIT = 500_000
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token as Elasticsearch's `_analyze` reports it (offsets in UTF-16 code units, as Lucene)."""
+
+    term: str
+    position: int
+    start_offset: int
+    end_offset: int
+    position_length: int = 1
+
+    def as_elasticsearch(self) -> dict[str, object]:
+        """The `_analyze` response entry: positionLength only when above 1, as Elasticsearch prints it."""
+        out: dict[str, object] = {
+            "token": self.term,
+            "start_offset": self.start_offset,
+            "end_offset": self.end_offset,
+            "position": self.position,
+        }
+        if self.position_length > 1:
+            out["positionLength"] = self.position_length
+        return out
+
+
+def _fuse(filters: Sequence[MapFilter]) -> Callable[[str, bool], tuple[str, bool] | None]:
+    """One cached function for a run of per-term filters: (term, keyword) -> (term, keyword), or None if dropped."""
+    steps = [(f.fn, f.keyword, f.skip_keyword) for f in filters]
+    cache: dict[tuple[str, bool], tuple[str, bool] | None] = {}
+
+    def run(term: str, kw: bool) -> tuple[str, bool] | None:
+        key = (term, kw)
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        out: str | None = term
+        for fn, marks, skip in steps:
+            if skip and kw:
+                continue
+            before = out
+            if fn is not None:
+                out = fn(out)
+                if out is None:
+                    break
+            if marks is not None and not kw:
+                kw = marks(before)
+        result = None if out is None else (out, kw)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = result
+        return result
+
+    return run
+
+
+def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple[list[Tok], int]]:
+    """A stream stage running fused per-term filters; unmarked terms hit a plain dict (the common case)."""
+    fused = _fuse(filters)
+    plain: dict[str, tuple[str, bool] | bool] = {}
+
+    def stage(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        get = plain.get
+        out = []
+        gap = 0
+        for tok in tokens:
+            if tok.kw:
+                result = fused(tok.term, True) or False
+            else:
+                result = get(tok.term)
+                if result is None:
+                    if len(plain) >= _CACHE_LIMIT:
+                        plain.clear()
+                    result = plain[tok.term] = fused(tok.term, False) or False
+            if result is False:
+                gap += tok.inc
+                continue
+            tok.term, tok.kw = result
+            if gap:
+                tok.inc += gap
+                gap = 0
+            out.append(tok)
+        return out, end_inc + gap
+
+    return stage
+
+
+class Analyzer:
+    """A named chain of char filters, one tokenizer and token filters (or a normalizer: keyword tokenizer)."""
+
+    def __init__(
+        self,
+        name: str,
+        tokenizer: Tokenizer,
+        filters: Sequence[MapFilter | StreamFilter] = (),
+        char_filters: Sequence[CharFilter] = (),
+        position_increment_gap: int = 100,
+    ) -> None:
+        self.name = name
+        self.position_increment_gap = position_increment_gap
+        self._tokenizer = tokenizer
+        self._char_filters = tuple(char_filters)
+        stages: list[Callable[[list[Tok], int], tuple[list[Tok], int]]] = []
+        run: list[MapFilter] = []
+        for f in [*filters, None]:
+            if isinstance(f, MapFilter):
+                run.append(f)
+                continue
+            if run:
+                stages.append(_map_stage(run))
+                run = []
+            if f is not None:
+                stages.append(f.fn)
+        self._stages = tuple(stages)
+        self._maps_only = all(isinstance(f, MapFilter) for f in filters)
+        self._fused = _fuse([f for f in filters if isinstance(f, MapFilter)]) if self._maps_only else None
+        self._plain_cache: dict[str, str | bool] = {}  # raw term -> analyzed term, False when dropped
+
+    def __repr__(self) -> str:
+        return f"Analyzer({self.name!r})"
+
+    def _stream(self, text: str) -> tuple[list[Tok], int, int]:
+        """Tokens with corrected code-point offsets, the trailing position increment and the final offset."""
+        corrections = []
+        for char_filter in self._char_filters:
+            text, correct = char_filter(text)
+            corrections.append(correct)
+        tokens = self._tokenizer(text)
+        final = len(text)
+        if corrections:
+            corrections.reverse()
+            for tok in tokens:
+                start, end = tok.start, tok.end
+                for correct in corrections:
+                    start, end = correct(start), correct(end)
+                tok.start, tok.end = start, end
+            for correct in corrections:
+                final = correct(final)
+        end_inc = 0
+        for stage in self._stages:
+            tokens, end_inc = stage(tokens, end_inc)
+        return tokens, end_inc, final
+
+    def analyze(self, text: str) -> list[Token]:
+        """The tokens Elasticsearch's `_analyze` reports for one text."""
+        return self.analyze_values([text])
+
+    def analyze_values(self, values: Iterable[str], position_increment_gap: int | None = None) -> list[Token]:
+        """Tokens of a multi-valued field, as Lucene indexes it: each value after the first starts
+        `position_increment_gap` positions after the previous one's end, offsets continue after its end + 1."""
+        gap = self.position_increment_gap if position_increment_gap is None else position_increment_gap
+        out: list[Token] = []
+        position, offset = -1, 0
+        for index, value in enumerate(values):
+            if index:
+                position += gap
+                offset += 1
+            tokens, end_inc, final = self._stream(value)
+            units = _utf16_units(value)
+            for tok in tokens:
+                position += tok.inc
+                start, end = (tok.start, tok.end) if units is None else (units(tok.start), units(tok.end))
+                out.append(Token(tok.term, position, start + offset, end + offset, tok.plen))
+            position += end_inc
+            offset += final if units is None else units(final)
+        return out
+
+    def terms(self, text: str) -> list[str]:
+        """Just the terms, in order."""
+        return [term for term, _ in self.term_positions(text)]
+
+    def term_positions(self, text: str) -> list[tuple[str, int]]:
+        """(term, position) pairs: what an index needs. Chains of per-term filters on a tokenizer with a fast path
+        skip the token objects: the tokenizer's strings go through one dict lookup each."""
+        fast = getattr(self._tokenizer, "terms", None)
+        if self._fused is None or self._char_filters or fast is None:
+            out, position = [], -1
+            for tok in self._stream(text)[0]:
+                position += tok.inc
+                out.append((tok.term, position))
+            return out
+        cache = self._plain_cache
+        raw = fast(text)
+        mapped = list(map(cache.get, raw))
+        if None in mapped:
+            fused = self._fused
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            for index, term in enumerate(mapped):
+                if term is None:
+                    found = fused(raw[index], False)
+                    mapped[index] = cache[raw[index]] = False if found is None else found[0]
+        return [(term, position) for position, term in enumerate(mapped) if term is not False]
+
+
+def _utf16_units(text: str) -> Callable[[int], int] | None:
+    """Code-point offset -> UTF-16 offset for texts with non-BMP characters; None when they coincide."""
+    if text.isascii() or all(ord(c) < 0x10000 for c in text):
+        return None
+    table = [0]
+    for c in text:
+        table.append(table[-1] + (2 if ord(c) >= 0x10000 else 1))
+    return lambda index: table[index] if index < len(table) else table[-1] + index - len(text)
+
+
+class Analysis:
+    """The analyzers and normalizers of one index config (its `settings.analysis`), built-ins always available."""
+
+    def __init__(self, registry: object) -> None:
+        self._registry = registry
+
+    @classmethod
+    def from_settings(cls, settings: Mapping | None, source: str | Path, base_dir: Path | None = None) -> Analysis:
+        """Build from a create-index body's `settings` (plain or under `index`); `source` names the config file in
+        errors, `base_dir` resolves `*_path` files (synonyms, stop words, mappings) as Elasticsearch's config dir."""
+        from pytest_relevance.engines.embedded.analysis.registry import Registry
+
+        return cls(Registry(settings, str(source), base_dir))
+
+    def analyzer(self, name: str, key_path: str) -> Analyzer:
+        """The analyzer called `name` (custom or built-in); `key_path` says where the name was used, for errors."""
+        return self._registry.analyzer(name, key_path)  # type: ignore[attr-defined]
+
+    def normalizer(self, name: str, key_path: str) -> Analyzer:
+        """The normalizer called `name` (custom or the built-in `lowercase`), as a keyword-tokenizer analyzer."""
+        return self._registry.normalizer(name, key_path)  # type: ignore[attr-defined]
+
+    def has_analyzer(self, name: str) -> bool:
+        """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
+        return self._registry.has_analyzer(name)  # type: ignore[attr-defined]

@@ -1,0 +1,595 @@
+# ruff: noqa: RUF001 (the ASCII folding table is made of look-alike characters on purpose)
+"""Token filters. Per-term ones are `MapFilter`s (fused and cached per analyzer); the rest are `StreamFilter`s.
+
+Each function here builds one filter from already-validated parameters; `registry.py` reads the settings.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Collection
+
+import regex
+import Stemmer
+
+from pytest_relevance.engines.embedded.analysis.porter import porter_stem
+from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
+from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
+
+# Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which is also Elasticsearch's `_english_`.
+ENGLISH_STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
+)
+FRENCH_ARTICLES = frozenset(["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"])
+
+
+def utf16_len(term: str) -> int:
+    """A term's length as Lucene counts it (UTF-16 code units)."""
+    return len(term) if term.isascii() else len(term) + sum(1 for c in term if ord(c) >= 0x10000)
+
+
+def lowercase() -> MapFilter:
+    return MapFilter(java_lower)
+
+
+def uppercase() -> MapFilter:
+    return MapFilter(java_upper)
+
+
+def stop(words: Collection[str], ignore_case: bool = False) -> MapFilter:
+    """StopFilter: stop words leave a position gap."""
+    if ignore_case:
+        folded = frozenset(java_lower(w) for w in words)
+        return MapFilter(lambda term: None if java_lower(term) in folded else term)
+    exact = frozenset(words)
+    return MapFilter(lambda term: None if term in exact else term)
+
+
+def keep(words: Collection[str], ignore_case: bool = False) -> MapFilter:
+    """KeepWordFilter: only the listed words stay; the others leave position gaps."""
+    if ignore_case:
+        folded = frozenset(java_lower(w) for w in words)
+        return MapFilter(lambda term: term if java_lower(term) in folded else None)
+    exact = frozenset(words)
+    return MapFilter(lambda term: term if term in exact else None)
+
+
+def length(minimum: int, maximum: int) -> MapFilter:
+    """LengthFilter, on the UTF-16 length."""
+    return MapFilter(lambda term: term if minimum <= utf16_len(term) <= maximum else None)
+
+
+def trim() -> MapFilter:
+    """TrimFilter: Java whitespace off both ends; offsets unchanged."""
+    spaces = "".join(java_whitespace)
+    return MapFilter(lambda term: term.strip(spaces))
+
+
+def truncate(size: int) -> MapFilter:
+    return MapFilter(lambda term: term[:size] if len(term) > size else term)
+
+
+def reverse() -> MapFilter:
+    return MapFilter(lambda term: term[::-1])
+
+
+def apostrophe() -> MapFilter:
+    """ApostropheFilter: everything from the first apostrophe on goes."""
+    return MapFilter(lambda term: term.split("'", 1)[0].split("\u2019", 1)[0])
+
+
+def elision(articles: Collection[str], ignore_case: bool) -> MapFilter:
+    """ElisionFilter: `l'avion` -> `avion` when the part before the first apostrophe is an article."""
+    table = frozenset(java_lower(a) for a in articles) if ignore_case else frozenset(articles)
+
+    def run(term: str) -> str:
+        for i, c in enumerate(term):
+            if c in "'\u2019":
+                head = term[:i]
+                if (java_lower(head) if ignore_case else head) in table:
+                    return term[i + 1 :]
+                return term
+        return term
+
+    return MapFilter(run)
+
+
+def possessive_english() -> MapFilter:
+    """EnglishPossessiveFilter: a trailing 's (or with a curly or fullwidth apostrophe) goes."""
+
+    def run(term: str) -> str:
+        if len(term) >= 2 and term[-1] in "sS" and term[-2] in "'\u2019\uff07":
+            return term[:-2]
+        return term
+
+    return MapFilter(run)
+
+
+def minimal_english() -> MapFilter:
+    """EnglishMinimalStemmer: plural `s` only (`ies` -> `y` unless after a/e, keeps `us`, `ss`, `aes`...)."""
+
+    def run(s: str) -> str:
+        n = len(s)
+        if n < 3 or s[-1] != "s":
+            return s
+        c = s[-2]
+        if c in "us":
+            return s
+        if c == "e":
+            if n > 3 and s[-3] == "i" and s[-4] not in "ae":
+                return s[:-3] + "y"
+            if s[-3] in "iaoe":
+                return s
+        return s[:-1]
+
+    return MapFilter(run, skip_keyword=True)
+
+
+def _snowball(algorithm: str) -> MapFilter:
+    stemmer = Stemmer.Stemmer(algorithm)
+    return MapFilter(stemmer.stemWord, skip_keyword=True)
+
+
+def porter() -> MapFilter:
+    """PorterStemFilter: Porter's original algorithm as Lucene's reference port runs it, not Snowball English."""
+    return MapFilter(porter_stem, skip_keyword=True)
+
+
+def snowball_english() -> MapFilter:
+    """SnowballFilter(English): Porter2."""
+    return _snowball("english")
+
+
+def keyword_marker(test: Callable[[str], bool]) -> MapFilter:
+    return MapFilter(None, keyword=test)
+
+
+def stemmer_override(rules: dict[str, str]) -> MapFilter:
+    """StemmerOverrideFilter: a listed term is replaced and protected from the stemmers after it."""
+    return MapFilter(lambda term: rules.get(term, term), keyword=rules.__contains__, skip_keyword=True)
+
+
+def pattern_replace(compiled: regex.Pattern, replacement: str, replace_all: bool) -> MapFilter:
+    return MapFilter(lambda term: compiled.sub(replacement, term, count=0 if replace_all else 1))
+
+
+def decimal_digit() -> MapFilter:
+    """DecimalDigitFilter: every Unicode decimal digit becomes its ASCII digit."""
+
+    def run(term: str) -> str:
+        if term.isascii():
+            return term
+        return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in term)
+
+    return MapFilter(run)
+
+
+def _cjk_width_char(c: str) -> str:
+    code = ord(c)
+    if 0xFF01 <= code <= 0xFF5E:
+        return chr(code - 0xFEE0)
+    if 0xFF65 <= code <= 0xFF9F:
+        return unicodedata.normalize("NFKC", c)
+    return c
+
+
+def cjk_width() -> MapFilter:
+    """CJKWidthFilter: full-width ASCII -> ASCII, half-width katakana -> full-width (voiced marks combined)."""
+
+    def run(term: str) -> str:
+        if term.isascii():
+            return term
+        out: list[str] = []
+        for c in term:
+            if c in "\uff9e\uff9f" and out:
+                combined = unicodedata.normalize("NFC", out[-1] + ("\u3099" if c == "\uff9e" else "\u309a"))
+                if len(combined) == 1:
+                    out[-1] = combined
+                    continue
+            out.append(_cjk_width_char(c))
+        return "".join(out)
+
+    return MapFilter(run)
+
+
+# ASCIIFoldingFilter: Latin letters with diacritics via decomposition, plus the letters, ligatures and punctuation
+# that have no decomposition to ASCII.
+_FOLD_SPECIAL = {
+    "Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Ħ": "H", "ħ": "h",
+    "ı": "i", "Ĳ": "IJ", "ĳ": "ij", "ĸ": "q", "Ŀ": "L", "ŀ": "l", "Ł": "L", "ł": "l", "ŉ": "'n", "Ŋ": "N",
+    "ŋ": "n", "Œ": "OE", "œ": "oe", "Ŧ": "T", "ŧ": "t", "ß": "ss", "Þ": "TH", "þ": "th", "ƒ": "f", "ſ": "s",
+    "ẞ": "SS", "Ɓ": "B", "Ƈ": "C", "ƈ": "c", "Ɗ": "D", "Ƒ": "F", "Ɠ": "G", "Ɨ": "I", "Ƙ": "K", "ƙ": "k",
+    "ƚ": "l", "Ɲ": "N", "ƞ": "n", "Ƥ": "P", "ƥ": "p", "Ƭ": "T", "ƭ": "t", "Ʈ": "T", "Ʋ": "V", "Ƴ": "Y",
+    "ƴ": "y", "Ƶ": "Z", "ƶ": "z", "ȡ": "d", "Ȥ": "Z", "ȥ": "z", "ȴ": "l", "ȵ": "n", "ȶ": "t", "ȷ": "j",
+    "Ⱥ": "A", "Ȼ": "C", "ȼ": "c", "Ƚ": "L", "Ⱦ": "T", "ȿ": "s", "ɀ": "z", "Ƀ": "B", "Ʉ": "U", "Ɇ": "E",
+    "ɇ": "e", "Ɉ": "J", "ɉ": "j", "Ɍ": "R", "ɍ": "r", "Ɏ": "Y", "ɏ": "y", "ɓ": "b", "ɕ": "c", "ɖ": "d",
+    "ɗ": "d", "ɠ": "g", "ɡ": "g", "ɦ": "h", "ɨ": "i", "ɪ": "I", "ɫ": "l", "ɬ": "l", "ɭ": "l", "ɱ": "m",
+    "ɲ": "n", "ɳ": "n", "ɴ": "N", "ɶ": "OE", "ɼ": "r", "ɽ": "r", "ɾ": "r", "ʀ": "R", "ʂ": "s", "ʈ": "t",
+    "ʉ": "u", "ʋ": "v", "ʏ": "Y", "ʐ": "z", "ʑ": "z", "ʙ": "B", "ʛ": "G", "ʜ": "H", "ʝ": "j", "ʟ": "L",
+    "ʠ": "q", "ʣ": "dz", "ʥ": "dz", "ʦ": "ts", "ʪ": "ls", "ʫ": "lz", "ǅ": "Dz", "ǆ": "dz", "Ǆ": "DZ",
+    "ǈ": "Lj", "ǉ": "lj", "Ǉ": "LJ", "ǋ": "Nj", "ǌ": "nj", "Ǌ": "NJ", "ǲ": "Dz", "ǳ": "dz", "Ǳ": "DZ",
+    "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
+    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "‹": "'", "›": "'", "“": '"', "”": '"', "„": '"',
+    "‟": '"', "″": '"', "«": '"', "»": '"', "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "⁻": "-",
+    "₋": "-", "−": "-", "﹣": "-", "－": "-", "⁄": "/", "※": "*", "‼": "!!", "⁇": "??", "⁈": "?!", "⁉": "!?",
+    "⁅": "[", "⁆": "]", "⁎": "*", "⁏": ";", "⁒": "%", "⁓": "~",
+}  # fmt: skip
+
+
+_NO_FOLD = frozenset("\u2122\u2120\u2121")  # trade mark signs: compatibility decompositions Lucene does not fold
+
+
+def _fold_char(c: str) -> str:
+    special = _FOLD_SPECIAL.get(c)
+    if special is not None:
+        return special
+    if c in _NO_FOLD:
+        return c
+    decomposed = unicodedata.normalize("NFKD", c)
+    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if base and base.isascii() and base.isprintable():
+        return base
+    return c
+
+
+_FOLD_CACHE: dict[str, str] = {}
+
+
+def fold_to_ascii(term: str) -> str:
+    if term.isascii():
+        return term
+    out = []
+    for c in term:
+        if c < "\x80":
+            out.append(c)
+            continue
+        folded = _FOLD_CACHE.get(c)
+        if folded is None:
+            folded = _FOLD_CACHE[c] = _fold_char(c)
+        out.append(folded)
+    return "".join(out)
+
+
+def asciifolding(preserve_original: bool = False) -> MapFilter | StreamFilter:
+    """ASCIIFoldingFilter; with `preserve_original`, the folded token then the original at the same position."""
+    if not preserve_original:
+        return MapFilter(fold_to_ascii)
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        out = []
+        for tok in tokens:
+            folded = fold_to_ascii(tok.term)
+            if folded == tok.term:
+                out.append(tok)
+            else:
+                out.append(tok.copy(term=folded))
+                out.append(tok.copy(inc=0))
+        return out, end_inc
+
+    return StreamFilter(run)
+
+
+def limit(max_token_count: int) -> StreamFilter:
+    return StreamFilter(lambda tokens, end_inc: (tokens[:max_token_count], end_inc))
+
+
+def unique(only_on_same_position: bool) -> StreamFilter:
+    """Elasticsearch's UniqueTokenFilter: a repeated term is dropped with its position increment (no gap)."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        seen: set[str] = set()
+        out = []
+        for tok in tokens:
+            if only_on_same_position and tok.inc > 0:
+                seen.clear()
+            if tok.term not in seen:
+                seen.add(tok.term)
+                out.append(tok)
+        return out, end_inc
+
+    return StreamFilter(run)
+
+
+def remove_duplicates() -> StreamFilter:
+    """RemoveDuplicatesTokenFilter: the same term twice at one position is kept once."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        seen: set[str] = set()
+        out = []
+        for tok in tokens:
+            if tok.inc > 0:
+                seen = set()
+            if tok.term in seen:
+                continue
+            seen.add(tok.term)
+            out.append(tok)
+        return out, end_inc
+
+    return StreamFilter(run)
+
+
+def classic() -> MapFilter:
+    """ClassicFilter: `'s` off apostrophe tokens, dots out of acronyms (applied by term shape, as the types are)."""
+
+    def run(term: str) -> str:
+        if len(term) >= 2 and term[-2:] in ("'s", "'S") and "'" not in term[:-2]:
+            return term[:-2]
+        if "." in term and regex.fullmatch(r"(?:\p{L}\.)+\p{L}?\.?", term):
+            return term.replace(".", "")
+        return term
+
+    return MapFilter(run)
+
+
+def ngram(min_gram: int, max_gram: int, preserve_original: bool, edges_only: bool = False) -> StreamFilter:
+    """NGramTokenFilter / EdgeNGramTokenFilter: grams of each term, all with the term's offsets; the first gram
+    takes the term's position, the others stack on it (counted in code points, as Lucene)."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        out = []
+        gap = 0
+        for tok in tokens:
+            term = tok.term
+            n = len(term)
+            grams = []
+            starts = [0] if edges_only else range(n)
+            for s in starts:
+                for size in range(min_gram, max_gram + 1):
+                    if s + size > n:
+                        break
+                    grams.append(term[s : s + size])
+            if preserve_original and (n < min_gram or n > max_gram):
+                grams.append(term)
+            if not grams:
+                gap += tok.inc
+                continue
+            for index, gram in enumerate(grams):
+                out.append(tok.copy(term=gram, inc=tok.inc + gap if index == 0 else 0))
+            gap = 0
+        return out, end_inc + gap
+
+    return StreamFilter(run)
+
+
+def shingle(
+    min_size: int, max_size: int, output_unigrams: bool, unigrams_if_no_shingles: bool, separator: str, filler: str
+) -> StreamFilter:
+    """ShingleFilter: at each position the unigram, then the shingles of min..max tokens starting there (position
+    length = their token count). A position gap (a removed stop word) is a `filler` token that shingles include and
+    may start with, but that is never output alone; its offsets are those of the next token's start."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        window: list[Tok] = []
+        real: list[bool] = []
+        for tok in tokens:
+            for _ in range(tok.inc - 1):
+                window.append(Tok(filler, tok.start, tok.start))
+                real.append(False)
+            window.append(tok)
+            real.append(True)
+        out: list[Tok] = []
+        gap = 0
+        made_shingle = False
+        for i, tok in enumerate(window):
+            emitted = False
+            if output_unigrams and real[i]:
+                out.append(tok.copy(inc=1 + gap, plen=1))
+                emitted = True
+            for size in range(min_size, max_size + 1):
+                if i + size > len(window) or not any(real[i : i + size]):
+                    continue
+                parts = window[i : i + size]
+                term = separator.join(p.term for p in parts)
+                out.append(
+                    Tok(term, tok.start, parts[-1].end, inc=0 if emitted else 1 + gap, plen=size, type="shingle")
+                )
+                emitted = True
+                made_shingle = True
+            gap = 0 if emitted else gap + 1
+        if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
+            return tokens, end_inc
+        return out, end_inc + gap
+
+    return StreamFilter(run)
+
+
+def keyword_repeat() -> StreamFilter:
+    """KeywordRepeatFilter: each token twice at one position, first marked keyword (so stemmers keep it)."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        out = []
+        for tok in tokens:
+            out.append(tok.copy(kw=True))
+            out.append(tok.copy(inc=0))
+        return out, end_inc
+
+    return StreamFilter(run)
+
+
+# WordDelimiterIterator's character classes.
+_LOWER, _UPPER, _DIGIT, _DELIM = 1, 2, 4, 8
+_ALPHA = _LOWER | _UPPER
+
+
+def _wd_type(c: str) -> int:
+    if c >= "\U00010000":  # Java sees two surrogates, typed ALPHA | DIGIT
+        return _ALPHA | _DIGIT
+    category = unicodedata.category(c)
+    if category == "Lu":
+        return _UPPER
+    if category == "Ll":
+        return _LOWER
+    if category in ("Lt", "Lm", "Lo", "Mn", "Me", "Mc"):
+        return _ALPHA
+    if category in ("Nd", "Nl", "No"):
+        return _DIGIT
+    if category == "Cs":
+        return _ALPHA | _DIGIT
+    return _DELIM
+
+
+def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bool:
+    if now & last:
+        return False
+    if not split_case and last & _ALPHA and now & _ALPHA:
+        return False
+    if last & _UPPER and now & _ALPHA:
+        return False
+    return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
+
+
+def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: bool) -> list[tuple[int, int, int]]:
+    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it."""
+    types = [_wd_type(c) for c in term]
+    n = len(term)
+
+    def ends_possessive(pos: int) -> bool:
+        return (
+            possessive
+            and pos > 2
+            and term[pos - 2] == "'"
+            and term[pos - 1] in "sS"
+            and bool(types[pos - 3] & _ALPHA)
+            and (pos == n or types[pos] == _DELIM)
+        )
+
+    lo, hi = 0, n
+    while lo < n and types[lo] == _DELIM:
+        lo += 1
+    while hi > lo and types[hi - 1] == _DELIM:
+        hi -= 1
+    if ends_possessive(hi):
+        hi -= 2
+    parts = []
+    current = lo
+    while current < hi:
+        while current < hi and types[current] == _DELIM:
+            current += 1
+        if current >= hi:
+            break
+        last = types[current]
+        end = current + 1
+        while end < hi and not _wd_break(last, types[end], split_case, split_numerics):
+            last = types[end]
+            end += 1
+        parts.append((current, end, types[current]))
+        current = end
+        if end < hi - 1 and ends_possessive(end + 2):
+            current += 2
+    return parts
+
+
+def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: bool) -> StreamFilter:
+    """WordDelimiterGraphFilter / WordDelimiterFilter: subwords on delimiters, case changes and letter-digit
+    changes, with optional catenations and the original; graph form orders by start position, longest first."""
+    split_case = flags["split_on_case_change"]
+    split_numerics = flags["split_on_numerics"]
+    possessive = flags["stem_english_possessive"]
+    words, numbers = flags["generate_word_parts"], flags["generate_number_parts"]
+    cat_words, cat_numbers, cat_all = flags["catenate_words"], flags["catenate_numbers"], flags["catenate_all"]
+    preserve = flags["preserve_original"]
+
+    def expand(tok: Tok) -> list[tuple[int, int, Tok]] | None:
+        """(start position, end position, token) relative to the token, or None to pass it through unchanged."""
+        term = tok.term
+        if term in protected or (flags["ignore_keywords"] and tok.kw):
+            return None
+        parts = _wd_parts(term, split_case, split_numerics, possessive)
+        if len(parts) == 1 and parts[0][0] == 0 and parts[0][1] == len(term):
+            return None
+        exact_offsets = flags["adjust_offsets"] and tok.end - tok.start == len(term)
+
+        def make(start: int, end: int, text: str) -> Tok:
+            if exact_offsets:
+                return tok.copy(term=text, start=tok.start + start, end=tok.start + end)
+            return tok.copy(term=text)
+
+        out: list[tuple[int, int, Tok]] = []
+        positions = 0
+        runs: list[list[tuple[int, int, int]]] = []
+        for part in parts:
+            kind_is_digit = bool(part[2] & _DIGIT) and not part[2] & _ALPHA
+            if (kind_is_digit and numbers) or (not kind_is_digit and words):
+                out.append((positions, positions + 1, make(part[0], part[1], term[part[0] : part[1]])))
+            positions += 1
+            if runs and bool(runs[-1][-1][2] & _DIGIT and not runs[-1][-1][2] & _ALPHA) == kind_is_digit:
+                runs[-1].append(part)
+            else:
+                runs.append([part])
+        index = 0
+        for run in runs:
+            is_digit = bool(run[0][2] & _DIGIT) and not run[0][2] & _ALPHA
+            if len(run) > 1 and ((is_digit and cat_numbers) or (not is_digit and cat_words)):
+                text = "".join(term[s:e] for s, e, _ in run)
+                out.append((index, index + len(run), make(run[0][0], run[-1][1], text)))
+            index += len(run)
+        if cat_all and len(parts) > 1:
+            text = "".join(term[s:e] for s, e, _ in parts)
+            out.append((0, positions, make(parts[0][0], parts[-1][1], text)))
+        if preserve:
+            out.append((0, max(positions, 1), tok.copy()))
+        return out
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        out: list[Tok] = []
+        gap = 0
+        for tok in tokens:
+            pieces = expand(tok)
+            if pieces is None:
+                tok.inc += gap
+                gap = 0
+                out.append(tok)
+                continue
+            if not pieces:
+                gap += tok.inc
+                continue
+            if graph:
+                pieces.sort(key=lambda p: (p[0], -p[1]))
+            else:
+                pieces.sort(key=lambda p: (p[1] if p[1] - p[0] > 1 and p[2].term != tok.term else p[0], p[0]))
+            last = None
+            for start, end, piece in pieces:
+                if graph:
+                    piece.plen = end - start
+                at = start if graph or piece.term == tok.term else (end - 1 if end - start > 1 else start)
+                piece.inc = (tok.inc + gap) if last is None else at - last
+                last = at if last is None or at > last else last
+                out.append(piece)
+            gap = 0
+        return out, end_inc + gap
+
+    return StreamFilter(run)

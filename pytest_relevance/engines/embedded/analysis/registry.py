@@ -1,0 +1,710 @@
+"""Name -> component factories, and the built-in analyzers as compositions of those components.
+
+`english` is a chain (standard tokenizer, possessive, lowercase, stop, porter), not a special case, so a custom
+chain and a built-in share every line of code. Every unsupported name is refused here, in one place, with the key
+path and the config file, pointing at the elasticsearch engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from pytest_relevance.engines.embedded.analysis import Analyzer, char_filters, filters, synonyms, tokenizers
+from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
+from pytest_relevance.errors import RelevanceInputError
+
+_KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
+_ELASTIC = "; the elasticsearch engine supports it"
+_NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS, "_none_": frozenset()}
+_NORMALIZING = frozenset(
+    [
+        "lowercase",
+        "uppercase",
+        "asciifolding",
+        "cjk_width",
+        "decimal_digit",
+        "elision",
+        "trim",
+        "pattern_replace",
+        "arabic_normalization",
+        "german_normalization",
+        "hindi_normalization",
+        "indic_normalization",
+        "persian_normalization",
+        "scandinavian_normalization",
+        "serbian_normalization",
+        "sorani_normalization",
+    ]
+)
+_UNSUPPORTED_STEMMERS = [
+    "arabic",
+    "armenian",
+    "basque",
+    "bengali",
+    "brazilian",
+    "bulgarian",
+    "catalan",
+    "czech",
+    "danish",
+    "dutch",
+    "dutch_kp",
+    "estonian",
+    "finnish",
+    "french",
+    "light_french",
+    "minimal_french",
+    "galician",
+    "minimal_galician",
+    "german",
+    "german2",
+    "light_german",
+    "minimal_german",
+    "greek",
+    "hindi",
+    "hungarian",
+    "light_hungarian",
+    "indonesian",
+    "irish",
+    "italian",
+    "light_italian",
+    "sorani",
+    "latvian",
+    "lithuanian",
+    "norwegian",
+    "light_norwegian",
+    "minimal_norwegian",
+    "light_nynorsk",
+    "minimal_nynorsk",
+    "portuguese",
+    "light_portuguese",
+    "minimal_portuguese",
+    "portuguese_rslp",
+    "persian",
+    "romanian",
+    "russian",
+    "light_russian",
+    "serbian",
+    "spanish",
+    "light_spanish",
+    "swedish",
+    "light_swedish",
+    "turkish",
+    "lovins",
+    "light_english",
+    "kstem",
+]
+
+
+def _expand(settings: Mapping | None) -> dict:
+    """Settings with dotted keys (`"index.analysis.filter.x.type"`) nested, and the `index` level removed."""
+    out: dict = {}
+
+    def put(target: dict, key: str, value: Any) -> None:
+        head, _, rest = key.partition(".")
+        if rest:
+            put(target.setdefault(head, {}), rest, value)
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                put(target.setdefault(head, {}), str(k), v)
+        else:
+            target[head] = value
+
+    for key, value in (settings or {}).items():
+        put(out, str(key), value)
+    index = out.pop("index", {})
+    if isinstance(index, dict) and "analysis" in index:
+        merged = index["analysis"]
+        for kind, defs in out.get("analysis", {}).items():
+            merged.setdefault(kind, {}).update(defs)
+        out["analysis"] = merged
+    return out
+
+
+class Registry:
+    """Analysis components of one index config, built lazily and cached by name."""
+
+    def __init__(self, settings: Mapping | None, source: str, base_dir: Path | None) -> None:
+        self.source = source
+        self.base_dir = base_dir
+        analysis = _expand(settings).get("analysis", {})
+        if not isinstance(analysis, dict):
+            raise RelevanceInputError(source, "settings.analysis: must be an object")
+        self.defs: dict[str, dict] = {}
+        for kind in _KINDS:
+            defs = analysis.get(kind, {})
+            if not isinstance(defs, dict):
+                raise RelevanceInputError(source, f"settings.analysis.{kind}: must be an object of named definitions")
+            self.defs[kind] = defs
+        self._analyzers: dict[str, Analyzer] = {}
+        self._normalizers: dict[str, Analyzer] = {}
+
+    # errors and parameters ---------------------------------------------------------------------------------------
+
+    def error(self, key_path: str, problem: str) -> RelevanceInputError:
+        return RelevanceInputError(self.source, f"{key_path}: {problem}")
+
+    def unsupported(self, key_path: str, what: str) -> RelevanceInputError:
+        return self.error(key_path, f"{what} is not supported by the embedded engine{_ELASTIC}")
+
+    def param(self, spec: Mapping, key: str, path: str, default: Any, kind: type) -> Any:
+        value = spec.get(key, default)
+        if kind is bool:
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                return value.lower() == "true"
+            if isinstance(value, bool):
+                return value
+        elif kind is int:
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                return int(value)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        elif kind is str:
+            if isinstance(value, str):
+                return value
+        elif kind is list:
+            if isinstance(value, str):
+                return [value]
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return value
+        raise self.error(f"{path}.{key}", f"expected {kind.__name__}, got {value!r}")
+
+    def read_lines(self, spec: Mapping, key: str, path: str) -> list[str]:
+        """A `*_path` file: relative to the index config's folder (Elasticsearch's config directory)."""
+        name = self.param(spec, key, path, None, str)
+        file = Path(name)
+        if not file.is_absolute():
+            file = (self.base_dir or Path(".")) / file
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise self.error(f"{path}.{key}", f"cannot read {file} ({exc.strerror or exc})") from None
+        return text.splitlines()
+
+    def word_list(self, spec: Mapping, key: str, path: str, default: Any) -> frozenset[str] | None:
+        """Words inline (`key`), from `key_path`, or a named list (`_english_`, `_none_`); None when absent."""
+        if f"{key}_path" in spec:
+            lines = self.read_lines(spec, f"{key}_path", path)
+            return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+        value = spec.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            if value in _NAMED_WORDS:
+                return _NAMED_WORDS[value]
+            if value.startswith("_") and value.endswith("_"):
+                raise self.unsupported(f"{path}.{key}", f"the word list {value!r}")
+            return frozenset(v.strip() for v in value.split(","))
+        words = self.param(spec, key, path, None, list)
+        named = [w for w in words if w in _NAMED_WORDS]
+        return frozenset([w for w in words if w not in _NAMED_WORDS], *(_NAMED_WORDS[w] for w in named))
+
+    def java_regex(self, spec: Mapping, key: str, path: str, flags: str = "", default: str | None = None):
+        """A Java regular expression as Python `regex` (Java's \\w, \\d, \\s, \\b are ASCII unless flagged)."""
+        source = spec.get(key, default)
+        if not isinstance(source, str):
+            raise self.error(f"{path}.{key}", "expected a regular expression")
+        mode = 0 if "UNICODE_CHARACTER_CLASS" in flags else regex.ASCII
+        for name, flag in (("CASE_INSENSITIVE", regex.IGNORECASE), ("MULTILINE", regex.MULTILINE),
+                           ("DOTALL", regex.DOTALL), ("COMMENTS", regex.VERBOSE)):  # fmt: skip
+            if name in flags:
+                mode |= flag
+        try:
+            return regex.compile(source, mode)
+        except regex.error as exc:
+            raise self.error(f"{path}.{key}", f"invalid regular expression {source!r} ({exc})") from None
+
+    # lookups -----------------------------------------------------------------------------------------------------
+
+    def has_analyzer(self, name: str) -> bool:
+        return name in self.defs["analyzer"]
+
+    def analyzer(self, name: str, key_path: str) -> Analyzer:
+        if name not in self._analyzers:
+            spec = self.defs["analyzer"].get(name)
+            if spec is None:
+                if name not in _BUILTIN_ANALYZERS:
+                    raise self.error(key_path, f"unknown analyzer {name!r}; define it in settings.analysis.analyzer")
+                spec = {"type": name}
+            path = f"settings.analysis.analyzer.{name}"
+            if not isinstance(spec, dict):
+                raise self.error(path, "an analyzer definition must be an object")
+            self._analyzers[name] = self._build_analyzer(name, spec, path)
+        return self._analyzers[name]
+
+    def normalizer(self, name: str, key_path: str) -> Analyzer:
+        if name not in self._normalizers:
+            spec = self.defs["normalizer"].get(name)
+            if spec is None:
+                if name != "lowercase":
+                    raise self.error(
+                        key_path, f"unknown normalizer {name!r}; define it in settings.analysis.normalizer"
+                    )
+                spec = {"type": "custom", "filter": ["lowercase"]}
+            path = f"settings.analysis.normalizer.{name}"
+            kind = spec.get("type", "custom")
+            if kind != "custom":
+                raise self.error(f"{path}.type", f"a normalizer is of type custom, not {kind!r}")
+            filter_names = self.param(spec, "filter", path, [], list)
+            for index, fname in enumerate(filter_names):
+                ftype = self.defs["filter"].get(fname, {}).get("type", fname)
+                if ftype not in _NORMALIZING:
+                    raise self.error(f"{path}.filter[{index}]", f"{fname!r} cannot be used in a normalizer")
+            self._normalizers[name] = Analyzer(
+                name,
+                tokenizers.keyword(),
+                [self.filter(f, f"{path}.filter[{i}]") for i, f in enumerate(filter_names)],
+                [
+                    self.char_filter(c, f"{path}.char_filter[{i}]")
+                    for i, c in enumerate(self.param(spec, "char_filter", path, [], list))
+                ],
+            )
+        return self._normalizers[name]
+
+    def _build_analyzer(self, name: str, spec: Mapping, path: str) -> Analyzer:
+        kind = spec.get("type", "custom" if "tokenizer" in spec else None)
+        gap = self.param(spec, "position_increment_gap", path, 100, int)
+        if kind == "custom":
+            if "tokenizer" not in spec:
+                raise self.error(f"{path}.tokenizer", "a custom analyzer needs a tokenizer")
+            tokenizer = self.tokenizer(self.param(spec, "tokenizer", path, None, str), f"{path}.tokenizer")
+            chars = [
+                self.char_filter(c, f"{path}.char_filter[{i}]")
+                for i, c in enumerate(self.param(spec, "char_filter", path, [], list))
+            ]
+            chain: list[MapFilter | StreamFilter] = []
+            for i, fname in enumerate(self.param(spec, "filter", path, [], list)):
+                chain.append(self.filter(fname, f"{path}.filter[{i}]", tokenizer, chars, tuple(chain)))
+            return Analyzer(name, tokenizer, chain, chars, gap)
+        builder = _BUILTIN_ANALYZERS.get(kind) if isinstance(kind, str) else None
+        if builder is None:
+            if kind is None:
+                raise self.error(f"{path}.type", "an analyzer needs a type (or a tokenizer for a custom one)")
+            raise self.unsupported(f"{path}.type", f"the analyzer type {kind!r}")
+        tokenizer, chain = builder(self, spec, path)
+        return Analyzer(name, tokenizer, chain, (), gap)
+
+    def _spec(self, kind: str, name: Any, key_path: str) -> tuple[str, dict, str]:
+        """(type, definition, key path of the definition) for a component named or defined inline."""
+        if isinstance(name, dict):
+            spec, path = name, key_path
+        elif isinstance(name, str) and name in self.defs[kind]:
+            spec, path = self.defs[kind][name], f"settings.analysis.{kind}.{name}"
+            if not isinstance(spec, dict):
+                raise self.error(path, "a definition must be an object")
+        elif isinstance(name, str):
+            spec, path = {"type": name}, key_path
+        else:
+            raise self.error(key_path, f"expected a {kind} name, got {name!r}")
+        ctype = spec.get("type")
+        if not isinstance(ctype, str):
+            raise self.error(f"{path}.type", f"a {kind} definition needs a type")
+        return ctype, spec, path
+
+    def tokenizer(self, name: Any, key_path: str) -> Callable:
+        ctype, spec, path = self._spec("tokenizer", name, key_path)
+        builder = _TOKENIZERS.get(ctype)
+        if builder is None:
+            raise self.unsupported(path if path != key_path else key_path, f"the tokenizer {ctype!r}")
+        return builder(self, spec, path)
+
+    def char_filter(self, name: Any, key_path: str) -> Callable:
+        ctype, spec, path = self._spec("char_filter", name, key_path)
+        builder = _CHAR_FILTERS.get(ctype)
+        if builder is None:
+            raise self.unsupported(path, f"the char filter {ctype!r}")
+        return builder(self, spec, path)
+
+    def filter(
+        self, name: Any, key_path: str, tokenizer: Callable | None = None, chars: list | None = None, before: tuple = ()
+    ) -> MapFilter | StreamFilter:
+        ctype, spec, path = self._spec("filter", name, key_path)
+        builder = _FILTERS.get(ctype)
+        if builder is None:
+            raise self.unsupported(path, f"the token filter {ctype!r}")
+        if ctype in ("synonym", "synonym_graph"):
+            rules = Analyzer(
+                "synonym rules",
+                tokenizer or tokenizers.whitespace(),
+                [f for f in before if isinstance(f, MapFilter)],
+                chars or (),
+            )
+            return _synonym_filter(self, spec, path, rules, graph=ctype == "synonym_graph")
+        return builder(self, spec, path)
+
+
+# tokenizers ------------------------------------------------------------------------------------------------------
+
+
+def _char_classes(reg: Registry, spec: Mapping, path: str) -> Callable[[str], bool] | None:
+    """`token_chars` of the n-gram tokenizers as a predicate (None: every character is a token character)."""
+    names = reg.param(spec, "token_chars", path, [], list)
+    if not names:
+        return None
+    classes = {
+        "letter": r"\p{L}", "digit": r"\p{Nd}", "whitespace": r"\s", "punctuation": r"\p{P}",
+        "symbol": r"\p{S}",
+    }  # fmt: skip
+    parts = []
+    for i, cls in enumerate(names):
+        if cls == "custom":
+            parts.append(regex.escape(reg.param(spec, "custom_token_chars", path, "", str)))
+        elif cls in classes:
+            parts.append(classes[cls])
+        else:
+            raise reg.error(f"{path}.token_chars[{i}]", f"unknown character class {cls!r}")
+    compiled = regex.compile("[" + "".join(parts) + "]")
+    return lambda c: compiled.match(c) is not None
+
+
+def _ngram_tokenizer(reg: Registry, spec: Mapping, path: str, edge: bool) -> Callable:
+    lo = reg.param(spec, "min_gram", path, 1, int)
+    hi = reg.param(spec, "max_gram", path, 2, int)
+    if not edge and hi - lo > 1:
+        raise reg.error(
+            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
+        )
+    return tokenizers.ngram(lo, hi, _char_classes(reg, spec, path), edges_only=edge)
+
+
+def _char_group(reg: Registry, spec: Mapping, path: str) -> Callable:
+    classes = {"whitespace": str.isspace, "letter": str.isalpha, "digit": str.isdigit}
+    singles: set[str] = set()
+    tests = []
+    for i, item in enumerate(reg.param(spec, "tokenize_on_chars", path, [], list)):
+        if item in classes:
+            tests.append(classes[item])
+        elif item in ("punctuation", "symbol"):
+            compiled = regex.compile(r"\p{P}" if item == "punctuation" else r"\p{S}")
+            tests.append(lambda c, compiled=compiled: compiled.match(c) is not None)
+        elif len(item) == 1:
+            singles.add(item)
+        elif item in ("\\n", "\\r", "\\t", "\\f"):
+            singles.add({"\\n": "\n", "\\r": "\r", "\\t": "\t", "\\f": "\f"}[item])
+        else:
+            raise reg.error(f"{path}.tokenize_on_chars[{i}]", f"expected one character or a class, got {item!r}")
+    return tokenizers.char_group(
+        lambda c: c in singles or any(t(c) for t in tests), reg.param(spec, "max_token_length", path, 255, int)
+    )
+
+
+def _unsupported_tokenizer(reg: Registry, spec: Mapping, path: str) -> Callable:
+    raise reg.unsupported(f"{path}.type", f"the tokenizer {spec['type']!r}")
+
+
+_TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
+    "standard": lambda r, s, p: tokenizers.standard(r.param(s, "max_token_length", p, 255, int)),
+    "whitespace": lambda r, s, p: tokenizers.whitespace(r.param(s, "max_token_length", p, 255, int)),
+    "letter": lambda r, s, p: tokenizers.letter(),
+    "lowercase": lambda r, s, p: tokenizers.lowercase(),
+    "keyword": lambda r, s, p: tokenizers.keyword(),
+    "classic": lambda r, s, p: tokenizers.classic(r.param(s, "max_token_length", p, 255, int)),
+    "uax_url_email": lambda r, s, p: tokenizers.uax_url_email(r.param(s, "max_token_length", p, 255, int)),
+    "pattern": lambda r, s, p: tokenizers.pattern(
+        r.java_regex(s, "pattern", p, s.get("flags", ""), default=r"\W+"), r.param(s, "group", p, -1, int)
+    ),
+    "simple_pattern": lambda r, s, p: tokenizers.simple_pattern(r.java_regex(s, "pattern", p, "UNICODE", default="")),
+    "simple_pattern_split": lambda r, s, p: tokenizers.simple_pattern_split(
+        r.java_regex(s, "pattern", p, "UNICODE", default="")
+    ),
+    "char_group": _char_group,
+    "ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=False),
+    "edge_ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=True),
+    "path_hierarchy": lambda r, s, p: tokenizers.path_hierarchy(
+        r.param(s, "delimiter", p, "/", str),
+        s.get("replacement"),
+        r.param(s, "skip", p, 0, int),
+        r.param(s, "reverse", p, False, bool),
+    ),
+}
+_TOKENIZERS["PathHierarchy"] = _TOKENIZERS["path_hierarchy"]
+_TOKENIZERS["nGram"] = _TOKENIZERS["ngram"]
+_TOKENIZERS["edgeNGram"] = _TOKENIZERS["edge_ngram"]
+
+# char filters ----------------------------------------------------------------------------------------------------
+
+
+def _mapping(reg: Registry, spec: Mapping, path: str) -> Callable:
+    if "mappings_path" in spec:
+        lines, key = reg.read_lines(spec, "mappings_path", path), "mappings_path"
+    else:
+        lines, key = reg.param(spec, "mappings", path, None, list), "mappings"
+    rules = {}
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            source, target = char_filters.parse_mapping_rule(line)
+        except ValueError as exc:
+            raise reg.error(f"{path}.{key}[{i}]", f"{exc}: {line!r}") from None
+        rules[source] = target
+    return char_filters.mapping(rules)
+
+
+def _pattern_replace_char(reg: Registry, spec: Mapping, path: str) -> Callable:
+    return char_filters.pattern_replace(
+        reg.java_regex(spec, "pattern", path, spec.get("flags", "")),
+        _java_replacement(reg.param(spec, "replacement", path, "", str)),
+    )
+
+
+def _java_replacement(replacement: str) -> str:
+    """Java's `$1` group references in Python's `\\g<1>` syntax."""
+    return regex.sub(r"\$(\d+)", r"\\g<\1>", replacement.replace("\\", "\\\\"))
+
+
+_CHAR_FILTERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
+    "html_strip": lambda r, s, p: char_filters.html_strip(frozenset(r.param(s, "escaped_tags", p, [], list))),
+    "mapping": _mapping,
+    "pattern_replace": _pattern_replace_char,
+}
+
+# token filters ---------------------------------------------------------------------------------------------------
+
+
+def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    key = "name" if "name" in spec and "language" not in spec else "language"
+    language = reg.param(spec, key, path, "english", str)
+    by_language = {
+        "english": filters.porter, "porter": filters.porter, "porter2": filters.snowball_english,
+        "minimal_english": filters.minimal_english,
+        "possessive_english": filters.possessive_english,
+    }  # fmt: skip
+    if language not in by_language:
+        raise reg.unsupported(f"{path}.{key}", f"the {language!r} stemmer")
+    return by_language[language]()
+
+
+def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    language = reg.param(spec, "language", path, "English", str)
+    if language == "English":
+        return filters.snowball_english()
+    if language == "Porter":
+        return filters.porter()
+    raise reg.unsupported(f"{path}.language", f"the Snowball {language!r} stemmer")
+
+
+def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    words = reg.word_list(spec, "stopwords", path, "_english_")
+    return filters.stop(words or frozenset(), reg.param(spec, "ignore_case", path, False, bool))
+
+
+def _keep(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    words = reg.word_list(spec, "keep_words", path, None)
+    if words is None:
+        raise reg.error(path, "keep needs keep_words or keep_words_path")
+    return filters.keep(words, reg.param(spec, "keep_words_case", path, False, bool))
+
+
+def _keyword_marker(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    ignore_case = reg.param(spec, "ignore_case", path, False, bool)
+    if "keywords_pattern" in spec:
+        compiled = reg.java_regex(spec, "keywords_pattern", path)
+        return filters.keyword_marker(lambda term: compiled.fullmatch(term) is not None)
+    words = reg.word_list(spec, "keywords", path, None)
+    if words is None:
+        raise reg.error(path, "keyword_marker needs keywords, keywords_path or keywords_pattern")
+    if ignore_case:
+        folded = frozenset(filters.java_lower(w) for w in words)
+        return filters.keyword_marker(lambda term: filters.java_lower(term) in folded)
+    return filters.keyword_marker(words.__contains__)
+
+
+def _stemmer_override(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    key = "rules_path" if "rules_path" in spec else "rules"
+    lines = reg.read_lines(spec, key, path) if key == "rules_path" else reg.param(spec, key, path, None, list)
+    rules: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        sources, arrow, target = line.partition("=>")
+        if not arrow or not target.strip() or not sources.strip():
+            raise reg.error(f"{path}.{key}[{i}]", f"expected 'word, word => stem', got {line!r}")
+        for source in sources.split(","):
+            rules.setdefault(source.strip(), target.strip())
+    return filters.stemmer_override(rules)
+
+
+def _elision(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    words = reg.word_list(spec, "articles", path, None)
+    if words is None:
+        return filters.elision(filters.FRENCH_ARTICLES, ignore_case=True)
+    return filters.elision(words, reg.param(spec, "articles_case", path, False, bool))
+
+
+def _pattern_replace(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    return filters.pattern_replace(
+        reg.java_regex(spec, "pattern", path, spec.get("flags", "")),
+        _java_replacement(reg.param(spec, "replacement", path, "", str)),
+        reg.param(spec, "all", path, True, bool),
+    )
+
+
+def _ngram_filter(reg: Registry, spec: Mapping, path: str, edge: bool) -> StreamFilter:
+    lo = reg.param(spec, "min_gram", path, 1, int)
+    hi = reg.param(spec, "max_gram", path, 2, int)
+    if not edge and hi - lo > 1:
+        raise reg.error(
+            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
+        )
+    if edge and reg.param(spec, "side", path, "front", str) != "front":
+        raise reg.unsupported(f"{path}.side", "side: back")
+    return filters.ngram(lo, hi, reg.param(spec, "preserve_original", path, False, bool), edges_only=edge)
+
+
+def _shingle(reg: Registry, spec: Mapping, path: str) -> StreamFilter:
+    lo = reg.param(spec, "min_shingle_size", path, 2, int)
+    hi = reg.param(spec, "max_shingle_size", path, 2, int)
+    if lo < 2 or hi < lo:
+        raise reg.error(path, f"shingle sizes must satisfy 2 <= min_shingle_size <= max_shingle_size, got {lo}, {hi}")
+    return filters.shingle(
+        lo,
+        hi,
+        reg.param(spec, "output_unigrams", path, True, bool),
+        reg.param(spec, "output_unigrams_if_no_shingles", path, False, bool),
+        reg.param(spec, "token_separator", path, " ", str),
+        reg.param(spec, "filler_token", path, "_", str),
+    )
+
+
+def _word_delimiter(reg: Registry, spec: Mapping, path: str, graph: bool) -> StreamFilter:
+    flags = {
+        name: reg.param(spec, name, path, default, bool)
+        for name, default in (
+            ("generate_word_parts", True), ("generate_number_parts", True), ("catenate_words", False),
+            ("catenate_numbers", False), ("catenate_all", False), ("split_on_case_change", True),
+            ("preserve_original", False), ("split_on_numerics", True), ("stem_english_possessive", True),
+            ("adjust_offsets", True), ("ignore_keywords", False),
+        )
+    }  # fmt: skip
+    if "type_table" in spec or "type_table_path" in spec:
+        raise reg.unsupported(f"{path}.type_table", "a word delimiter type_table")
+    protected = reg.word_list(spec, "protected_words", path, None) or frozenset()
+    return filters.word_delimiter(flags, protected, graph=graph)
+
+
+def _synonym_filter(reg: Registry, spec: Mapping, path: str, rules_analyzer: Analyzer, graph: bool) -> StreamFilter:
+    if "synonyms_set" in spec:
+        raise reg.unsupported(f"{path}.synonyms_set", "an updateable synonyms set referenced by id")
+    if reg.param(spec, "format", path, "solr", str) != "solr":
+        raise reg.unsupported(f"{path}.format", "the wordnet synonym format")
+    if "synonyms_path" in spec:
+        lines, key = reg.read_lines(spec, "synonyms_path", path), "synonyms_path"
+    elif "synonyms" in spec:
+        lines, key = reg.param(spec, "synonyms", path, None, list), "synonyms"
+    else:
+        raise reg.error(path, "a synonym filter needs synonyms or synonyms_path")
+    try:
+        table = synonyms.parse_solr(
+            lines,
+            rules_analyzer,
+            expand=reg.param(spec, "expand", path, True, bool),
+            lenient=reg.param(spec, "lenient", path, False, bool),
+        )
+    except synonyms.RuleError as exc:
+        raise reg.error(f"{path}.{key}[{exc.index}]", str(exc)) from None
+    return synonyms.synonym_graph(table) if graph else synonyms.synonym_flat(table)
+
+
+def _named(factory: Callable[[], MapFilter | StreamFilter]) -> Callable[[Registry, Mapping, str], Any]:
+    return lambda reg, spec, path: factory()
+
+
+def _lowercase(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    if "language" in spec:
+        raise reg.unsupported(f"{path}.language", f"the {spec['language']!r} lowercase filter")
+    return filters.lowercase()
+
+
+_FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
+    "lowercase": _lowercase,
+    "uppercase": _named(filters.uppercase),
+    "asciifolding": lambda r, s, p: filters.asciifolding(r.param(s, "preserve_original", p, False, bool)),
+    "stop": _stop,
+    "stemmer": _stemmer,
+    "porter_stem": _named(filters.porter),
+    "snowball": _snowball,
+    "stemmer_override": _stemmer_override,
+    "keyword_marker": _keyword_marker,
+    "synonym": _named(lambda: None),  # built in Registry.filter, which knows the chain before it
+    "synonym_graph": _named(lambda: None),
+    "flatten_graph": _named(synonyms.flatten_graph),
+    "word_delimiter": lambda r, s, p: _word_delimiter(r, s, p, graph=False),
+    "word_delimiter_graph": lambda r, s, p: _word_delimiter(r, s, p, graph=True),
+    "shingle": _shingle,
+    "ngram": lambda r, s, p: _ngram_filter(r, s, p, edge=False),
+    "edge_ngram": lambda r, s, p: _ngram_filter(r, s, p, edge=True),
+    "reverse": _named(filters.reverse),
+    "unique": lambda r, s, p: filters.unique(r.param(s, "only_on_same_position", p, False, bool)),
+    "remove_duplicates": _named(filters.remove_duplicates),
+    "keyword_repeat": _named(filters.keyword_repeat),
+    "length": lambda r, s, p: filters.length(r.param(s, "min", p, 0, int), r.param(s, "max", p, 2**31 - 1, int)),
+    "limit": lambda r, s, p: filters.limit(r.param(s, "max_token_count", p, 1, int)),
+    "truncate": lambda r, s, p: filters.truncate(r.param(s, "length", p, 10, int)),
+    "trim": _named(filters.trim),
+    "elision": _elision,
+    "keep": _keep,
+    "cjk_width": _named(filters.cjk_width),
+    "decimal_digit": _named(filters.decimal_digit),
+    "pattern_replace": _pattern_replace,
+    "apostrophe": _named(filters.apostrophe),
+    "classic": _named(filters.classic),
+}
+_FILTERS["nGram"] = _FILTERS["ngram"]
+_FILTERS["edgeNGram"] = _FILTERS["edge_ngram"]
+
+# built-in analyzers ----------------------------------------------------------------------------------------------
+
+
+def _standard(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+    words = reg.word_list(spec, "stopwords", path, "_none_") or frozenset()
+    chain: list = [filters.lowercase()]
+    if words:
+        chain.append(filters.stop(words))
+    return tokenizers.standard(reg.param(spec, "max_token_length", path, 255, int)), chain
+
+
+def _english(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    chain: list = [filters.possessive_english(), filters.lowercase(), filters.stop(words)]
+    exclusions = reg.word_list(spec, "stem_exclusion", path, None)
+    if exclusions:
+        chain.append(filters.keyword_marker(exclusions.__contains__))
+    chain.append(filters.porter())
+    return tokenizers.standard(), chain
+
+
+def _stop_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    return tokenizers.lowercase(), [filters.stop(words)]
+
+
+def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+    if reg.param(spec, "language", path, "English", str) != "English":
+        raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
+    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    return tokenizers.standard(), [filters.lowercase(), filters.stop(words), filters.snowball_english()]
+
+
+def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+    compiled = reg.java_regex(spec, "pattern", path, spec.get("flags", ""), default=r"\W+")
+    chain: list = [filters.lowercase()] if reg.param(spec, "lowercase", path, True, bool) else []
+    words = reg.word_list(spec, "stopwords", path, "_none_") or frozenset()
+    if words:
+        chain.append(filters.stop(words))
+    return tokenizers.pattern(compiled), chain
+
+
+_BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable, list]]] = {
+    "standard": _standard,
+    "simple": lambda r, s, p: (tokenizers.lowercase(), []),
+    "whitespace": lambda r, s, p: (tokenizers.whitespace(r.param(s, "max_token_length", p, 255, int)), []),
+    "keyword": lambda r, s, p: (tokenizers.keyword(), []),
+    "stop": _stop_analyzer,
+    "english": _english,
+    "snowball": _snowball_analyzer,
+    "pattern": _pattern_analyzer,
+}

@@ -1,0 +1,240 @@
+"""Synonyms: Solr rule parsing, the synonym graph (SynonymGraphFilter), the legacy stacked form (SynonymFilter)
+and flatten_graph.
+
+A rule's phrases are analyzed by the chain before the filter (its tokenizer and per-term filters), as Elasticsearch
+does, so `Wi-Fi, wifi` matches whatever the tokenizer makes of `Wi-Fi`. Matching is greedy longest-first; the
+graph form puts every alternative path between the same start and end node, so a multi-word synonym has position
+length > 1 (what a match query turns into phrase alternatives).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pytest_relevance.engines.embedded.analysis.stream import StreamFilter, Tok
+
+__all__ = ["RuleError", "SynonymTable", "flatten_graph", "parse_solr", "synonym_flat", "synonym_graph"]
+
+Phrase = tuple[str, ...]
+
+
+class RuleError(ValueError):
+    """A synonym rule that cannot be used; `index` is its line (0-based) among the rules."""
+
+    def __init__(self, index: int, problem: str) -> None:
+        super().__init__(problem)
+        self.index = index
+
+
+@dataclass
+class _Entry:
+    outputs: list[Phrase]
+    keep_orig: bool
+
+
+@dataclass
+class SynonymTable:
+    """Input phrase -> outputs (deduplicated, in rule order) and whether the original stays."""
+
+    entries: dict[Phrase, _Entry]
+    max_len: int
+    firsts: frozenset[str]
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """Split on `separator` unless escaped with a backslash; escapes are removed."""
+    parts, current, i = [], [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            i += 2
+            continue
+        if text.startswith(separator, i):
+            parts.append("".join(current))
+            current = []
+            i += len(separator)
+            continue
+        current.append(text[i])
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def parse_solr(lines: Iterable[str], analyzer: object, expand: bool = True, lenient: bool = False) -> SynonymTable:
+    """Solr synonym rules (`a, b, c` equivalences, `a, b => c` replacements) into a table of analyzed phrases."""
+    entries: dict[Phrase, _Entry] = {}
+
+    def analyze(index: int, phrase: str) -> Phrase | None:
+        tokens = analyzer._stream(phrase.strip())[0]  # type: ignore[attr-defined]
+        if not tokens:
+            if lenient:
+                return None
+            raise RuleError(index, f"term {phrase.strip()!r} was completely eliminated by the analyzer")
+        if any(tok.inc != 1 for tok in tokens[1:]):
+            if lenient:
+                return None
+            raise RuleError(index, f"term {phrase.strip()!r} analyzed to a token with a position increment != 1")
+        return tuple(tok.term for tok in tokens)
+
+    def add(source: Phrase | None, target: Phrase | None, keep_orig: bool) -> None:
+        if source is None or target is None:
+            return
+        entry = entries.setdefault(source, _Entry([], False))
+        if target not in entry.outputs:
+            entry.outputs.append(target)
+        entry.keep_orig |= keep_orig
+
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        sides = _split(line, "=>")
+        if len(sides) > 2:
+            raise RuleError(index, f"more than one '=>' in {raw!r}")
+        if len(sides) == 2:
+            sources = [analyze(index, s) for s in _split(sides[0], ",")]
+            targets = [analyze(index, t) for t in _split(sides[1], ",")]
+            for source in sources:
+                for target in targets:
+                    add(source, target, False)
+            continue
+        phrases = [analyze(index, p) for p in _split(line, ",")]
+        if expand:
+            for i, source in enumerate(phrases):
+                for j, target in enumerate(phrases):
+                    if i != j:
+                        add(source, target, True)
+        else:
+            for source in phrases:
+                add(source, phrases[0], False)
+    return SynonymTable(entries, max((len(p) for p in entries), default=0), frozenset(p[0] for p in entries))
+
+
+def _match(table: SynonymTable, tokens: list[Tok], i: int) -> tuple[int, _Entry] | None:
+    for size in range(min(table.max_len, len(tokens) - i), 0, -1):
+        entry = table.entries.get(tuple(tok.term for tok in tokens[i : i + size]))
+        if entry is not None:
+            return size, entry
+    return None
+
+
+def _emit(out: list[Tok], placed: list[tuple[int, int, Tok]], inc: int) -> int:
+    """Append a match's tokens (start node, end node relative to the match) by start node; the first one takes
+    `inc`. Returns the start node of the last one, from which the next token's increment counts."""
+    placed.sort(key=lambda p: p[0])
+    last = 0
+    for index, (start, end, tok) in enumerate(placed):
+        tok.inc = inc if index == 0 else start - last
+        tok.plen = end - start
+        last = start
+        out.append(tok)
+    return last
+
+
+def synonym_graph(table: SynonymTable) -> StreamFilter:
+    """SynonymGraphFilter: each match becomes paths from one start node to one end node, synonyms before the
+    original at each node; synonym tokens carry the offsets of the whole matched input."""
+    firsts = table.firsts
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if table.max_len == 0:
+            return tokens, end_inc
+        out: list[Tok] = []
+        extra = 0  # positions a previous match added, owed to the next token's increment
+        i, n = 0, len(tokens)
+        while i < n:
+            tok = tokens[i]
+            found = _match(table, tokens, i) if tok.term in firsts else None
+            if found is None:
+                if extra:
+                    tok.inc += extra
+                    extra = 0
+                out.append(tok)
+                i += 1
+                continue
+            size, entry = found
+            first, last = tok, tokens[i + size - 1]
+            inner = sum(len(p) - 1 for p in entry.outputs) + (size - 1 if entry.keep_orig else 0)
+            end = inner + 1
+            placed: list[tuple[int, int, Tok]] = []
+            node = 0
+            paths = [[Tok(term, first.start, last.end, type="SYNONYM") for term in path] for path in entry.outputs]
+            if entry.keep_orig:
+                paths.append(tokens[i : i + size])
+            for path in paths:
+                prev = 0
+                for k, piece in enumerate(path):
+                    if k < len(path) - 1:
+                        node += 1
+                        nxt = node
+                    else:
+                        nxt = end
+                    placed.append((prev, nxt, piece))
+                    prev = nxt
+            last_start = _emit(out, placed, tok.inc + extra)
+            extra = end - 1 - last_start
+            i += size
+        return out, end_inc + extra
+
+    return StreamFilter(run)
+
+
+def _absolute(tokens: list[Tok]) -> list[int]:
+    positions, pos = [], -1
+    for tok in tokens:
+        pos += tok.inc
+        positions.append(pos)
+    return positions
+
+
+def _relative(placed: list[tuple[int, Tok]]) -> list[Tok]:
+    last = -1
+    out = []
+    for pos, tok in placed:
+        tok.inc = pos - last
+        last = pos
+        out.append(tok)
+    return out
+
+
+def synonym_flat(table: SynonymTable) -> StreamFilter:
+    """SynonymFilter (the legacy `synonym` type): synonyms stacked on the input positions, the original first; a
+    synonym longer than the match goes on at the following positions."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if not tokens or table.max_len == 0:
+            return tokens, end_inc
+        terms = [tok.term for tok in tokens]
+        positions = _absolute(tokens)
+        placed: list[tuple[int, Tok]] = []
+        shift = 0
+        i = 0
+        while i < len(tokens):
+            found = _match(table, tokens, i) if terms[i] in table.firsts else None
+            if found is None:
+                placed.append((positions[i] + shift, tokens[i]))
+                i += 1
+                continue
+            size, entry = found
+            start = positions[i] + shift
+            longest = max([size, *(len(p) for p in entry.outputs)])
+            for k in range(longest):
+                if k < size and entry.keep_orig:
+                    placed.append((start + k, tokens[i + k]))
+                at = tokens[i + min(k, size - 1)]
+                for path in entry.outputs:
+                    if k < len(path):
+                        plen = size - k if k == len(path) - 1 and size > len(path) else 1
+                        placed.append((start + k, Tok(path[k], at.start, at.end, plen=plen, type="SYNONYM")))
+            shift += longest - size
+            i += size
+        return _relative(placed), end_inc
+
+    return StreamFilter(run)
+
+
+def flatten_graph() -> StreamFilter:
+    """FlattenGraphFilter for the graphs made here: their positions are already those of a flattened stream
+    (every alternative path starts at its match's start node), so the stream passes unchanged."""
+    return StreamFilter(lambda tokens, end_inc: (tokens, end_inc))

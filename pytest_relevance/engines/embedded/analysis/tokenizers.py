@@ -1,0 +1,344 @@
+"""Tokenizers: text -> list of `Tok` with code-point offsets, as Lucene's tokenizers cut it.
+
+The standard tokenizer is Unicode word segmentation (UAX#29): the `regex` package's WORD flag gives exactly its
+word boundaries, and Lucene keeps the segments that hold a letter, digit, ideograph, kana, South-East Asian run or
+emoji, splitting any longer than `max_token_length`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import regex
+
+from pytest_relevance.engines.embedded.analysis.stream import Tok, java_lower
+
+__all__ = [
+    "char_group",
+    "classic",
+    "edge_ngram",
+    "java_whitespace",
+    "keyword",
+    "letter",
+    "lowercase",
+    "ngram",
+    "path_hierarchy",
+    "pattern",
+    "simple_pattern",
+    "simple_pattern_split",
+    "standard",
+    "whitespace",
+]
+
+# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data has.
+_EMOJI = r"\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605"
+_WORDY = (
+    r"\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}\p{Ideographic}\p{Script=Hiragana}"
+    r"\p{WB=Regional_Indicator}" + _EMOJI
+)
+_STANDARD = regex.compile(
+    r"(?ws)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+    r"|\b\p{WB=ExtendNumLet}*[" + _WORDY + r"].*?\b"
+)
+
+# Java's Character.isWhitespace: Unicode space separators except the no-break ones, and the ASCII controls.
+_JAVA_SPACE = (
+    "\t\n\u000b\f\r\u001c\u001d\u001e\u001f \u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2008\u2009\u200a"
+    "\u2028\u2029\u205f\u3000"
+)
+java_whitespace = frozenset(_JAVA_SPACE)
+_WHITESPACE = regex.compile("[^" + regex.escape(_JAVA_SPACE) + "]+")
+_LETTER = regex.compile(r"\p{L}+")
+
+
+def _chunks(pattern: regex.Pattern, max_len: int, lower: bool = False) -> Callable[[str], list[Tok]]:
+    """Tokens as the matches of `pattern`, each cut into pieces of at most `max_len` characters (Lucene splits an
+    over-long token and goes on with the rest as the next token)."""
+
+    # a token longer than max_len needs a run of more than max_len characters that are not Java whitespace
+    long_run = regex.compile("[^" + regex.escape(_JAVA_SPACE) + "]{%d}" % (max_len + 1))
+
+    def tokenize(text: str) -> list[Tok]:
+        out = [Tok(m.group(), *m.span()) for m in pattern.finditer(text)]
+        if len(text) > max_len and long_run.search(text) and max(tok.end - tok.start for tok in out) > max_len:
+            out = [
+                Tok(tok.term[piece : piece + max_len], tok.start + piece, min(tok.start + piece + max_len, tok.end))
+                for tok in out
+                for piece in range(0, tok.end - tok.start, max_len)
+            ]
+        if lower:
+            for tok in out:
+                tok.term = java_lower(tok.term)
+        return out
+
+    def terms(text: str) -> list[str]:
+        """The same terms without token objects (the indexing fast path)."""
+        found = pattern.findall(text)
+        if len(text) > max_len and long_run.search(text) and max(map(len, found)) > max_len:
+            return [tok.term for tok in tokenize(text)]
+        if lower:
+            return [java_lower(term) for term in found]
+        return found
+
+    tokenize.terms = terms  # type: ignore[attr-defined]
+    return tokenize
+
+
+def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """StandardTokenizer: UAX#29 words."""
+    return _chunks(_STANDARD, max_token_length)
+
+
+def whitespace(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """WhitespaceTokenizer: runs of non-whitespace in Java's sense (no-break spaces are not whitespace)."""
+    return _chunks(_WHITESPACE, max_token_length)
+
+
+def letter(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """LetterTokenizer: runs of Unicode letters."""
+    return _chunks(_LETTER, max_token_length)
+
+
+def lowercase(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """LowerCaseTokenizer: the letter tokenizer, lowercased."""
+    return _chunks(_LETTER, max_token_length, lower=True)
+
+
+def keyword() -> Callable[[str], list[Tok]]:
+    """KeywordTokenizer: the whole text as one token (an empty text gives one empty token, as in Lucene)."""
+    return lambda text: [Tok(text, 0, len(text))]
+
+
+def pattern(compiled: regex.Pattern, group: int = -1) -> Callable[[str], list[Tok]]:
+    """PatternTokenizer: the text between matches (group -1), or the given group of each match; empty ones dropped."""
+    if group >= 0:
+
+        def groups(text: str) -> list[Tok]:
+            out = []
+            for m in compiled.finditer(text):
+                start, end = m.span(group)
+                if end > start:
+                    out.append(Tok(text[start:end], start, end))
+            return out
+
+        return groups
+
+    def split(text: str) -> list[Tok]:
+        out = []
+        last = 0
+        for m in compiled.finditer(text):
+            if m.start() > last:
+                out.append(Tok(text[last : m.start()], last, m.start()))
+            last = m.end()
+        if len(text) > last:
+            out.append(Tok(text[last:], last, len(text)))
+        return out
+
+    return split
+
+
+def simple_pattern(compiled: regex.Pattern) -> Callable[[str], list[Tok]]:
+    """SimplePatternTokenizer: the non-empty matches of the pattern."""
+    return lambda text: [Tok(m.group(), m.start(), m.end()) for m in compiled.finditer(text) if m.end() > m.start()]
+
+
+def simple_pattern_split(compiled: regex.Pattern) -> Callable[[str], list[Tok]]:
+    """SimplePatternSplitTokenizer: the non-empty text between matches."""
+    return pattern(compiled, -1)
+
+
+def char_group(is_split: Callable[[str], bool], max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """CharGroupTokenizer: runs of characters that are not split characters."""
+
+    def tokenize(text: str) -> list[Tok]:
+        out = []
+        start = None
+        for i, c in enumerate(text):
+            if is_split(c):
+                if start is not None:
+                    out.append(Tok(text[start:i], start, i))
+                    start = None
+            elif start is None:
+                start = i
+            elif i - start >= max_token_length:
+                out.append(Tok(text[start:i], start, i))
+                start = i
+        if start is not None:
+            out.append(Tok(text[start:], start, len(text)))
+        return out
+
+    return tokenize
+
+
+def ngram(
+    min_gram: int, max_gram: int, is_token_char: Callable[[str], bool] | None, edges_only: bool = False
+) -> Callable[[str], list[Tok]]:
+    """NGramTokenizer / EdgeNGramTokenizer: grams of each run of token characters (the whole text when no
+    `token_chars`), by start then length; edge grams only from the start of a run."""
+
+    def tokenize(text: str) -> list[Tok]:
+        runs = []
+        if is_token_char is None:
+            runs = [(0, len(text))] if text else []
+        else:
+            start = None
+            for i, c in enumerate(text):
+                if is_token_char(c):
+                    if start is None:
+                        start = i
+                elif start is not None:
+                    runs.append((start, i))
+                    start = None
+            if start is not None:
+                runs.append((start, len(text)))
+        out = []
+        for run_start, run_end in runs:
+            starts = [run_start] if edges_only else range(run_start, run_end)
+            for s in starts:
+                for size in range(min_gram, max_gram + 1):
+                    if s + size > run_end:
+                        break
+                    out.append(Tok(text[s : s + size], s, s + size))
+        return out
+
+    return tokenize
+
+
+def edge_ngram(min_gram: int, max_gram: int, is_token_char: Callable[[str], bool] | None) -> Callable[[str], list[Tok]]:
+    """EdgeNGramTokenizer."""
+    return ngram(min_gram, max_gram, is_token_char, edges_only=True)
+
+
+def path_hierarchy(
+    delimiter: str = "/", replacement: str | None = None, skip: int = 0, reverse: bool = False
+) -> Callable[[str], list[Tok]]:
+    """PathHierarchyTokenizer and its reversed form: every prefix (or suffix) of the path, stacked at position 0."""
+    replace = delimiter if replacement is None else replacement
+
+    def forward(text: str) -> list[Tok]:
+        cuts = [i for i, c in enumerate(text) if c == delimiter]
+        ends = [*[i for i in cuts if i > 0], len(text)] if text else []
+        start = 0
+        if skip:
+            parts = [i for i in cuts if i > 0] if text.startswith(delimiter) else cuts
+            if len(parts) < skip:
+                return []
+            start = parts[skip - 1]
+            ends = [e for e in ends if e > start]
+        out = []
+        for index, end in enumerate(dict.fromkeys(ends)):
+            term = text[start:end].replace(delimiter, replace)
+            out.append(Tok(term, start, end, inc=1 if index == 0 else 0))
+        return out
+
+    def backward(text: str) -> list[Tok]:
+        cuts = [i for i, c in enumerate(text) if c == delimiter]
+        end = len(text)
+        if skip:
+            tail = [i for i in cuts if i < len(text) - 1] if text.endswith(delimiter) else cuts
+            if len(tail) < skip:
+                return []
+            end = tail[-skip]
+        starts = [0, *[i + 1 for i in cuts if i + 1 < end]] if text else []
+        out = []
+        for index, start in enumerate(s for s in starts if s < end):
+            if index == 0 and text.startswith(delimiter):
+                start = 0
+            out.append(Tok(text[start:end].replace(delimiter, replace), start, end, inc=1 if index == 0 else 0))
+        return out
+
+    return backward if reverse else forward
+
+
+# ClassicTokenizer's JFlex grammar, tried at each position with longest-match-wins as JFlex does.
+_CJ = (
+    r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    r"\uff65-\uff9f"
+)
+# JFlex's old letter class: BMP only, Thai vowel signs included, letters added since Unicode 3 (capital sharp s) not.
+_CL_LETTER = rf"[[\p{{L}}\u0e31-\u0e3a\u0e47-\u0e4e]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
+_CL_ALNUM = rf"(?:{_CL_LETTER}|\p{{Nd}})+"
+_CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|\p{{Nd}})*\p{{Nd}}(?:{_CL_LETTER}|\p{{Nd}})*"
+_CL_ALPHA = rf"{_CL_LETTER}+"
+_CL_P = r"[_\-/.,]"
+_CLASSIC_RULES = [
+    ("<ALPHANUM>", _CL_ALNUM),
+    ("<APOSTROPHE>", rf"{_CL_ALPHA}(?:'{_CL_ALPHA})+"),
+    ("<ACRONYM>", rf"{_CL_LETTER}\.(?:{_CL_LETTER}\.)+"),
+    ("<COMPANY>", rf"{_CL_ALPHA}[&@]{_CL_ALPHA}"),
+    ("<EMAIL>", rf"{_CL_ALNUM}(?:[._\-]{_CL_ALNUM})*@{_CL_ALNUM}(?:[.\-]{_CL_ALNUM})+"),
+    ("<HOST>", rf"{_CL_ALNUM}(?:\.{_CL_ALNUM})+"),
+    (
+        "<NUM>",
+        rf"{_CL_ALNUM}{_CL_P}{_CL_HAS_DIGIT}|{_CL_HAS_DIGIT}{_CL_P}{_CL_ALNUM}"
+        rf"|{_CL_ALNUM}(?:{_CL_P}{_CL_HAS_DIGIT}{_CL_P}{_CL_ALNUM})+"
+        rf"|{_CL_HAS_DIGIT}(?:{_CL_P}{_CL_ALNUM}{_CL_P}{_CL_HAS_DIGIT})+"
+        rf"|{_CL_ALNUM}{_CL_P}{_CL_HAS_DIGIT}(?:{_CL_P}{_CL_ALNUM}{_CL_P}{_CL_HAS_DIGIT})+"
+        rf"|{_CL_HAS_DIGIT}{_CL_P}{_CL_ALNUM}(?:{_CL_P}{_CL_HAS_DIGIT}{_CL_P}{_CL_ALNUM})+",
+    ),
+    ("<ACRONYM_DEP>", rf"{_CL_ALNUM}\.(?:{_CL_ALNUM}\.)+"),
+    ("<CJ>", rf"[{_CJ}]"),
+]
+_CLASSIC = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
+_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|\p{{Nd}}|[{_CJ}]")
+
+
+def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """ClassicTokenizer (the pre-UAX#29 grammar): words, acronyms, companies, e-mails, hosts and numbers with
+    punctuation; a token longer than `max_token_length` is dropped, leaving a position gap."""
+
+    def tokenize(text: str) -> list[Tok]:
+        out = []
+        gap = 0
+        at = 0
+        while True:
+            m = _CLASSIC_START.search(text, at)
+            if m is None:
+                return out
+            at = m.start()
+            best, kind = at, ""
+            for name, rule in _CLASSIC:
+                found = rule.match(text, at)
+                if found is not None and found.end() > best:
+                    best, kind = found.end(), name
+            if not kind:
+                at += 1
+                continue
+            term = text[at:best]
+            if kind == "<ACRONYM_DEP>":  # Lucene drops the trailing dot from the term, not from the offsets
+                kind, term = "<HOST>", term[:-1]
+            if best - at <= max_token_length:
+                out.append(Tok(term, at, best, inc=1 + gap, type=kind))
+                gap = 0
+            else:
+                gap += 1
+            at = best
+        return out
+
+    return tokenize
+
+
+def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
+    """UAX29URLEmailTokenizer: the standard tokenizer, but URLs and e-mail addresses stay whole."""
+    words = standard(max_token_length)
+
+    def tokenize(text: str) -> list[Tok]:
+        out: list[Tok] = []
+        last = 0
+        for m in _URL_EMAIL.finditer(text):
+            out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last : m.start()]))
+            out.append(Tok(m.group(), m.start(), m.end(), type="<URL>" if "@" not in m.group() else "<EMAIL>"))
+            last = m.end()
+        out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last:]))
+        return out
+
+    return tokenize
+
+
+_URL_EMAIL = regex.compile(
+    r"(?i)(?<![\w.@/-])(?:"
+    r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\.?"
+    r"|(?:https?|ftp|file)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{},;:!?]"
+    r"|(?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{},;:!?])?"
+    r")"
+)

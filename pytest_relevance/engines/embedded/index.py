@@ -1,0 +1,240 @@
+"""The embedded index as arrays over document ordinals: one inverted index per text field, one column per other field.
+
+Every query is answered over the whole corpus at once (numpy over ordinals 0..N-1), so its cost grows with the
+postings it reads, not with Python work per matching document. Text fields keep what Lucene keeps: per term the
+sorted ordinals, term frequencies and positions, per document the one-byte norm; keyword fields keep their terms
+too, because a `term` query on a keyword field is BM25-scored in Elasticsearch.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.mapping import Similarity
+
+POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
+
+# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym);
+# a `range` says the positions are consecutive (nothing removed, nothing stacked)
+Tokenize = Callable[[str], tuple[list[str], Sequence[int]]]
+
+
+@dataclass
+class Postings:
+    """One term's postings: ascending ordinals, float32 frequencies, and a slice into the positions of each."""
+
+    docs: np.ndarray
+    freqs: np.ndarray
+    start: int  # index of the first posting, for positions
+
+    @property
+    def doc_freq(self) -> int:
+        return int(self.docs.size)
+
+
+class TextField:
+    """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects)."""
+
+    def __init__(
+        self,
+        name: str,
+        tokenize: Tokenize,
+        search_tokenize: Tokenize,
+        quote_tokenize: Tokenize,
+        similarity: Similarity,
+        norms: bool = True,
+        index_options: str = "positions",
+        gap: int = POSITION_INCREMENT_GAP,
+    ) -> None:
+        self.name, self.tokenize = name, tokenize
+        self.search_tokenize, self.quote_tokenize = search_tokenize, quote_tokenize
+        self.similarity, self.with_norms, self.gap = similarity, norms, gap
+        self.has_positions = index_options in ("positions", "offsets")
+        self.has_freqs = index_options != "docs"
+        self._vocab: _Vocabulary = _Vocabulary()
+        self._tids, self._pos = array("i"), array("i")
+        self._counts, self._lengths = array("i"), array("i")
+
+    def add(self, values: Sequence[str]) -> None:
+        """Index the next document's values: positions continue across values after Elasticsearch's gap."""
+        term_id = self._vocab.__getitem__
+        count = length = 0
+        position = -1  # as Lucene's FieldInvertState: the gap is added before every value after the first
+        for index, value in enumerate(values):
+            if index:
+                position += self.gap
+            terms, positions = self.tokenize(value)
+            if not terms:
+                continue
+            base = position + 1
+            self._tids.extend(map(term_id, terms))
+            count += len(terms)
+            if isinstance(positions, range):
+                self._pos.extend(range(base + positions.start, base + positions.stop))
+                length += len(terms)
+            else:
+                self._pos.extend([base + p for p in positions])
+                overlaps = sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
+                length += len(terms) - (overlaps if self.similarity.discount_overlaps else 0)
+            position = base + positions[-1]
+        self._counts.append(count)
+        self._lengths.append(length)
+
+    def freeze(self) -> None:
+        """Sort the token stream by (term, doc, position) into CSR postings; compute norms and statistics."""
+        tids = np.frombuffer(self._tids, dtype=np.int32)
+        counts = np.frombuffer(self._counts, dtype=np.int32)
+        docs = np.repeat(np.arange(counts.size, dtype=np.int32), counts)
+        pos = np.frombuffer(self._pos, dtype=np.int32)
+        order = np.lexsort((pos, docs, tids))
+        tids, docs, self.positions = tids[order], docs[order], pos[order]
+        # a posting starts wherever the (term, doc) pair changes
+        change = np.ones(tids.size, dtype=bool)
+        if tids.size:
+            change[1:] = (tids[1:] != tids[:-1]) | (docs[1:] != docs[:-1])
+        starts = np.flatnonzero(change)
+        self.pos_offsets = np.append(starts, tids.size).astype(np.int64)
+        self.docs = docs[starts]
+        self.freqs = np.diff(self.pos_offsets).astype(np.float32)
+        if not self.has_freqs:
+            self.freqs = np.ones_like(self.freqs)
+        posting_tids = tids[starts]
+        self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
+        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
+        self.has_value = np.frombuffer(self._counts, dtype=np.int32) > 0
+        self.norms = encode_lengths(lengths) if self.with_norms else np.ones(lengths.size, dtype=np.uint8)
+        self.doc_count = int(self.has_value.sum())
+        # without frequencies Lucene reports the sum of document frequencies as the sum of term frequencies
+        self.sum_total_term_freq = int(tids.size) if self.has_freqs else int(self.docs.size)
+        self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
+        self.vocab: dict[str, int] = dict(self._vocab)
+        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
+        self.n_docs = counts.size
+        del self._tids, self._pos, self._counts, self._lengths, self._vocab
+
+    def postings(self, term: str) -> Postings | None:
+        tid = self.vocab.get(term)
+        if tid is None:
+            return None
+        lo, hi = int(self.offsets[tid]), int(self.offsets[tid + 1])
+        return Postings(self.docs[lo:hi], self.freqs[lo:hi], lo)
+
+    @cached_property
+    def sorted_terms(self) -> list[str]:
+        """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
+        return sorted(self.vocab)
+
+    def positions_of(self, postings: Postings, index: int) -> np.ndarray:
+        """The positions of the posting at `index` within `postings` (ascending)."""
+        at = postings.start + index
+        return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
+
+
+def similarity_for(similarity: Similarity, doc_count: int, sum_total_term_freq: int) -> BM25 | BooleanSimilarity:
+    if similarity.kind == "boolean":
+        return BooleanSimilarity(doc_count)
+    return BM25(similarity.k1, similarity.b, doc_count, sum_total_term_freq)
+
+
+class _Vocabulary(dict):
+    """term -> id, handing out the next id to a new term (so a whole token list maps with one C-level `map`)."""
+
+    def __missing__(self, term: str) -> int:
+        self[term] = value = len(self)
+        return value
+
+
+class KeywordField:
+    """Exact terms per document (keyword): a term dictionary, and for each term the documents holding it."""
+
+    def __init__(self, name: str, similarity: Similarity) -> None:
+        self.name, self.similarity = name, similarity
+        self.vocab: dict[str, int] = {}
+        self._ids, self._docs = array("i"), array("i")
+        self._n = 0
+
+    def add(self, ordinal: int, values: Sequence[str]) -> None:
+        for value in dict.fromkeys(values):
+            self._ids.append(self.vocab.setdefault(value, len(self.vocab)))
+            self._docs.append(ordinal)
+        self._n = ordinal + 1
+
+    def freeze(self, n_docs: int) -> None:
+        ids, docs = np.frombuffer(self._ids, dtype=np.int32), np.frombuffer(self._docs, dtype=np.int32)
+        order = np.lexsort((docs, ids))
+        self.ids, self.doc_of = ids[order], docs[order]
+        self.offsets = np.searchsorted(self.ids, np.arange(len(self.vocab) + 1)).astype(np.int64)
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        self.doc_count = int(self.has_value.sum())
+        # keyword fields index documents only (no frequencies, no norms): Lucene then reports the sum of document
+        # frequencies as the sum of term frequencies, and every document's norm as 1
+        self.bm25 = similarity_for(self.similarity, self.doc_count, int(self.ids.size))
+        self.norms = np.ones(n_docs, dtype=np.uint8)
+        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
+        del self._ids, self._docs
+
+    @cached_property
+    def sorted_terms(self) -> list[str]:
+        return sorted(self.vocab)
+
+    def docs_of(self, value: str) -> np.ndarray:
+        tid = self.vocab.get(value)
+        if tid is None:
+            return np.empty(0, dtype=np.int32)
+        return self.doc_of[self.offsets[tid] : self.offsets[tid + 1]]
+
+    def postings(self, term: str) -> Postings | None:
+        docs = self.docs_of(term)
+        return Postings(docs, np.ones(docs.size, dtype=np.float32), 0) if docs.size else None
+
+
+class NumericField:
+    """Numbers, dates (epoch milliseconds) and booleans (0/1) as flat (ordinal, value) pairs, ascending by ordinal."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._values, self._docs = array("d"), array("i")
+
+    def add(self, ordinal: int, values: Sequence[float]) -> None:
+        for value in sorted(values):
+            self._values.append(value)
+            self._docs.append(ordinal)
+
+    def freeze(self, n_docs: int) -> None:
+        self.values = np.frombuffer(self._values, dtype=np.float64).copy()
+        self.doc_of = np.frombuffer(self._docs, dtype=np.int32).copy()
+        self.n_docs = n_docs
+        self.single = bool(self.doc_of.size == 0 or np.all(np.diff(self.doc_of) > 0))
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        # the smallest value per document (NaN when absent): what Elasticsearch's doc values give first
+        self.first = np.full(n_docs, np.nan)
+        self.first[self.doc_of[::-1]] = self.values[::-1]
+        del self._values, self._docs
+
+    def any(self, condition: np.ndarray) -> np.ndarray:
+        """Documents with at least one value where `condition` (over the flat values) holds."""
+        mask = np.zeros(self.n_docs, dtype=bool)
+        mask[self.doc_of[condition]] = True
+        return mask
+
+    def min_per_doc(self, derived: np.ndarray) -> np.ndarray:
+        """The smallest of a per-value quantity (e.g. a distance) per document; NaN where the field is absent."""
+        if self.single:
+            out = np.full(self.n_docs, np.nan)
+            out[self.doc_of] = derived
+            return out
+        out = np.full(self.n_docs, np.inf)
+        np.minimum.at(out, self.doc_of, derived)
+        out[~self.has_value] = np.nan
+        return out

@@ -1,0 +1,299 @@
+"""The create-index body as the embedded engine needs it: one `Field` per indexed path, with its analyzers.
+
+Elasticsearch's defaults are applied here, once: a text field without `analyzer` uses the index's `default`
+analyzer (else `standard`); its search analyzer is `search_analyzer`, else its own `analyzer` when one is set, else
+`default_search`, else the index analyzer; the quote analyzer follows the search analyzer the same way. Multi-fields
+become `name.sub` fields of their own; `copy_to` targets are listed on the source field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as MappingABC
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.errors import RelevanceInputError
+
+__all__ = ["Field", "IndexMapping", "Similarity", "dynamic_fields"]
+
+_ELASTIC = "the elasticsearch engine supports it"
+NUMERIC_TYPES = frozenset(
+    [
+        "long",
+        "integer",
+        "short",
+        "byte",
+        "double",
+        "float",
+        "half_float",
+        "scaled_float",
+        "unsigned_long",
+        "token_count",
+    ]
+)
+_KINDS = {
+    "text": "text", "match_only_text": "text", "keyword": "keyword", "constant_keyword": "keyword",
+    "wildcard": "keyword", "date": "date", "date_nanos": "date", "boolean": "boolean",
+    **{t: "number" for t in NUMERIC_TYPES},
+}  # fmt: skip
+# Types Elasticsearch has that the embedded engine does not search: they are mapped (so a config that has them
+# loads) as kind "other"; a query on them is the query layer's error.
+_OTHER = frozenset(
+    [
+        "ip",
+        "geo_point",
+        "geo_shape",
+        "point",
+        "shape",
+        "dense_vector",
+        "sparse_vector",
+        "rank_feature",
+        "rank_features",
+        "flattened",
+        "completion",
+        "percolator",
+        "join",
+        "histogram",
+        "alias",
+        "binary",
+        "integer_range",
+        "long_range",
+        "float_range",
+        "double_range",
+        "date_range",
+        "ip_range",
+        "version",
+        "aggregate_metric_double",
+        "search_as_you_type",
+        "semantic_text",
+        "annotated_text",
+        "murmur3",
+    ]
+)
+_CONTAINERS = frozenset(("object", "nested"))
+
+
+@dataclass(frozen=True, slots=True)
+class Similarity:
+    """How a field scores: BM25 with its parameters (Elasticsearch's default k1 1.2, b 0.75), or boolean."""
+
+    kind: str = "BM25"
+    k1: float = 1.2
+    b: float = 0.75
+    discount_overlaps: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One indexed path (`title`, `title.raw`, `author.name`), with what Elasticsearch would use for it."""
+
+    name: str
+    type: str  # as written in the mapping
+    kind: str  # text, keyword, number, date, boolean or other
+    index: bool = True
+    norms: bool = True
+    analyzer: Analyzer | None = None  # text: the index analyzer; keyword: the normalizer (None: as is)
+    search_analyzer: Analyzer | None = None
+    search_quote_analyzer: Analyzer | None = None
+    normalizer: Analyzer | None = None
+    copy_to: tuple[str, ...] = ()
+    similarity: Similarity = field(default_factory=Similarity)
+    position_increment_gap: int = 100
+    index_options: str = "positions"
+    parent: str | None = None  # for a multi-field, the field whose values it indexes
+    multi_fields: tuple[str, ...] = ()
+    nested: str | None = None  # the enclosing `nested` object path, if any
+    params: MappingABC[str, Any] = field(default_factory=dict)  # the raw definition (format, ignore_above, ...)
+
+
+class IndexMapping:
+    """All fields of a create-index body, plus its analysis (for `_analyze` by analyzer name)."""
+
+    def __init__(self, body: MappingABC[str, Any] | None, source: str | Path, base_dir: Path | None = None) -> None:
+        self.source = str(source)
+        body = body or {}
+        if not isinstance(body, MappingABC):
+            raise RelevanceInputError(self.source, "an index config must be an object (an Elasticsearch body)")
+        settings = body.get("settings") or {}
+        self.analysis = Analysis.from_settings(settings, self.source, base_dir)
+        self._similarities = self._read_similarities(settings)
+        default = self.analysis.analyzer(
+            "default" if self.analysis.has_analyzer("default") else "standard", "settings.analysis.analyzer.default"
+        )
+        self.default_analyzer = default
+        self.default_search_analyzer = (
+            self.analysis.analyzer("default_search", "settings.analysis.analyzer.default_search")
+            if self.analysis.has_analyzer("default_search")
+            else default
+        )
+        self.default_search_quote_analyzer = (
+            self.analysis.analyzer("default_search_quote", "settings.analysis.analyzer.default_search_quote")
+            if self.analysis.has_analyzer("default_search_quote")
+            else self.default_search_analyzer
+        )
+        mappings = body.get("mappings") or {}
+        if not isinstance(mappings, MappingABC):
+            raise RelevanceInputError(self.source, "mappings: must be an object")
+        if "properties" not in mappings and len(mappings) == 1:
+            (only,) = mappings.values()
+            if isinstance(only, MappingABC) and "properties" in only:  # a pre-7 body with a type name
+                mappings = only
+        self.dynamic = mappings.get("dynamic", True)
+        self.fields: dict[str, Field] = {}
+        properties = mappings.get("properties") or {}
+        if not isinstance(properties, MappingABC):
+            raise RelevanceInputError(self.source, "mappings.properties: must be an object")
+        self._read_properties(properties, "", "mappings.properties", None)
+        for name, spec in self.fields.items():
+            for target in spec.copy_to:
+                if target not in self.fields:
+                    raise RelevanceInputError(
+                        self.source, f"{name}: copy_to {target!r} is not a mapped field; add it to mappings.properties"
+                    )
+
+    def field(self, name: str) -> Field | None:
+        return self.fields.get(name)
+
+    def text_fields(self) -> list[Field]:
+        return [f for f in self.fields.values() if f.kind == "text" and f.index]
+
+    # reading -------------------------------------------------------------------------------------------------------
+
+    def _read_similarities(self, settings: MappingABC) -> dict[str, Similarity]:
+        index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}
+        defs = dict(settings.get("similarity") or {})
+        defs.update(index.get("similarity") or {})
+        defs.update(
+            {k[len("index.similarity.") :]: v for k, v in settings.items() if k.startswith("index.similarity.")}
+        )
+        out = {"BM25": Similarity(), "boolean": Similarity("boolean")}
+        for name, spec in defs.items():
+            path = f"settings.index.similarity.{name}"
+            if not isinstance(spec, MappingABC):
+                raise RelevanceInputError(self.source, f"{path}: must be an object")
+            kind = spec.get("type", "BM25")
+            if kind == "boolean":
+                out[name] = Similarity("boolean")
+            elif kind == "BM25":
+                try:
+                    out[name] = Similarity(
+                        "BM25",
+                        float(spec.get("k1", 1.2)),
+                        float(spec.get("b", 0.75)),
+                        str(spec.get("discount_overlaps", True)).lower() == "true",
+                    )
+                except (TypeError, ValueError):
+                    raise RelevanceInputError(self.source, f"{path}: k1 and b must be numbers") from None
+            else:
+                raise RelevanceInputError(
+                    self.source,
+                    f"{path}.type: the similarity {kind!r} is not supported by the embedded engine; {_ELASTIC}",
+                )
+        if "default" in out:
+            out["BM25"] = out["default"]
+        return out
+
+    def _read_properties(self, properties: MappingABC, prefix: str, path: str, nested: str | None) -> None:
+        for key, spec in properties.items():
+            name = f"{prefix}{key}"
+            at = f"{path}.{key}"
+            if not isinstance(spec, MappingABC):
+                raise RelevanceInputError(self.source, f"{at}: a field definition must be an object")
+            ftype = spec.get("type", "object" if "properties" in spec else None)
+            if ftype in _CONTAINERS:
+                inner = spec.get("properties") or {}
+                if not isinstance(inner, MappingABC):
+                    raise RelevanceInputError(self.source, f"{at}.properties: must be an object")
+                self._read_properties(inner, f"{name}.", f"{at}.properties", name if ftype == "nested" else nested)
+                continue
+            self._add(name, spec, at, None, nested)
+
+    def _add(self, name: str, spec: MappingABC, at: str, parent: str | None, nested: str | None) -> None:
+        ftype = spec.get("type")
+        if not isinstance(ftype, str):
+            raise RelevanceInputError(self.source, f"{at}.type: a field needs a type")
+        kind = _KINDS.get(ftype, "other" if ftype in _OTHER else None)
+        if kind is None:
+            raise RelevanceInputError(
+                self.source, f"{at}.type: unknown field type {ftype!r}; check the spelling (Elasticsearch types)"
+            )
+        subs = spec.get("fields") or {}
+        if not isinstance(subs, MappingABC):
+            raise RelevanceInputError(self.source, f"{at}.fields: must be an object of multi-fields")
+        copy_to = spec.get("copy_to", ())
+        copy_to = (copy_to,) if isinstance(copy_to, str) else tuple(copy_to)
+        similarity_name = spec.get("similarity", "BM25")
+        similarity = self._similarities.get(similarity_name)
+        if similarity is None:
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.similarity: unknown similarity {similarity_name!r}; define it in settings.index.similarity",
+            )
+        common: dict[str, Any] = {
+            "name": name, "type": ftype, "kind": kind, "index": _flag(spec.get("index", True)),
+            "copy_to": copy_to, "similarity": similarity, "parent": parent,
+            "multi_fields": tuple(f"{name}.{s}" for s in subs), "nested": nested, "params": dict(spec),
+        }  # fmt: skip
+        if kind == "text":
+            configured = "analyzer" in spec
+            index_analyzer = (
+                self.analysis.analyzer(spec["analyzer"], f"{at}.analyzer") if configured else self.default_analyzer
+            )
+            if "search_analyzer" in spec:
+                search = self.analysis.analyzer(spec["search_analyzer"], f"{at}.search_analyzer")
+            else:
+                search = index_analyzer if configured else self.default_search_analyzer
+            if "search_quote_analyzer" in spec:
+                quote = self.analysis.analyzer(spec["search_quote_analyzer"], f"{at}.search_quote_analyzer")
+            elif "search_analyzer" in spec or configured:
+                quote = search
+            else:
+                quote = self.default_search_quote_analyzer
+            gap = spec.get("position_increment_gap", 100)
+            if not isinstance(gap, int) or gap < 0:
+                raise RelevanceInputError(self.source, f"{at}.position_increment_gap: must be a non-negative integer")
+            self.fields[name] = Field(
+                **common, norms=_flag(spec.get("norms", True)), analyzer=index_analyzer, search_analyzer=search,
+                search_quote_analyzer=quote, position_increment_gap=gap,
+                index_options=spec.get("index_options", "positions"),
+            )  # fmt: skip
+        elif kind == "keyword":
+            normalizer = (
+                self.analysis.normalizer(spec["normalizer"], f"{at}.normalizer") if "normalizer" in spec else None
+            )
+            self.fields[name] = Field(
+                **common, norms=_flag(spec.get("norms", False)), analyzer=normalizer, search_analyzer=normalizer,
+                search_quote_analyzer=normalizer, normalizer=normalizer, index_options="docs",
+            )  # fmt: skip
+        else:
+            self.fields[name] = Field(**common, norms=False, index_options="docs")
+        for sub, sub_spec in subs.items():
+            if not isinstance(sub_spec, MappingABC):
+                raise RelevanceInputError(self.source, f"{at}.fields.{sub}: a multi-field definition must be an object")
+            self._add(f"{name}.{sub}", sub_spec, f"{at}.fields.{sub}", name, nested)
+
+
+def _flag(value: Any) -> bool:
+    return value if isinstance(value, bool) else str(value).lower() != "false"
+
+
+def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:
+    """What Elasticsearch's dynamic mapping makes of an unmapped field from its first value: a string is text with a
+    `keyword` multi-field (ignore_above 256), a whole number long, a fraction float, a bool boolean."""
+    if isinstance(value, bool):
+        return [Field(name, "boolean", "boolean", norms=False, index_options="docs")]
+    if isinstance(value, int):
+        return [Field(name, "long", "number", norms=False, index_options="docs")]
+    if isinstance(value, float):
+        return [Field(name, "float", "number", norms=False, index_options="docs")]
+    if isinstance(value, str):
+        default = mapping.default_analyzer
+        return [
+            Field(name, "text", "text", analyzer=default, search_analyzer=mapping.default_search_analyzer,
+                  search_quote_analyzer=mapping.default_search_quote_analyzer, multi_fields=(f"{name}.keyword",)),
+            Field(f"{name}.keyword", "keyword", "keyword", norms=False, index_options="docs", parent=name,
+                  params={"type": "keyword", "ignore_above": 256}),
+        ]  # fmt: skip
+    return []

@@ -1,0 +1,173 @@
+"""The query DSL of the embedded engine: one function per query type, each scoring the whole corpus at once.
+
+A handler takes the index, its clause, the clause's path in the template (for messages) and the boost its
+ancestors pass down (Lucene multiplies boosts into the term weights rather than scaling scores afterwards, and
+float32 rounding depends on that order), and returns `Scores`: a match mask and float32 scores over every document
+ordinal. Adding a query type is one decorated function; an unknown name is reported by `evaluate` alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded import EmbeddedIndex
+
+F32 = np.float32
+
+
+@dataclass
+class Scores:
+    """Which documents match, and their float32 score (0 where they do not)."""
+
+    matched: np.ndarray
+    score: np.ndarray
+
+    @classmethod
+    def none(cls, n: int) -> Scores:
+        return cls(np.zeros(n, dtype=bool), np.zeros(n, dtype=F32))
+
+    @classmethod
+    def constant(cls, matched: np.ndarray, boost: float) -> Scores:
+        return cls(matched, np.where(matched, F32(boost), F32(0)).astype(F32))
+
+
+Handler = Callable[["EmbeddedIndex", Any, str, float], Scores]
+HANDLERS: dict[str, Handler] = {}
+# keys of a search body that do not change which documents rank where (accepted and ignored)
+IGNORED_BODY_KEYS = frozenset(
+    {"highlight", "aggs", "aggregations", "suggest", "_source", "stored_fields", "fields", "docvalue_fields",
+     "explain", "track_total_hits", "track_scores", "timeout", "profile", "version", "seq_no_primary_term",
+     "from", "size"}
+)  # fmt: skip
+
+
+def query(name: str) -> Callable[[Handler], Handler]:
+    """Register a handler for the query type `name`."""
+
+    def register(handler: Handler) -> Handler:
+        HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
+class Unsupported(Exception):
+    """A construct the embedded engine does not run (the Elasticsearch engine does)."""
+
+    def __init__(self, construct: str, path: str) -> None:
+        super().__init__(construct)
+        self.construct, self.path = construct, path
+
+
+class Invalid(Exception):
+    """A parameter that is wrong for Elasticsearch too (a non-number boost, a decay of 1, a missing query)."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(problem)
+        self.path, self.problem = path, problem
+
+
+def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> Scores:
+    """Score one query clause `{type: spec}` at `path` over the whole corpus."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise Invalid(path, f"a query is a mapping with one query type, e.g. {{match: {{...}}}}; got {node!r}"[:200])
+    ((name, spec),) = node.items()
+    handler = HANDLERS.get(name)
+    if handler is None:
+        raise Unsupported(name, path)
+    return handler(index, spec, f"{path}.{name}", boost)
+
+
+def allowed(options: Any, keys: Iterable[str], path: str) -> dict[str, Any]:
+    """The options mapping, after refusing keys the handler does not know (`_name` is always accepted)."""
+    if not isinstance(options, dict):
+        raise Invalid(path, f"expected a mapping of options, got {options!r}"[:200])
+    extra = sorted(set(options) - set(keys) - {"_name"})
+    if extra:
+        raise Unsupported(f"{path.rsplit('.', 1)[-1]}.{extra[0]}", path)
+    return options
+
+
+def number(options: dict[str, Any], key: str, path: str, default: float | None = None) -> float:
+    """A finite number option, or one message naming the template key."""
+    value = options.get(key, default)
+    if value is None:
+        raise Invalid(path, f"needs {key!r}")
+    try:
+        result = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        result = math.nan
+    if not math.isfinite(result):
+        raise Invalid(f"{path}.{key}", f"{value!r} is not a number")
+    return result
+
+
+def boost_of(options: dict[str, Any], path: str, inherited: float) -> float:
+    """The clause's own boost times the inherited one, in float32 as Lucene's BoostQuery multiplies them."""
+    own = number(options, "boost", path, 1.0)
+    if own < 0:
+        raise Invalid(f"{path}.boost", f"{own!r}: negative boosts are not allowed")
+    return float(F32(own) * F32(inherited))
+
+
+def clause_list(spec: dict[str, Any], key: str) -> list[Any]:
+    items = spec.get(key)
+    if items is None:
+        return []
+    return items if isinstance(items, list) else [items]
+
+
+def field_spec(index: EmbeddedIndex, spec: Any, path: str, key: str) -> tuple[str, dict[str, Any]]:
+    """`{field: value}` or `{field: {key: value, ...}}`, with the field checked against the mappings."""
+    if isinstance(spec, dict):
+        fields = [k for k in spec if k not in ("boost", "_name")]
+        if len(fields) == 1:
+            field, value = fields[0], spec[fields[0]]
+            index.check_field(field, path)
+            options = dict(value) if isinstance(value, dict) else {key: value}
+            for shared in ("boost", "_name"):
+                if shared in spec:
+                    options.setdefault(shared, spec[shared])
+            return field, options
+    raise Invalid(path, f"expected {{field: ...}} with one field, got {spec!r}"[:200])
+
+
+def minimum_should_match(spec: Any, optional: int, path: str) -> int:
+    """Elasticsearch's `Queries.calculateMinShouldMatch`: integers, percentages (float32, truncated), negatives,
+    and conditional forms such as `3<-25% 9<75%`; never below 0, and (as Elasticsearch) not capped at `optional`."""
+    text = str(spec).strip()
+    try:
+        if "<" in text:
+            result = optional
+            for part in " ".join(text.replace(" <", "<").replace("< ", "<").split()).split(" "):
+                bound, _, rest = part.partition("<")
+                if optional <= int(bound):
+                    return result
+                result = minimum_should_match(rest, optional, path)
+            return result
+        if text.endswith("%"):
+            calc = F32(optional * int(text[:-1])) * F32(1 / 100)
+            result = optional + int(calc) if calc < 0 else int(calc)
+        else:
+            calc_int = int(text)
+            result = optional + calc_int if calc_int < 0 else calc_int
+    except ValueError:
+        raise Invalid(f"{path}.minimum_should_match", f"cannot read {spec!r} (e.g. 2, -1, 75%, 3<90%)") from None
+    return max(result, 0)
+
+
+from pytest_relevance.engines.embedded.queries import (  # noqa: E402
+    compound,
+    full_text,
+    multi_term,
+    scripts,
+    term_level,
+)
+
+__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "scripts", "term_level"]

@@ -1,0 +1,337 @@
+"""Compound queries: bool, dis_max, constant_score and function_score, combined with array operations.
+
+function_score follows Elasticsearch's FunctionScoreQuery: function values in double, the score modes (avg is
+weighted by the functions' weights), the boost modes with max_boost, one float32 cast at the end, and an error for
+a negative or non-numeric score, as Elasticsearch raises one. Decay and field_value_factor values depend on the
+document only (the clock is frozen), so each is computed once per index over the whole column and then gathered.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pytest_relevance.engines.embedded.queries import (
+    F32,
+    Invalid,
+    Scores,
+    Unsupported,
+    allowed,
+    boost_of,
+    clause_list,
+    evaluate,
+    field_spec,
+    minimum_should_match,
+    number,
+    query,
+)
+from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded import EmbeddedIndex
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$")
+_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+_MAX_BOOST = float(np.finfo(np.float32).max)
+
+
+@query("bool")
+def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"must", "should", "must_not", "filter", "minimum_should_match", "boost",
+                             "adjust_pure_negative"}, path)  # fmt: skip
+    boost = boost_of(options, path, boost)
+
+    def clauses(key: str) -> list[Scores]:
+        return [evaluate(index, q, f"{path}.{key}[{i}]", boost) for i, q in enumerate(clause_list(options, key))]
+
+    must, should, must_not, filters = clauses("must"), clauses("should"), clauses("must_not"), clauses("filter")
+    if not (must or should or must_not or filters):
+        return Scores.constant(np.ones(index.n, dtype=bool), boost)
+    matched = np.ones(index.n, dtype=bool)
+    for clause in must + filters:
+        matched &= clause.matched
+    for clause in must_not:
+        matched &= ~clause.matched
+    if should:
+        spec_msm = options.get("minimum_should_match")
+        required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None else 0
+        if not (must or filters):
+            required = max(required, 1)
+        if required:
+            count = np.sum([c.matched for c in should], axis=0)
+            matched &= count >= required
+    total = np.zeros(index.n, dtype=np.float64)
+    for clause in must + should:
+        total += clause.score
+    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+
+
+@query("dis_max")
+def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"queries", "tie_breaker", "boost"}, path)
+    boost = boost_of(options, path, boost)
+    queries = clause_list(options, "queries")
+    parts = [evaluate(index, q, f"{path}.queries[{i}]", boost) for i, q in enumerate(queries)]
+    return dis_max(parts, number(options, "tie_breaker", path, 0.0), index.n)
+
+
+@query("constant_score")
+def constant_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"filter", "boost"}, path)
+    if "filter" not in options:
+        raise Invalid(path, "needs 'filter'")
+    matched = evaluate(index, options["filter"], f"{path}.filter").matched
+    return Scores.constant(matched, boost_of(options, path, boost))
+
+
+@query("boosting")
+def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"positive", "negative", "negative_boost", "boost"}, path)
+    if "positive" not in options or "negative" not in options:
+        raise Invalid(path, "needs 'positive' and 'negative'")
+    factor = number(options, "negative_boost", path)
+    if factor < 0:
+        raise Invalid(f"{path}.negative_boost", f"{factor!r} must be >= 0")
+    positive = evaluate(index, options["positive"], f"{path}.positive", boost_of(options, path, boost))
+    negative = evaluate(index, options["negative"], f"{path}.negative").matched
+    score = np.where(negative, positive.score * F32(factor), positive.score).astype(F32)
+    return Scores(positive.matched, score)
+
+
+_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "weight")
+
+
+@query("function_score")
+def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"query", "functions", "score_mode", "boost_mode", "boost", "max_boost", "min_score",
+                             *_FUNCTIONS}, path)  # fmt: skip
+    boost = boost_of(options, path, boost)
+    base = evaluate(index, options.get("query") or {"match_all": {}}, f"{path}.query", boost)
+    functions = options.get("functions")
+    if functions is None:
+        single = {k: v for k, v in options.items() if k in _FUNCTIONS}
+        functions, where = ([single] if single else []), path
+    elif not isinstance(functions, list):
+        raise Invalid(f"{path}.functions", "expected a list of functions")
+    else:
+        where = f"{path}.functions"
+    score_mode = str(options.get("score_mode", "multiply"))
+    boost_mode = str(options.get("boost_mode", "multiply"))
+    if score_mode not in ("multiply", "sum", "avg", "first", "max", "min"):
+        raise Invalid(f"{path}.score_mode", f"{score_mode!r} is not one of multiply, sum, avg, first, max, min")
+    if boost_mode not in _BOOST_MODES:
+        raise Invalid(f"{path}.boost_mode", f"{boost_mode!r} is not one of {', '.join(_BOOST_MODES)}")
+    max_boost = number(options, "max_boost", path, _MAX_BOOST)
+    docs = np.flatnonzero(base.matched)
+    query_score = base.score[docs].astype(np.float64)
+    compiled = []
+    for i, function in enumerate(functions):
+        at = f"{where}[{i}]" if where != path else path
+        applies, values, weight = _function(index, function, at, docs, query_score)
+        compiled.append((applies, values, weight))
+    factor = _combine(score_mode, compiled, docs.size)
+    final = _BOOST_MODES[boost_mode](query_score, np.minimum(factor, max_boost)).astype(F32)
+    bad = np.flatnonzero(~(final >= 0))
+    if bad.size:
+        doc = index.ids[int(docs[bad[0]])]
+        problem = f"document {doc!r} gets the score {float(final[bad[0]])!r}; Elasticsearch refuses a negative or "
+        raise Invalid(path, problem + "non-numeric function score (check modifiers, weights and missing values)")
+    keep = np.ones(docs.size, dtype=bool)
+    if options.get("min_score") is not None:
+        keep = final >= number(options, "min_score", path)
+    matched = np.zeros(index.n, dtype=bool)
+    matched[docs[keep]] = True
+    score = np.zeros(index.n, dtype=F32)
+    score[docs[keep]] = final[keep]
+    return Scores(matched, score)
+
+
+def _combine(mode: str, compiled: list[tuple[np.ndarray | None, np.ndarray, float]], m: int) -> np.ndarray:
+    """FunctionFactorScorer.computeScore over arrays: 1 where no function applies."""
+    factor = np.ones(m)
+    if mode == "multiply":
+        for applies, values, _ in compiled:
+            factor = factor * (values if applies is None else np.where(applies, values, 1.0))
+        return factor
+    if mode == "first":
+        decided = np.zeros(m, dtype=bool)
+        for applies, values, _ in compiled:
+            take = ~decided if applies is None else (~decided & applies)
+            factor = np.where(take, values, factor)
+            decided |= take
+        return factor
+    if mode in ("max", "min"):
+        pick, start = (np.maximum, -np.inf) if mode == "max" else (np.minimum, np.inf)
+        best = np.full(m, start)
+        for applies, values, _ in compiled:
+            best = pick(best, values if applies is None else np.where(applies, values, start))
+        return np.where(np.isinf(best) & (best == start), 1.0, best)
+    total, weights = np.zeros(m), np.zeros(m)
+    for applies, values, weight in compiled:
+        on = np.ones(m, dtype=bool) if applies is None else applies
+        total = total + np.where(on, values, 0.0)
+        weights = weights + np.where(on, weight, 0.0)
+    if mode == "avg":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total / weights
+    return np.where(weights != 0, total, 1.0)
+
+
+def _function(
+    index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray, query_score: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray, float]:
+    """(applies to each doc or None for all, the function's value for each doc, its weight)."""
+    options = allowed(spec, {"filter", *_FUNCTIONS}, path)
+    applies = None
+    if options.get("filter") is not None:
+        applies = evaluate(index, options["filter"], f"{path}.filter").matched[docs]
+    weight = number(options, "weight", path, 1.0)
+    if weight < 0:
+        raise Invalid(f"{path}.weight", f"{weight!r}: a function weight must be >= 0")
+    kinds = [k for k in _FUNCTIONS[:-1] if k in options]
+    if len(kinds) > 1:
+        raise Invalid(path, f"one function per entry, got {' and '.join(kinds)}")
+    if not kinds:
+        return applies, np.full(docs.size, weight), weight
+    kind = kinds[0]
+    if kind == "field_value_factor":
+        values = _field_value_factor(index, options[kind], f"{path}.{kind}", docs)
+    elif kind == "script_score":
+        script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
+        tree, params = compile_script(script, f"{path}.{kind}.script")
+        values = run_script(index, tree, params, docs, query_score, f"{path}.{kind}.script")
+    else:
+        values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
+    return applies, values * weight if weight != 1.0 else values, weight
+
+
+def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
+    options = allowed(spec, {"field", "factor", "modifier", "missing"}, path)
+    field = options.get("field")
+    index.check_field(field, path)
+    if index.kinds[field] not in ("number", "date", "boolean"):
+        raise Invalid(f"{path}.field", f"{field!r} is a {index.kinds[field]} field; field_value_factor needs numbers")
+    modifier = str(options.get("modifier", "none")).lower()
+    if modifier not in _MODIFIERS:
+        raise Invalid(f"{path}.modifier", f"{modifier!r} is not one of {', '.join(_MODIFIERS)}")
+    factor = number(options, "factor", path, 1.0)
+    missing = number(options, "missing", path) if options.get("missing") is not None else None
+    key = ("field_value_factor", field, factor, modifier, missing)
+    cached = index.function_cache.get(key)
+    if cached is None:
+        raw = index.numeric[field].first.copy()
+        if missing is not None:
+            raw[np.isnan(raw)] = missing
+        with np.errstate(all="ignore"):
+            cached = _MODIFIERS[modifier](raw * factor)
+        index.function_cache[key] = cached
+    values = cached[docs]
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        doc = int(docs[bad[0]])
+        value = float(index.numeric[field].first[doc])
+        if np.isnan(value) and missing is None:
+            problem = f"document {index.ids[doc]!r} has no {field!r}; give field_value_factor a 'missing' value"
+        else:
+            problem = (f"{modifier}({value * factor!r}) for document {index.ids[doc]!r} is not a number; choose "
+                       "a modifier defined there (log1p, ln2p, ...) or filter such documents out")  # fmt: skip
+        raise Invalid(path, problem)
+    return values
+
+
+def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
+    """The decay function's value for every document (1 where the field is absent), cached per parameters."""
+    if not isinstance(spec, dict):
+        raise Invalid(path, "expected {field: {origin, scale, offset, decay}}")
+    mode = str(spec.get("multi_value_mode", "min"))
+    if mode != "min":
+        raise Unsupported(f"{kind} multi_value_mode {mode}", path)
+    field, params = field_spec(index, {k: v for k, v in spec.items() if k != "multi_value_mode"}, path, "origin")
+    allowed(params, {"origin", "scale", "offset", "decay"}, path)
+    kind_of_field = index.kinds[field]
+    if kind_of_field not in ("date", "number"):
+        raise Unsupported(f"{kind} decay on the {kind_of_field} field {field!r}", path)
+    date = kind_of_field == "date"
+    if params.get("scale") is None:
+        raise Invalid(path, "needs 'scale' (e.g. 30d for a date, 10 for a number)")
+    if params.get("origin") is None:
+        raise Invalid(path, "needs 'origin' (for a date: now, which the frozen clock fixes)")
+    origin = index.convert_query_value(field, params["origin"], f"{path}.{field}.origin")
+    scale = _distance(params["scale"], date, f"{path}.{field}.scale")
+    offset = _distance(params.get("offset", 0), date, f"{path}.{field}.offset")
+    decay = number(params, "decay", f"{path}.{field}", 0.5)
+    if scale <= 0:
+        raise Invalid(f"{path}.{field}.scale", f"{params['scale']!r}: the scale must be greater than 0")
+    if offset < 0:
+        raise Invalid(f"{path}.{field}.offset", f"{params['offset']!r}: the offset must be >= 0")
+    if not 0 < decay < 1:
+        raise Invalid(f"{path}.{field}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
+    key = (kind, field, origin, scale, offset, decay)
+    cached = index.function_cache.get(key)
+    if cached is None:
+        column = index.numeric[field]
+        distance = column.min_per_doc(np.maximum(0.0, np.abs(column.values - origin) - offset))
+        distance = np.where(np.isnan(distance), 0.0, distance)
+        cached = _DECAYS[kind](distance, scale, decay)
+        index.function_cache[key] = cached
+    return cached
+
+
+def _distance(value: Any, date: bool, path: str) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if date:
+        match = _DURATION.match(str(value).strip())
+        if match:
+            return float(match.group(1)) * _MS[match.group(2)]
+        raise Invalid(path, f"cannot read the duration {value!r} (e.g. 30d, 12h)")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise Invalid(path, f"{value!r} is not a number") from None
+
+
+def _gauss(distance: np.ndarray, scale: float, decay: float) -> np.ndarray:
+    processed = 0.5 * scale**2 / math.log(decay)
+    return np.exp(0.5 * np.square(distance) / processed)
+
+
+def _exp(distance: np.ndarray, scale: float, decay: float) -> np.ndarray:
+    return np.exp(math.log(decay) / scale * distance)
+
+
+def _linear(distance: np.ndarray, scale: float, decay: float) -> np.ndarray:
+    processed = scale / (1.0 - decay)
+    return np.maximum(0.0, (processed - distance) / processed)
+
+
+_DECAYS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
+    "gauss": _gauss,
+    "exp": _exp,
+    "linear": _linear,
+}
+_MODIFIERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "none": lambda v: v,
+    "log": np.log10,
+    "log1p": lambda v: np.log10(v + 1),
+    "log2p": lambda v: np.log10(v + 2),
+    "ln": np.log,
+    "ln1p": np.log1p,
+    "ln2p": lambda v: np.log(v + 2),
+    "square": np.square,
+    "sqrt": np.sqrt,
+    "reciprocal": lambda v: 1.0 / v,
+}
+_BOOST_MODES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "multiply": lambda q, f: q * f,
+    "replace": lambda q, f: f,
+    "sum": lambda q, f: q + f,
+    "avg": lambda q, f: (q + f) / 2.0,
+    "max": np.maximum,
+    "min": np.minimum,
+}

@@ -1,0 +1,409 @@
+"""Full-text queries (match, match_phrase, multi_match), built as Elasticsearch builds them with Lucene's QueryBuilder.
+
+A match query becomes a boolean query of one term clause per analyzed token; Lucene merges duplicate tokens into one
+clause whose boost is their count, and sums the clauses' float32 scores in double. A phrase is scored once per
+document with the phrase frequency (exact: occurrences; sloppy: the sum of 1 / (1 + match length)) and the sum of
+its terms' idfs. The score arithmetic itself is `scoring.BM25`.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pytest_relevance.engines.embedded.queries import (
+    F32,
+    Invalid,
+    Scores,
+    Unsupported,
+    allowed,
+    boost_of,
+    field_spec,
+    minimum_should_match,
+    number,
+    query,
+)
+from pytest_relevance.engines.embedded.scoring import idf, idf_sum
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded import EmbeddedIndex
+
+from pytest_relevance.engines.embedded.queries.multi_term import (
+    blended,
+    edits_for,
+    fuzzy_expansions,
+    fuzzy_options,
+)
+
+_FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
+_MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms_query", "lenient", "analyzer",
+               "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS}  # fmt: skip
+
+
+def term_clauses(
+    index: EmbeddedIndex, field: str, terms: list[str], boost: float, path: str, fuzzy: dict[str, Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
+    their scores summed in double, and how many clauses each document matches. With `fuzzy` (the match query's
+    fuzziness options) each clause is a blended fuzzy query."""
+    target = index.postings_field(field, path)
+    total = np.zeros(index.n, dtype=np.float64)
+    hits = np.zeros(index.n, dtype=np.int32)
+    for term, count in Counter(terms).items():
+        clause_boost = float(F32(count) * F32(boost))
+        if fuzzy is not None:
+            prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
+            edits = edits_for(fuzzy["fuzziness"], term, path)
+            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
+            scores, hit = blended(index, field, expansions, clause_boost)
+            total += scores
+            hits += np.where(hit, count, 0).astype(np.int32)
+            continue
+        postings = target.postings(term)
+        if postings is None:
+            continue
+        weight = target.bm25.weight(clause_boost, idf(postings.doc_freq, target.bm25.doc_count))
+        total[postings.docs] += target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
+        hits[postings.docs] += count
+    return total, hits
+
+
+def term_disjunction(
+    index: EmbeddedIndex,
+    field: str,
+    terms: list[str],
+    boost: float,
+    required: int | None,
+    path: str,
+    fuzzy: dict[str, Any] | None = None,
+) -> Scores:
+    """A boolean query of term clauses; a document matches when it holds at least `required` of them (None: one)."""
+    if not terms:
+        return Scores.none(index.n)
+    total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
+    matched = hits >= (required or 1)
+    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+
+
+def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
+    """One field of a match query (also each field of a multi_match)."""
+    if "query" not in options or options["query"] is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    text = options["query"]
+    if isinstance(text, dict | list):
+        raise Invalid(f"{path}.query", f"expected text, got {text!r}"[:200])
+    operator = str(options.get("operator", "or")).lower()
+    if operator not in ("or", "and"):
+        raise Invalid(f"{path}.operator", f"{options['operator']!r} is not 'or' or 'and'")
+    kind = index.kinds[field]
+    if kind not in ("text", "keyword"):
+        return index.equal(field, [text], boost, path)
+    if kind == "text":
+        terms = index.search_terms(field, str(text), options.get("analyzer"), path)
+    else:
+        terms = [index.normalize(field, str(text))]
+    if not terms:
+        if str(options.get("zero_terms_query", "none")).lower() == "all":
+            return Scores.constant(np.ones(index.n, dtype=bool), boost)
+        return Scores.none(index.n)
+    if operator == "and":
+        required = len(terms)
+    elif "minimum_should_match" in options and len(terms) > 1:
+        required = max(minimum_should_match(options["minimum_should_match"], len(terms), path), 1)
+    else:
+        required = None
+    fuzzy = options if options.get("fuzziness") is not None else None
+    return term_disjunction(index, field, terms, boost, required, path, fuzzy)
+
+
+@query("match")
+def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, _MATCH_KEYS, path)
+    return match_field(index, field, options, path, boost_of(options, path, boost))
+
+
+def phrase(
+    index: EmbeddedIndex, field: str, text: str, slop: int, boost: float, path: str, analyzer: str | None = None
+) -> Scores:
+    """A phrase query on a text field: documents holding every term at the query's relative positions (within
+    `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
+    Lucene's QueryBuilder makes a MultiPhraseQuery of them."""
+    terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
+    groups: list[list[str]] = []
+    starts: list[int] = []
+    for term, position in zip(terms, positions, strict=True):
+        if starts and starts[-1] == position:
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+            starts.append(position)
+    return phrase_groups(index, field, groups, starts, slop, boost, path)
+
+
+def phrase_groups(
+    index: EmbeddedIndex, field: str, groups: list[list[str]], positions: list[int], slop: int, boost: float, path: str
+) -> Scores:
+    """Lucene's (Multi)PhraseQuery: at each position any term of its group; the idf is the sum of every term's."""
+    if not groups:
+        return Scores.none(index.n)
+    if len(groups) == 1:
+        return term_disjunction(index, field, list(dict.fromkeys(groups[0])), boost, None, path)
+    target = index.text[field]
+    if not target.has_positions:
+        raise Invalid(path, f"field {field!r} was indexed without position data; a phrase query needs positions")
+    members = [[p for p in (target.postings(t) for t in dict.fromkeys(group)) if p is not None] for group in groups]
+    if any(not group for group in members):
+        return Scores.none(index.n)
+    candidates = None
+    for group in members:
+        docs = group[0].docs if len(group) == 1 else np.unique(np.concatenate([p.docs for p in group]))
+        candidates = docs if candidates is None else np.intersect1d(candidates, docs, assume_unique=True)
+    assert candidates is not None
+    freqs = np.zeros(candidates.size, dtype=F32)
+    offsets = [pos - positions[0] for pos in positions]
+    located = [[(p, np.searchsorted(p.docs, candidates)) for p in group] for group in members]
+    for i in range(candidates.size):
+        doc = candidates[i]
+        lists = []
+        for group in located:
+            parts = [
+                target.positions_of(p, int(at[i])) for p, at in group if at[i] < p.docs.size and p.docs[at[i]] == doc
+            ]
+            lists.append(parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts)))
+        freqs[i] = _exact_freq(lists, offsets) if slop == 0 else _sloppy_freq(lists, offsets, slop)
+    keep = freqs > 0
+    docs, freqs = candidates[keep], freqs[keep]
+    doc_freqs = [p.doc_freq for group in members for p in group]
+    weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
+    matched = np.zeros(index.n, dtype=bool)
+    matched[docs] = True
+    score = np.zeros(index.n, dtype=F32)
+    score[docs] = target.bm25.score(weight, freqs, target.norms[docs])
+    return Scores(matched, score)
+
+
+def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
+    starts = lists[0] - offsets[0]
+    for positions, offset in zip(lists[1:], offsets[1:], strict=True):
+        starts = np.intersect1d(starts, positions - offset, assume_unique=True)
+    return float(starts.size)
+
+
+def _sloppy_freq(lists: list[np.ndarray], offsets: list[int], slop: int) -> np.float32:
+    """Lucene's SloppyPhraseMatcher (terms without repeats): repeatedly take the earliest term, advance it while
+    that shortens the match, and count each match of length <= slop as 1 / (1 + length), summed in float32."""
+    states = [[int(p[0]) - off, off, order, 1, p] for order, (p, off) in enumerate(zip(lists, offsets, strict=True))]
+    end = max(s[0] for s in states)
+    heap = [(s[0], s[1], s[2], s) for s in states]
+    heapq.heapify(heap)
+    freq = F32(0)
+
+    def advance(state: list[Any]) -> bool:
+        nonlocal end
+        if state[3] >= len(state[4]):
+            return False
+        state[0] = int(state[4][state[3]]) - state[1]
+        state[3] += 1
+        end = max(end, state[0])
+        return True
+
+    while True:
+        state = heapq.heappop(heap)[3]
+        length = end - state[0]
+        following = heap[0][0]
+        found = None
+        while advance(state):
+            if state[0] > following:
+                heapq.heappush(heap, (state[0], state[1], state[2], state))
+                if length <= slop:
+                    found = length
+                    break
+                state = heapq.heappop(heap)[3]
+                following = heap[0][0]
+                length = end - state[0]
+            else:
+                length = min(length, end - state[0])
+        if found is not None:
+            freq += F32(1) / (F32(1) + F32(found))
+            continue
+        if length <= slop:
+            freq += F32(1) / (F32(1) + F32(length))
+        return freq
+
+
+@query("match_phrase")
+def match_phrase(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, {"query", "slop", "boost", "analyzer", "zero_terms_query"}, path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the phrase to search for)")
+    slop = number(options, "slop", path, 0)
+    if slop < 0 or slop != int(slop):
+        raise Invalid(f"{path}.slop", f"{options['slop']!r} is not a whole number >= 0")
+    boost = boost_of(options, path, boost)
+    if index.kinds[field] != "text":
+        return match_field(index, field, {"query": options["query"]}, path, boost)
+    return phrase(index, field, str(options["query"]), int(slop), boost, path, options.get("analyzer"))
+
+
+def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> list[str]:
+    """The first `limit` terms starting with `prefix`, in term order (Elasticsearch's getPrefixTerms)."""
+    import bisect
+
+    terms = index.postings_field(field, "").sorted_terms
+    out = []
+    for term in terms[bisect.bisect_left(terms, prefix) :]:
+        if not term.startswith(prefix) or len(out) >= limit:
+            break
+        out.append(term)
+    return out
+
+
+def phrase_prefix(
+    index: EmbeddedIndex,
+    field: str,
+    text: str,
+    slop: int,
+    max_expansions: int,
+    boost: float,
+    path: str,
+    analyzer: str | None = None,
+) -> Scores:
+    """Elasticsearch's MultiPhrasePrefixQuery: a phrase whose last position is any term starting with the last
+    token (the first `max_expansions` in term order)."""
+    terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
+    if not terms:
+        return Scores.none(index.n)
+    expanded = prefix_terms(index, field, terms[-1], max_expansions)
+    if not expanded:
+        return Scores.none(index.n)
+    groups = [[t] for t in terms[:-1]] + [expanded]
+    return phrase_groups(index, field, groups, positions, slop, boost, path)
+
+
+@query("match_phrase_prefix")
+def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, {"query", "slop", "boost", "max_expansions", "zero_terms_query", "analyzer"}, path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    slop = int(number(options, "slop", path, 0))
+    expansions = int(number(options, "max_expansions", path, 50))
+    if index.kinds[field] != "text":
+        raise Unsupported(f"match_phrase_prefix on the {index.kinds[field]} field {field!r}", path)
+    boost = boost_of(options, path, boost)
+    return phrase_prefix(index, field, str(options["query"]), slop, expansions, boost, path, options.get("analyzer"))
+
+
+def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
+    """Elasticsearch's match_bool_prefix: a term clause per token but the last, which is a (constant score) prefix
+    query; operator and minimum_should_match count clauses as match does."""
+    if index.kinds[field] != "text":
+        return match_field(index, field, options, path, boost)
+    terms = index.search_terms(field, str(options["query"]), options.get("analyzer"), path)
+    if not terms:
+        return Scores.none(index.n)
+    fuzzy = options if options.get("fuzziness") is not None else None
+    clauses = len(terms)
+    total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
+    target = index.postings_field(field, path)
+    last = np.zeros(index.n, dtype=bool)
+    for term in prefix_terms(index, field, terms[-1], 2**31):
+        postings = target.postings(term)
+        if postings is not None:
+            last[postings.docs] = True
+    count = count + last
+    operator = str(options.get("operator", "or")).lower()
+    if operator == "and":
+        required = clauses
+    elif options.get("minimum_should_match") is not None:
+        required = max(minimum_should_match(options["minimum_should_match"], clauses, path), 1)
+    else:
+        required = 1
+    matched = count >= required
+    score = np.where(matched, total + np.where(last, float(F32(boost)), 0.0), 0.0)
+    return Scores(matched, score.astype(F32))
+
+
+@query("match_bool_prefix")
+def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "query")
+    allowed(options, {"query", "operator", "minimum_should_match", "boost", "analyzer", *_FUZZY_KEYS}, path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    return bool_prefix(index, field, options, path, boost_of(options, path, boost))
+
+
+def dis_max(parts: list[Scores], tie: float, n: int) -> Scores:
+    """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float."""
+    if not parts:
+        return Scores.none(n)
+    if len(parts) == 1:
+        return parts[0]
+    stacked = np.stack([p.score for p in parts]).astype(np.float64)
+    best = stacked.max(axis=0)
+    others = stacked.sum(axis=0) - best
+    matched = np.logical_or.reduce([p.matched for p in parts])
+    score = (best + others * float(F32(tie))).astype(F32)
+    return Scores(matched, np.where(matched, score, F32(0)))
+
+
+def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str, float]]:
+    """`["title^3", "description"]` -> [(field, boost)]; a `*` pattern expands over the mapped fields."""
+    if isinstance(fields, str):
+        fields = [fields]
+    if not isinstance(fields, list) or not fields:
+        raise Invalid(f"{path}.fields", "needs a list of fields, e.g. ['title^3', 'description']")
+    out = []
+    for entry in fields:
+        name, _, weight = str(entry).partition("^")
+        try:
+            boost = float(weight) if weight else 1.0
+        except ValueError:
+            raise Invalid(f"{path}.fields", f"{entry!r}: the boost after ^ is not a number") from None
+        if "*" in name:
+            import fnmatch
+
+            matches = [f for f in index.kinds if fnmatch.fnmatchcase(f, name) and index.kinds[f] in ("text", "keyword")]
+            out.extend((f, boost) for f in matches)
+            continue
+        index.check_field(name, f"{path}.fields")
+        out.append((name, boost))
+    return out
+
+
+@query("multi_match")
+def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(
+        spec, {"query", "fields", "type", "tie_breaker", "operator", "boost", "minimum_should_match", "slop",
+               "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", "analyzer", "max_expansions",
+               *_FUZZY_KEYS}, path
+    )  # fmt: skip
+    kind = options.get("type", "best_fields")
+    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix"):
+        raise Unsupported(f"multi_match type {kind}", path)
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query' (the text to search for)")
+    boost = boost_of(options, path, boost)
+    tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
+    parts = []
+    for field, weight in field_weights(index, options.get("fields"), path):
+        field_boost = float(F32(weight) * F32(boost))
+        text, slop = str(options["query"]), int(number(options, "slop", path, 0))
+        analyzer = options.get("analyzer")
+        if kind == "phrase" and index.kinds[field] == "text":
+            parts.append(phrase(index, field, text, slop, field_boost, path, analyzer))
+        elif kind == "phrase_prefix" and index.kinds[field] == "text":
+            expansions = int(number(options, "max_expansions", path, 50))
+            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer))
+        elif kind == "bool_prefix":
+            parts.append(bool_prefix(index, field, options, path, field_boost))
+        else:
+            per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
+                                                 "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
+            parts.append(match_field(index, field, per_field, path, field_boost))
+    return dis_max(parts, tie, index.n)

@@ -1,0 +1,122 @@
+"""Term-level queries: exact values, ranges, existence. `term` on a text or keyword field is BM25-scored (a Lucene
+TermQuery); on numbers and dates it is a point query. `terms`, `range`, `exists`, `ids` and `match_all` score the
+constant boost, as Elasticsearch's constant-score queries do."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pytest_relevance.engines.embedded.queries import (
+    Invalid,
+    Scores,
+    Unsupported,
+    allowed,
+    boost_of,
+    field_spec,
+    query,
+)
+from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded import EmbeddedIndex
+
+
+@query("term")
+def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "value")
+    allowed(options, {"value", "boost", "case_insensitive"}, path)
+    if "value" not in options or isinstance(options["value"], dict | list):
+        raise Invalid(path, "needs one 'value'")
+    boost = boost_of(options, path, boost)
+    if index.kinds[field] in ("text", "keyword"):
+        value = _as_term(options["value"])
+        if index.kinds[field] == "keyword":
+            value = index.normalize(field, value)
+        return term_disjunction(index, field, [value], boost, None, path)
+    return index.equal(field, [options["value"]], boost, path)
+
+
+def _as_term(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+@query("terms")
+def terms(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    if not isinstance(spec, dict):
+        raise Invalid(path, "expected {field: [values]}")
+    field, options = field_spec(index, spec, path, "values")
+    values = options.get("values")
+    if not isinstance(values, list):
+        raise Unsupported("terms without a list of values (terms lookup)", path)
+    return index.equal(field, values, boost_of(options, path, boost), path)
+
+
+@query("range")
+def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options = field_spec(index, spec, path, "gte")
+    allowed(options, {"gte", "gt", "lte", "lt", "boost", "format", "relation", "time_zone"}, path)
+    boost = boost_of(options, path, boost)
+    kind = index.kinds[field]
+    if kind == "text":
+        raise Unsupported(f"range on the text field {field!r}", path)
+    bounds = {k: options[k] for k in ("gte", "gt", "lte", "lt") if options.get(k) is not None}
+    if kind == "keyword":
+        keyword = index.keyword[field]
+        vocab = list(keyword.vocab)
+        ok = np.ones(len(vocab), dtype=bool)
+        for key, bound in bounds.items():
+            ok &= np.array([_compare(key, v, str(bound)) for v in vocab], dtype=bool)
+        matched = np.zeros(index.n, dtype=bool)
+        for tid in np.flatnonzero(ok):
+            matched[keyword.doc_of[keyword.offsets[tid] : keyword.offsets[tid + 1]]] = True
+        return Scores.constant(matched, boost)
+    column = index.numeric[field]
+    condition = np.ones(column.values.size, dtype=bool)
+    for key, bound in bounds.items():
+        value = index.convert_query_value(field, bound, f"{path}.{key}")
+        condition &= _compare(key, column.values, value)
+    return Scores.constant(column.any(condition), boost)
+
+
+def _compare(key: str, left: Any, right: Any) -> Any:
+    if key == "gte":
+        return left >= right
+    if key == "gt":
+        return left > right
+    if key == "lte":
+        return left <= right
+    return left < right
+
+
+@query("exists")
+def exists(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"field", "boost"}, path)
+    field = options.get("field")
+    index.check_field(field, path)
+    return Scores.constant(index.has_value(field), boost_of(options, path, boost))
+
+
+@query("ids")
+def ids(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec, {"values", "boost"}, path)
+    values = options.get("values")
+    if not isinstance(values, list):
+        raise Invalid(path, "needs 'values', a list of document ids")
+    matched = np.zeros(index.n, dtype=bool)
+    wanted = [index.ordinal[str(v)] for v in values if str(v) in index.ordinal]
+    matched[wanted] = True
+    return Scores.constant(matched, boost_of(options, path, boost))
+
+
+@query("match_all")
+def match_all(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    options = allowed(spec or {}, {"boost"}, path)
+    return Scores.constant(np.ones(index.n, dtype=bool), boost_of(options, path, boost))
+
+
+@query("match_none")
+def match_none(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    allowed(spec or {}, {"boost"}, path)
+    return Scores.none(index.n)

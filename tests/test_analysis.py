@@ -1,0 +1,417 @@
+# ruff: noqa: RUF001 (the examples are non-ASCII text on purpose: curly apostrophes, Arabic-Indic digits)
+"""Text analysis against real Lucene 9.9.1 (../shared/data/lucene) and Elasticsearch's documented examples."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from pytest_relevance.cli import main
+from pytest_relevance.engines.embedded.analysis import Analysis, Token
+from pytest_relevance.engines.embedded.mapping import IndexMapping
+from pytest_relevance.errors import RelevanceInputError
+
+LUCENE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lucene"
+ANALYZERS = json.loads((LUCENE / "analyzers.json").read_text()) if (LUCENE / "analyzers.json").is_file() else {}
+# Texts where we knowingly differ from Lucene, with why; the test fails if one of them starts to agree.
+KNOWN = {
+    "html_strip_standard": {
+        "std::vector<int>": "Lucene keeps the end offset of a token before a trailing start tag; we stretch it over it",
+    }
+}
+NOT_IMPLEMENTED = {"std_stemmer_light_english": "KStem needs Lucene's dictionary; the engine refuses light_english"}
+
+
+@cache
+def lucene_tokens() -> dict[str, list[tuple[str, list[tuple]]]]:
+    by_analyzer: dict[str, list[tuple[str, list[tuple]]]] = defaultdict(list)
+    with gzip.open(LUCENE / "analysis.jsonl.gz", "rt", encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            by_analyzer[row["analyzer"]].append((row["text"], [tuple(t) for t in row["tokens"]]))
+    return by_analyzer
+
+
+def analysis(settings: dict, source: str = "index.yaml", base_dir: Path | None = None) -> Analysis:
+    return Analysis.from_settings({"analysis": settings}, source, base_dir)
+
+
+def terms(settings: dict, name: str, text: str) -> list[str]:
+    return [t.term for t in analysis(settings).analyzer(name, "test").analyze(text)]
+
+
+def custom(tokenizer: str, *filters: str, char_filter: tuple[str, ...] = (), **defs: dict) -> dict:
+    """settings.analysis with one custom analyzer `x`; `defs` are named components: filter_NAME, tokenizer_NAME..."""
+    out: dict = {"analyzer": {"x": {"tokenizer": tokenizer, "filter": list(filters), "char_filter": list(char_filter)}}}
+    for key, spec in defs.items():
+        kind, _, name = key.partition("__")
+        out.setdefault(kind, {})[name] = spec
+    return out
+
+
+@pytest.mark.skipif(not ANALYZERS, reason=f"Lucene reference data not found at {LUCENE}")
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.skip(reason=NOT_IMPLEMENTED[n])) if n in NOT_IMPLEMENTED else n
+        for n in ANALYZERS or ["none"]
+    ],
+)
+def test_every_token_position_and_offset_equals_lucene(name: str, record_property) -> None:
+    analyzer = analysis(ANALYZERS[name], "analyzers.json", LUCENE / "config").analyzer(name, "test")
+    rows = lucene_tokens()[name]
+    differ = []
+    for text, expected in rows:
+        got = [(t.term, t.position, t.start_offset, t.end_offset, t.position_length) for t in analyzer.analyze(text)]
+        if got != expected:
+            differ.append((text, expected, got))
+    share = 1 - len(differ) / len(rows)
+    record_property("exact_share", share)
+    print(f"{name}: {len(rows) - len(differ)}/{len(rows)} texts exactly equal ({share:.2%})")
+    unexpected = [d for d in differ if d[0] not in KNOWN.get(name, {})]
+    assert not unexpected, f"{name}: {len(differ)} of {len(rows)} texts differ, first: {unexpected[0]}"
+    assert {d[0] for d in differ} == set(KNOWN.get(name, {})), "a known difference is gone: drop it from KNOWN"
+
+
+def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
+    settings = {"filter": {"light": {"type": "stemmer", "language": "light_english"}}}
+    settings["analyzer"] = {"x": {"tokenizer": "standard", "filter": ["light"]}}
+    with pytest.raises(RelevanceInputError) as caught:
+        analysis(settings, "conf/index.yaml").analyzer("x", "mappings.properties.title.analyzer")
+    message = str(caught.value)
+    assert message.startswith("conf/index.yaml: settings.analysis.filter.light.language:")
+    assert "elasticsearch engine supports it" in message
+
+
+@pytest.mark.parametrize(
+    ("settings", "key_path"),
+    [
+        ({"filter": {"f": {"type": "icu_folding"}}}, "settings.analysis.filter.f"),
+        ({"filter": {"f": {"type": "stemmer", "language": "german"}}}, "settings.analysis.filter.f.language"),
+        (
+            {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
+            "settings.analysis.filter.f.synonyms_set",
+        ),
+        ({"filter": {"f": {"type": "stop", "stopwords": "_french_"}}}, "settings.analysis.filter.f.stopwords"),
+        ({"char_filter": {"f": {"type": "icu_normalizer"}}}, "settings.analysis.char_filter.f"),
+    ],
+)
+def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out(settings, key_path) -> None:
+    kind = next(iter(settings))
+    settings["analyzer"] = {"x": {"tokenizer": "standard", kind: ["f"]}}
+    with pytest.raises(RelevanceInputError, match="elasticsearch engine supports it") as caught:
+        analysis(settings, "cfg.yaml").analyzer("x", "test")
+    assert str(caught.value).startswith(f"cfg.yaml: {key_path}")
+
+
+def test_unsupported_tokenizer_and_unknown_analyzer() -> None:
+    with pytest.raises(RelevanceInputError, match=r"cfg.yaml: settings.analysis.tokenizer.t: .*'icu_tokenizer'"):
+        analysis(custom("t", tokenizer__t={"type": "icu_tokenizer"}), "cfg.yaml").analyzer("x", "test")
+    with pytest.raises(RelevanceInputError, match=r"mappings.properties.title.analyzer: unknown analyzer 'nope'"):
+        analysis({}).analyzer("nope", "mappings.properties.title.analyzer")
+
+
+# Elasticsearch's reference documentation examples (GET _analyze requests and the tokens they list).
+
+
+def test_asciifolding_preserve_original() -> None:
+    settings = custom("standard", "f", filter__f={"type": "asciifolding", "preserve_original": True})
+    tokens = analysis(settings).analyzer("x", "t").analyze("açaí à la carte")
+    assert [(t.term, t.position) for t in tokens] == [
+        ("acai", 0), ("açaí", 0), ("a", 1), ("à", 1), ("la", 2), ("carte", 3)
+    ]  # fmt: skip
+
+
+def test_stop_lists_inline_from_a_file_and_ignore_case(tmp_path: Path) -> None:
+    (tmp_path / "stop.txt").write_text("# comment\nthe\nover\n")
+    settings = custom(
+        "whitespace",
+        "s",
+        filter__s={"type": "stop", "stopwords_path": "stop.txt", "ignore_case": True},
+    )
+    tokens = analysis(settings, base_dir=tmp_path).analyzer("x", "t").analyze("The quick fox jumps OVER the dog")
+    assert [(t.term, t.position) for t in tokens] == [("quick", 1), ("fox", 2), ("jumps", 3), ("dog", 6)]
+    assert terms(custom("whitespace", "s", filter__s={"type": "stop", "stopwords": ["a", "is"]}), "x", "a is b") == [
+        "b"
+    ]
+
+
+def test_keyword_marker_and_stemmer_override_protect_from_the_stemmer() -> None:
+    settings = custom(
+        "whitespace", "m", "o", "porter_stem",
+        filter__m={"type": "keyword_marker", "keywords": ["jumping"]},
+        filter__o={"type": "stemmer_override", "rules": ["running, runs => run", "stemmer => stemmer"]},
+    )  # fmt: skip
+    assert terms(settings, "x", "fox running jumping stemmer flies") == ["fox", "run", "jumping", "stemmer", "fli"]
+
+
+def test_english_stem_exclusion_and_keyword_repeat() -> None:
+    settings = {"analyzer": {"x": {"type": "english", "stem_exclusion": ["running"]}}}
+    assert terms(settings, "x", "The running dogs") == ["running", "dog"]
+    repeat = custom("whitespace", "keyword_repeat", "porter_stem", "remove_duplicates")
+    assert [(t.term, t.position) for t in analysis(repeat).analyzer("x", "t").analyze("jumping dog")] == [
+        ("jumping", 0), ("jump", 0), ("dog", 1)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "filter_spec", "text", "expected"),
+    [
+        ("standard", {"type": "elision"}, "j’examine près du wharf", ["examine", "près", "du", "wharf"]),
+        ("standard", {"type": "reverse"}, "quick fox jumps", ["kciuq", "xof", "spmuj"]),
+        (
+            "whitespace",
+            {"type": "truncate"},
+            "the quinquennial extravaganza carried on",
+            ["the", "quinquenni", "extravagan", "carried", "on"],
+        ),
+        ("standard", {"type": "limit", "max_token_count": 2}, "quick fox jumps over lazy dog", ["quick", "fox"]),
+        (
+            "whitespace",
+            {"type": "keep", "keep_words": ["dog", "elephant", "fox"]},
+            "the quick fox jumps over the lazy dog",
+            ["fox", "dog"],
+        ),
+        ("standard", {"type": "cjk_width"}, "ｼｰｻｲﾄﾞﾗｲﾅｰ", ["シーサイドライナー"]),
+        ("whitespace", {"type": "decimal_digit"}, "१-one two-३", ["1-one", "two-3"]),
+        ("standard", {"type": "uppercase"}, "the Quick FoX JUMPs", ["THE", "QUICK", "FOX", "JUMPS"]),
+        (
+            "whitespace",
+            {"type": "length", "min": 0, "max": 4},
+            "the quick brown fox jumps over",
+            ["the", "fox", "over"],
+        ),
+        (
+            "whitespace",
+            {"type": "pattern_replace", "pattern": "(dog)", "replacement": "watch$1"},
+            "foxes jump lazy dogs",
+            ["foxes", "jump", "lazy", "watchdogs"],
+        ),
+        ("whitespace", {"type": "trim"}, "fox", ["fox"]),
+        ("standard", {"type": "unique"}, "the quick fox jumps the lazy fox", ["the", "quick", "fox", "jumps", "lazy"]),
+    ],
+)
+def test_documented_token_filter_examples(tokenizer, filter_spec, text, expected) -> None:
+    assert terms(custom(tokenizer, "f", filter__f=filter_spec), "x", text) == expected
+
+
+def test_shingles_fill_position_gaps_with_the_filler_token() -> None:
+    settings = custom(
+        "whitespace", "s", "sh",
+        filter__s={"type": "stop", "stopwords": ["a"]}, filter__sh={"type": "shingle", "filler_token": "+"},
+    )  # fmt: skip
+    tokens = analysis(settings).analyzer("x", "t").analyze("fox jumps a lazy dog")
+    assert [(t.term, t.position, t.position_length) for t in tokens] == [
+        ("fox", 0, 1), ("fox jumps", 0, 2), ("jumps", 1, 1), ("jumps +", 1, 2), ("+ lazy", 2, 2),
+        ("lazy", 3, 1), ("lazy dog", 3, 2), ("dog", 4, 1),
+    ]  # fmt: skip
+    sizes = custom(
+        "whitespace", "sh",
+        filter__sh={"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 3, "output_unigrams": False},
+    )  # fmt: skip
+    assert terms(sizes, "x", "quick brown fox jumps") == [
+        "quick brown", "quick brown fox", "brown fox", "brown fox jumps", "fox jumps"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "text", "expected"),
+    [
+        (
+            {"type": "ngram"},
+            "Quick Fox",
+            ["Q", "Qu", "u", "ui", "i", "ic", "c", "ck", "k", "k ", " ", " F", "F", "Fo", "o", "ox", "x"],
+        ),
+        (
+            {"type": "edge_ngram", "min_gram": 2, "max_gram": 10, "token_chars": ["letter", "digit"]},
+            "2 Quick Foxes.",
+            ["Qu", "Qui", "Quic", "Quick", "Fo", "Fox", "Foxe", "Foxes"],
+        ),
+        ({"type": "path_hierarchy"}, "/one/two/three", ["/one", "/one/two", "/one/two/three"]),
+        (
+            {"type": "path_hierarchy", "delimiter": "-", "replacement": "/", "skip": 2},
+            "one-two-three-four-five",
+            ["/three", "/three/four", "/three/four/five"],
+        ),
+        (
+            {"type": "char_group", "tokenize_on_chars": ["whitespace", "-", "\n"]},
+            "The QUICK brown-fox",
+            ["The", "QUICK", "brown", "fox"],
+        ),
+        ({"type": "simple_pattern", "pattern": "[0123456789]{3}"}, "fd-786-335-514-x", ["786", "335", "514"]),
+        (
+            {"type": "pattern", "pattern": '"((?:\\\\"|[^"]|\\\\")+)"', "group": 1},
+            'comma,"separated",values',
+            ["separated"],
+        ),
+        (
+            {"type": "classic"},
+            "The 2 QUICK Brown-Foxes jumped over the lazy dog's bone.",
+            ["The", "2", "QUICK", "Brown", "Foxes", "jumped", "over", "the", "lazy", "dog's", "bone"],
+        ),
+    ],
+)
+def test_documented_tokenizer_examples(spec, text, expected) -> None:
+    assert terms(custom("t", tokenizer__t=spec), "x", text) == expected
+
+
+def test_char_filters_map_offsets_back_to_the_original_text() -> None:
+    html = analysis({"analyzer": {"x": {"tokenizer": "keyword", "char_filter": ["html_strip"]}}})
+    assert [t.term for t in html.analyzer("x", "t").analyze("<p>I&apos;m so <b>happy</b>!</p>")] == [
+        "\nI'm so happy!\n"
+    ]
+    digits = custom(
+        "keyword",
+        char_filter=("m",),
+        char_filter__m={"type": "mapping", "mappings": ["٠ => 0", "٢ => 2", "٥ => 5", "١ => 1"]},
+    )
+    assert terms(digits, "x", "My license plate is ٢٥٠١٥") == ["My license plate is 25015"]
+    dashes = custom(
+        "standard",
+        char_filter=("p",),
+        char_filter__p={"type": "pattern_replace", "pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"},
+    )
+    assert terms(dashes, "x", "My credit card is 123-456-789") == ["My", "credit", "card", "is", "123_456_789"]
+    expanding = custom("standard", char_filter=("m",), char_filter__m={"type": "mapping", "mappings": ["& => and"]})
+    tokens = analysis(expanding).analyzer("x", "t").analyze("R & D")
+    assert [(t.term, t.start_offset, t.end_offset) for t in tokens] == [("R", 0, 1), ("and", 2, 3), ("D", 4, 5)]
+
+
+def test_synonyms_from_a_file_beside_the_config_and_their_options(tmp_path: Path) -> None:
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "syn.txt").write_text("# comment\nny, new york\nusa => united states\n")
+    settings = custom(
+        "standard", "lowercase", "syn", filter__syn={"type": "synonym_graph", "synonyms_path": "analysis/syn.txt"}
+    )
+    tokens = analysis(settings, base_dir=tmp_path).analyzer("x", "t").analyze("NY usa")
+    assert [(t.term, t.position, t.position_length) for t in tokens] == [
+        ("new", 0, 1), ("ny", 0, 2), ("york", 1, 1), ("united", 2, 1), ("states", 3, 1)
+    ]  # fmt: skip
+    no_expand = custom(
+        "standard", "syn", filter__syn={"type": "synonym", "synonyms": ["tv, television"], "expand": False}
+    )  # fmt: skip
+    assert terms(no_expand, "x", "television tv") == ["tv", "tv"]
+    strict = custom("standard", "stop", "syn", filter__syn={"type": "synonym_graph", "synonyms": ["the => a", "x, y"]})
+    with pytest.raises(RelevanceInputError, match=r"settings.analysis.filter.syn.synonyms\[0\]: term 'the' was"):
+        analysis(strict).analyzer("x", "t")
+    strict["filter"]["syn"]["lenient"] = True
+    assert terms(strict, "x", "the x") == ["y", "x"]
+    missing = custom("standard", "syn", filter__syn={"type": "synonym", "synonyms_path": "nope.txt"})
+    with pytest.raises(RelevanceInputError, match=r"synonyms_path: cannot read"):
+        analysis(missing, base_dir=tmp_path).analyzer("x", "t")
+
+
+def test_multi_valued_fields_leave_lucenes_position_and_offset_gaps() -> None:
+    analyzer = analysis({}).analyzer("standard", "t")
+    tokens = analyzer.analyze_values(["Hello world", "again"])
+    assert tokens[-1] == Token("again", 1 + 100 + 1, 12, 17)
+    stop = analysis({"analyzer": {"x": {"type": "stop"}}}).analyzer("x", "t")
+    assert stop.analyze_values(["fox the", "dog"])[-1].position == 0 + 1 + 100 + 1  # the trailing stop word counts
+    assert analyzer.terms("Hello World") == ["hello", "world"]
+    assert analysis({}).analyzer("standard", "t").analyze("😀 a")[1] == Token("a", 1, 3, 4)  # UTF-16 offsets
+
+
+def test_normalizers_apply_to_the_whole_value() -> None:
+    settings = {"normalizer": {"n": {"type": "custom", "filter": ["lowercase", "asciifolding"]}}}
+    assert [t.term for t in analysis(settings).normalizer("n", "t").analyze("Crème Brûlée")] == ["creme brulee"]
+    with pytest.raises(RelevanceInputError, match="cannot be used in a normalizer"):
+        analysis({"normalizer": {"n": {"type": "custom", "filter": ["porter_stem"]}}}).normalizer("n", "t")
+
+
+# mapping.py: what each field gets, by Elasticsearch's rules
+
+
+def test_mapping_applies_elasticsearchs_analyzer_defaults(tmp_path: Path) -> None:
+    body = {
+        "settings": {
+            "index": {"similarity": {"short": {"type": "BM25", "k1": 0.9, "b": 0.3}}},
+            "analysis": {
+                "analyzer": {"default": {"type": "english"}, "default_search": {"type": "simple"}},
+                "normalizer": {"lower": {"type": "custom", "filter": ["lowercase"]}},
+            },
+        },
+        "mappings": {
+            "properties": {
+                "title": {
+                    "type": "text",
+                    "copy_to": "all",
+                    "similarity": "short",
+                    "fields": {
+                        "raw": {"type": "keyword", "normalizer": "lower"},
+                        "std": {"type": "text", "analyzer": "standard"},
+                    },
+                },
+                "body": {"type": "text", "analyzer": "whitespace", "search_quote_analyzer": "keyword", "norms": False},
+                "all": {"type": "text", "similarity": "boolean", "index": "false"},
+                "author": {"properties": {"name": {"type": "text", "search_analyzer": "standard"}}},
+                "price": {"type": "scaled_float", "scaling_factor": 100},
+            }
+        },
+    }  # fmt: skip
+    mapping = IndexMapping(body, tmp_path / "index.yaml", tmp_path)
+    title, raw, std = mapping.field("title"), mapping.field("title.raw"), mapping.field("title.std")
+    assert (title.analyzer.name, title.search_analyzer.name, title.search_quote_analyzer.name) == (
+        "default", "default_search", "default_search"
+    )  # fmt: skip
+    assert (std.analyzer.name, std.search_analyzer.name, std.parent) == ("standard", "standard", "title")
+    assert title.multi_fields == ("title.raw", "title.std") and title.copy_to == ("all",)
+    assert (title.similarity.k1, title.similarity.b) == (0.9, 0.3)
+    assert raw.kind == "keyword" and [t.term for t in raw.normalizer.analyze("Big Dog")] == ["big dog"]
+    body_field = mapping.field("body")
+    assert (body_field.search_analyzer.name, body_field.search_quote_analyzer.name, body_field.norms) == (
+        "whitespace", "keyword", False
+    )  # fmt: skip
+    assert mapping.field("all").similarity.kind == "boolean" and not mapping.field("all").index
+    assert mapping.field("author.name").analyzer.name == "default"
+    assert mapping.field("author.name").search_analyzer.name == "standard"
+    assert mapping.field("price").kind == "number"
+
+
+@pytest.mark.parametrize(
+    ("properties", "problem"),
+    [
+        ({"t": {"type": "text", "analyzer": "nope"}}, "mappings.properties.t.analyzer: unknown analyzer 'nope'"),
+        ({"t": {"type": "txt"}}, "mappings.properties.t.type: unknown field type 'txt'"),
+        ({"t": {"type": "text", "copy_to": "x"}}, "t: copy_to 'x' is not a mapped field"),
+        ({"t": {"type": "text", "similarity": "my"}}, "mappings.properties.t.similarity: unknown similarity 'my'"),
+        ({"t": {"type": "keyword", "normalizer": "n"}}, "mappings.properties.t.normalizer: unknown normalizer 'n'"),
+    ],
+)
+def test_mapping_errors_name_the_file_and_key(properties, problem) -> None:
+    with pytest.raises(RelevanceInputError) as caught:
+        IndexMapping({"mappings": {"properties": properties}}, "conf/index.yaml")
+    assert str(caught.value) == f"conf/index.yaml: {problem}" or str(caught.value).startswith(
+        f"conf/index.yaml: {problem}"
+    )
+
+
+def test_cli_analyze_prints_elasticsearch_tokens(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "index.json"
+    config.write_text(
+        json.dumps(
+            {
+                "settings": {
+                    "analysis": {
+                        "filter": {"syn": {"type": "synonym_graph", "synonyms": ["wi fi, wifi"]}},
+                        "analyzer": {"syn": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}},
+                    }
+                },
+                "mappings": {"properties": {"title": {"type": "text", "analyzer": "english"}}},
+            }
+        )
+    )
+    assert main(["analyze", "--index-config", str(config), "--analyzer", "syn", "--format", "json", "Wi-Fi"]) == 0
+    tokens = json.loads(capsys.readouterr().out)["tokens"]
+    assert tokens[0] == {"token": "wifi", "start_offset": 0, "end_offset": 5, "position": 0, "positionLength": 2}
+    assert tokens[1] == {"token": "wi", "start_offset": 0, "end_offset": 2, "position": 0}
+    assert main(["analyze", "--index-config", str(config), "--field", "title", "The Runners'"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["token", "start_offset", "end_offset", "position"]
+    assert lines[1].split() == ["runner", "4", "11", "1"]  # the trailing apostrophe is no part of the word
+    assert main(["analyze", "--index-config", str(config), "--field", "nope", "x"]) == 2
+    assert "--field 'nope' is not a text or keyword field (title)" in capsys.readouterr().err

@@ -1,0 +1,150 @@
+"""Bad templates and corpora for the embedded engine: one message naming the file and the key or line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_relevance.corpus import load_corpus
+from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
+from pytest_relevance.errors import RelevanceInputError
+
+MAPPING = {
+    "mappings": {
+        "properties": {
+            "title": {"type": "text", "analyzer": "english"},
+            "released": {"type": "date"},
+            "popularity": {"type": "integer"},
+            "brand": {"type": "keyword"},
+        }
+    }
+}
+DOCS = [
+    {"id": "a", "title": "red headphones", "released": "2025-01-01", "popularity": 0, "brand": "acme"},
+    {"id": "b", "title": "blue headphones", "released": "2020-01-01", "popularity": 7, "brand": "zeta"},
+]
+
+
+@pytest.fixture(scope="module")
+def index() -> EmbeddedIndex:
+    return EmbeddedEngine().open(DOCS, MAPPING, "id")
+
+
+def error_of(index: EmbeddedIndex, query: dict) -> str:
+    with pytest.raises(RelevanceInputError) as caught:
+        index.search_many({"q1": {"query": query}}, 10, "fixtures/query.yaml")
+    return str(caught.value)
+
+
+def scored(query: dict) -> dict:
+    return {"function_score": {"query": {"match": {"title": "headphones"}}, **query}}
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            {"match": {"title": {"query": "red", "boost": "high"}}},
+            "query 'q1': query.match.boost: 'high' is not a number",
+        ),
+        ({"match": {"title": {"operator": "and"}}}, "query 'q1': query.match: needs 'query' (the text to search for)"),
+        ({"match": {"title": None}}, "query 'q1': query.match: needs 'query' (the text to search for)"),
+        (
+            scored({"gauss": {"released": {"origin": "2026-01-15T12:00:00Z", "scale": "30d", "decay": 1}}}),
+            "query.function_score.gauss.released.decay: 1: the decay must be between 0 and 1 (exclusive)",
+        ),
+        (
+            scored({"exp": {"popularity": {"origin": 10, "scale": 0}}}),
+            "query.function_score.exp.popularity.scale: 0: the scale must be greater than 0",
+        ),
+        (
+            scored({"functions": [{"weight": 2}, {"field_value_factor": {"field": "popularity", "modifier": "log"}}]}),
+            "query.function_score.functions[1].field_value_factor: log(0.0) for document 'a' is not a number",
+        ),
+        (
+            {"function_score": {"field_value_factor": {"field": "popularity", "modifier": "cube"}}},
+            "query.function_score.field_value_factor.modifier: 'cube' is not one of none, log",
+        ),
+        (
+            {"multi_match": {"query": "red", "fields": ["title^x"]}},
+            "query.multi_match.fields: 'title^x': the boost after ^ is not a number",
+        ),
+        ({"match": {"colour": "red"}}, "query.match: field 'colour' is not in the index mappings"),
+        (
+            {"range": {"released": {"gte": "yesterday-ish"}}},
+            "query.range.gte: 'yesterday-ish' does not fit the date field 'released'",
+        ),
+        (
+            {"bool": {"should": [{"match": {"title": "red"}}], "minimum_should_match": "most"}},
+            "query.bool.minimum_should_match: cannot read 'most'",
+        ),
+        ({"bool": {"must": "red"}}, "query.bool.must[0]: a query is a mapping with one query type"),
+    ],
+)
+def test_a_bad_template_value_is_one_message_naming_the_key(index: EmbeddedIndex, query: dict, message: str) -> None:
+    text = error_of(index, query)
+    assert text.startswith("fixtures/query.yaml: query 'q1': ")
+    assert message in text
+    assert "\n" not in text
+
+
+def test_an_unknown_construct_names_itself_and_its_place(index: EmbeddedIndex) -> None:
+    text = error_of(index, {"bool": {"must": [{"match_all": {}}, {"percolate": {"field": "x"}}]}})
+    assert re.search(r"query 'q1': 'percolate' at query\.bool\.must\[1\] is not supported by the embedded engine", text)
+    assert text.endswith("the elasticsearch engine supports it")
+
+
+def test_response_shaping_keys_are_ignored_and_from_skips(index: EmbeddedIndex) -> None:
+    body = {"query": {"match": {"title": "headphones"}}, "highlight": {"fields": {"title": {}}}, "_source": False}
+    body |= {"aggs": {"b": {"terms": {"field": "brand"}}}, "size": 1, "track_total_hits": True, "timeout": "1s"}
+    everything = index.search_many({"q": body}, 10, "t")["q"]
+    assert [d for d, _ in everything] == ["a", "b"]  # the plugin's depth, not the body's size, decides
+    assert index.search_many({"q": {**body, "from": 1}}, 10, "t")["q"] == everything[1:]
+
+
+def corpus_file(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "corpus.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ('{"id": "x", "popularity": "lots"}', "corpus.ndjson:3: document 'x': field 'popularity' is mapped as number"),
+        ('{"id": "x", "released": "soon"}', "corpus.ndjson:3: document 'x': field 'released' is mapped as date"),
+        (
+            '{"id": "x", "title": {"en": "red"}}',
+            "corpus.ndjson:3: document 'x': field 'title' is mapped as text but holds {\"en\": \"red\"} (an object)",
+        ),
+        ('{"id": "x", "brand": {"name": "acme"}}', "corpus.ndjson:3: document 'x': field 'brand' is mapped as keyword"),
+    ],
+)
+def test_a_corpus_value_that_does_not_fit_names_the_corpus_line(tmp_path: Path, document: str, message: str) -> None:
+    path = corpus_file(tmp_path, ['{"id": "a", "title": "red"}', "", document])
+    with pytest.raises(RelevanceInputError) as caught:
+        EmbeddedEngine().open(load_corpus(path), MAPPING, "id", "fixtures/index.yaml")
+    assert str(caught.value).startswith(str(path.parent / message.split(":")[0]) + ":3: ")
+    assert message.split(":", 2)[2] in str(caught.value)
+    assert "index.yaml" not in str(caught.value)
+
+
+def test_a_corpus_that_is_not_utf8_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.ndjson"
+    path.write_bytes(b'{"id": "a", "title": "ok"}\n{"id": "b", "title": "caf\xe9"}\n')
+    with pytest.raises(RelevanceInputError, match=r"corpus\.ndjson:2: not UTF-8 text \(byte 0xe9\); save it as UTF-8"):
+        load_corpus(path)
+
+
+def test_the_bad_template_reaches_the_user_as_one_line(demo: pytest.Pytester) -> None:
+    query = demo.path / "fixtures" / "query.yaml"
+    query.write_text(query.read_text().replace("decay: 0.5", "decay: 1"))
+    result = demo.runpytest_inprocess("-p", "no:cacheprovider", "--relevance-update")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["*fixtures/query.yaml: query 'q001': query.function_score.functions[[]0[]].gauss.released.decay: 1: the decay "
+         "must be between 0 and 1 (exclusive)*"]
+    )  # fmt: skip
+    assert "Traceback" not in result.stdout.str()

@@ -1,0 +1,206 @@
+"""The embedded engine's query DSL against Elasticsearch's documented formulas, computed by hand here."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
+from pytest_relevance.engines.embedded.queries import minimum_should_match
+from pytest_relevance.engines.embedded.queries.multi_term import edits_for
+from pytest_relevance.errors import RelevanceInputError
+
+DOCS = [
+    {"id": "1", "t": "wireless headphones black", "tag": ["audio", "sale"], "n": 4, "d": "2026-01-10"},
+    {"id": "2", "t": "wired headphone", "tag": "audio", "n": 9, "d": "2025-01-10"},
+    {"id": "3", "t": "headset stand", "tag": "home", "n": 1, "d": "2020-01-10"},
+    {"id": "4", "t": "head phones and more head phones", "tag": "audio", "n": [2, 30]},
+    {"id": "5", "t": "", "tag": "home"},
+]
+MAPPING = {
+    "mappings": {
+        "properties": {
+            "t": {"type": "text", "analyzer": "standard"},
+            "tag": {"type": "keyword"},
+            "n": {"type": "integer"},
+            "d": {"type": "date"},
+        }
+    }
+}
+LENGTHS = {"1": 3, "2": 2, "3": 2, "4": 6}  # standard analyzer tokens; document 5 has none
+AVGDL = sum(LENGTHS.values()) / 4  # docCount counts documents with at least one token
+
+
+@pytest.fixture(scope="module")
+def index() -> EmbeddedIndex:
+    return EmbeddedEngine().open(DOCS, MAPPING, "id")
+
+
+def hits(index: EmbeddedIndex, query: dict) -> dict[str, float]:
+    return dict(index.search_many({"q": {"query": query}}, 10, "query.yaml")["q"])
+
+
+def bm25(doc: str, freq: float, doc_freq: int, boost: float = 1.0, doc_count: int = 4, avgdl: float = AVGDL) -> float:
+    """Elasticsearch's documented BM25: boost x (k1 + 1) x idf x tf-norm (lengths this short are stored exactly)."""
+    idf = math.log(1 + (doc_count - doc_freq + 0.5) / (doc_freq + 0.5))
+    return boost * 2.2 * idf * freq / (freq + 1.2 * (1 - 0.75 + 0.75 * LENGTHS.get(doc, 1) / avgdl))
+
+
+def test_fuzzy_expansions_are_boosted_by_similarity_and_blend_the_doc_freq(index: EmbeddedIndex) -> None:
+    # "headphnes" (9 letters, AUTO -> 2 edits): "headphones" 1 edit (boost 1 - 1/9), "headphone" 2 edits
+    # (1 - 2/9); both scored with the larger document frequency of the two (1 each here)
+    got = hits(index, {"fuzzy": {"t": "headphnes"}})
+    assert set(got) == {"1", "2"}
+    assert got["1"] == pytest.approx(bm25("1", 1, 1, 1 - 1 / 9), rel=1e-6)
+    assert got["2"] == pytest.approx(bm25("2", 1, 1, 1 - 2 / 9), rel=1e-6)
+    # "phone" (5 letters, 1 edit): "phones" is within one edit, appears in one document, twice
+    assert hits(index, {"match": {"t": {"query": "phone", "fuzziness": "AUTO"}}}) == pytest.approx(
+        {"4": bm25("4", 2, 1, 1 - 1 / 5)}, rel=1e-6
+    )
+    # prefix_length keeps the first letters exact; transpositions count as one edit unless turned off
+    assert hits(index, {"fuzzy": {"t": {"value": "haedset", "fuzziness": 1}}}) != {}
+    assert hits(index, {"fuzzy": {"t": {"value": "haedset", "fuzziness": 1, "transpositions": False}}}) == {}
+    assert hits(index, {"fuzzy": {"t": {"value": "haedset", "fuzziness": 1, "prefix_length": 2}}}) == {}
+
+
+def test_fuzziness_auto_follows_the_term_length() -> None:
+    assert [edits_for("AUTO", "x" * n, "p") for n in (1, 2, 3, 5, 6, 12)] == [0, 0, 1, 1, 2, 2]
+    assert [edits_for("AUTO:4,7", "x" * n, "p") for n in (3, 4, 6, 7)] == [0, 1, 1, 2]
+    assert edits_for(1, "abcdef", "p") == 1
+
+
+def test_prefix_wildcard_regexp_score_the_constant_boost(index: EmbeddedIndex) -> None:
+    assert hits(index, {"prefix": {"t": {"value": "head", "boost": 2}}}) == {"1": 2.0, "2": 2.0, "3": 2.0, "4": 2.0}
+    assert hits(index, {"wildcard": {"t": "w*d"}}) == {"2": 1.0}
+    assert hits(index, {"wildcard": {"t": {"value": "HEAD?ET", "case_insensitive": True}}}) == {"3": 1.0}
+    assert hits(index, {"regexp": {"t": "head(set|phone)"}}) == {"2": 1.0, "3": 1.0}
+    assert hits(index, {"prefix": {"tag": "sa"}}) == {"1": 1.0}
+
+
+def test_match_phrase_prefix_and_match_bool_prefix(index: EmbeddedIndex) -> None:
+    # a phrase whose last term is any term starting with "hea"; as Lucene's MultiPhraseQuery, its idf sums the idf
+    # of every term, expansions included (wireless, head, headphone, headphones, headset: each in one document)
+    got = hits(index, {"match_phrase_prefix": {"t": "wireless hea"}})
+    assert list(got) == ["1"]
+    idf_sum = 5 * math.log(1 + (4 - 1 + 0.5) / 1.5)
+    assert got["1"] == pytest.approx(2.2 * idf_sum * 1 / (1 + 1.2 * (0.25 + 0.75 * 3 / AVGDL)), rel=1e-6)
+    # alone, the prefix is a disjunction of its expansions
+    assert set(hits(index, {"match_phrase_prefix": {"t": "phon"}})) == {"4"}
+    # bool_prefix: "wired" is a scored term, "hea*" a constant 1.0 clause
+    got = hits(index, {"match_bool_prefix": {"t": {"query": "wired hea", "operator": "and"}}})
+    assert got == pytest.approx({"2": bm25("2", 1, 1) + 1.0}, rel=1e-6)
+
+
+def test_a_term_on_a_keyword_is_bm25_without_norms(index: EmbeddedIndex) -> None:
+    # keyword fields keep no norms (length 1) and no frequencies: sumTotalTermFreq = sumDocFreq = 6 over 5 docs
+    got = hits(index, {"term": {"tag": "audio"}})
+    idf = math.log(1 + (5 - 3 + 0.5) / 3.5)
+    expected = 2.2 * idf / (1 + 1.2 * (0.25 + 0.75 * 1 / (6 / 5)))
+    assert got == pytest.approx(dict.fromkeys(["1", "2", "4"], expected), rel=1e-6)
+    assert hits(index, {"terms": {"tag": ["home", "sale"], "boost": 3}}) == {"1": 3.0, "3": 3.0, "5": 3.0}
+
+
+@pytest.mark.parametrize(
+    ("spec", "clauses", "expected"),
+    [
+        ("2", 4, 2), ("-1", 4, 3), ("75%", 3, 2), ("-25%", 4, 3), ("3<90%", 3, 3), ("3<90%", 4, 3),
+        ("2<-25% 9<-3", 2, 2), ("2<-25% 9<-3", 5, 4), ("2<-25% 9<-3", 10, 7), ("100%", 7, 7), ("5", 3, 5),
+    ],
+)  # fmt: skip
+def test_minimum_should_match_in_every_documented_form(spec: str, clauses: int, expected: int) -> None:
+    assert minimum_should_match(spec, clauses, "p") == expected
+
+
+def test_minimum_should_match_above_the_clause_count_matches_nothing(index: EmbeddedIndex) -> None:
+    query = {"bool": {"should": [{"term": {"tag": "audio"}}], "minimum_should_match": 2}}
+    assert hits(index, query) == {}
+    match = {"match": {"t": {"query": "wireless headphones stand", "minimum_should_match": "67%"}}}
+    assert set(hits(index, match)) == {"1"}  # 3 x 0.67 -> 2 clauses
+
+
+def test_function_score_modes_follow_elasticsearch(index: EmbeddedIndex) -> None:
+    functions = [
+        {"filter": {"term": {"tag": "audio"}}, "weight": 3},
+        {"filter": {"term": {"tag": "sale"}}, "weight": 4},
+    ]
+    base = {"query": {"match_all": {}}, "functions": functions, "boost_mode": "replace"}
+    # avg is weighted by the functions' weights: (3 + 4) / (3 + 4) for document 1, 3 / 3 for 2
+    assert hits(index, {"function_score": {**base, "score_mode": "avg"}}) == {
+        "1": 1.0,
+        "2": 1.0,
+        "4": 1.0,
+        "3": 1.0,
+        "5": 1.0,
+    }
+    assert hits(index, {"function_score": {**base, "score_mode": "sum"}})["1"] == 7.0
+    assert hits(index, {"function_score": {**base, "score_mode": "first"}})["1"] == 3.0
+    assert hits(index, {"function_score": {**base, "score_mode": "max", "max_boost": 3.5}})["1"] == 3.5
+    # a multi-valued field: field_value_factor reads the smallest value, a decay the closest one
+    fvf = {"field_value_factor": {"field": "n", "modifier": "sqrt", "missing": 16}, "boost_mode": "replace"}
+    assert hits(index, {"function_score": fvf}) == pytest.approx(
+        {"5": 4.0, "2": 3.0, "1": 2.0, "4": math.sqrt(2), "3": 1.0}
+    )
+    decay = {"linear": {"n": {"origin": 31, "scale": 10}}, "boost_mode": "replace"}
+    assert hits(index, {"function_score": decay})["4"] == pytest.approx(1 - 1 / 20)  # |30 - 31| on a scale of 20
+
+
+def body_hits(index: EmbeddedIndex, body: dict) -> list[tuple[str, float]]:
+    return index.search_many({"q": body}, 10, "query.yaml")["q"]
+
+
+def test_script_score_runs_the_painless_subset(index: EmbeddedIndex) -> None:
+    script = {
+        "source": "doc['n'].size() == 0 ? params.none : Math.log10(doc['n'].value + 2) * params.w + _score",
+        "params": {"w": 2, "none": 0.5},
+    }
+    got = hits(index, {"script_score": {"query": {"match_all": {"boost": 3}}, "script": script}})
+    assert got == pytest.approx({"2": 2 * math.log10(11) + 3, "1": 2 * math.log10(6) + 3, "4": 2 * math.log10(4) + 3,
+                                 "3": 2 * math.log10(3) + 3, "5": 0.5}, rel=1e-6)  # fmt: skip
+    helpers = "saturation(doc['n'].value, 10) + sigmoid(doc['n'].value, 5, 2)"
+    helpers += " + decayNumericLinear(10, 20, 0, 0.5, doc['n'].value)"
+    got = hits(index, {"script_score": {"query": {"term": {"tag": "audio"}}, "script": helpers}})
+    n = 9  # document 2
+    assert got["2"] == pytest.approx(n / (10 + n) + n**2 / (25 + n**2) + (40 - 1) / 40, rel=1e-6)
+    date = "decayDateGauss('2026-01-10', '10d', '0d', 0.5, doc['d'].value)"
+    got = hits(index, {"script_score": {"query": {"ids": {"values": ["1", "2"]}}, "script": date}})
+    assert got["1"] == 1.0 and got["2"] == pytest.approx(0.5 ** ((365 / 10) ** 2))
+    function = {"function_score": {"query": {"match": {"t": "stand"}}, "script_score": {"script": "_score * 2"},
+                                   "boost_mode": "replace"}}  # fmt: skip
+    assert hits(index, function)["3"] == pytest.approx(2 * hits(index, {"match": {"t": "stand"}})["3"])
+
+
+def test_a_script_reading_a_missing_value_fails_only_where_it_is_read(index: EmbeddedIndex) -> None:
+    guarded = "doc['d'].size() == 0 ? 0 : 1"
+    assert hits(index, {"script_score": {"query": {"match_all": {}}, "script": guarded}})["4"] == 0.0
+    with pytest.raises(RelevanceInputError, match=r"document '4' has no value for a doc\['...'\]\.value"):
+        hits(index, {"script_score": {"query": {"match_all": {}}, "script": "doc['d'].value > 0 ? 1 : 0"}})
+    with pytest.raises(RelevanceInputError, match=r"Math\.foo is not supported \(the embedded engine runs a subset"):
+        hits(index, {"script_score": {"query": {"match_all": {}}, "script": "Math.foo(1)"}})
+
+
+def test_rescore_combines_the_window_as_elasticsearch_does(index: EmbeddedIndex) -> None:
+    query = {"match": {"t": "headphones phones"}}
+    first = dict(body_hits(index, {"query": query}))
+    assert list(first) == ["4", "1"]
+    rescore = {"window_size": 1, "query": {"rescore_query": {"term": {"tag": "sale"}}, "query_weight": 0.5,
+                                           "rescore_query_weight": 2}}  # fmt: skip
+    # document 4 is the window but does not match: 0.5 x score; document 1 is past the window: 0.5 x score
+    got = body_hits(index, {"query": query, "rescore": rescore})
+    assert got == [("4", pytest.approx(first["4"] / 2)), ("1", pytest.approx(first["1"] / 2))]
+    rescore["window_size"] = 2
+    sale = hits(index, {"term": {"tag": "sale"}})["1"]
+    got = body_hits(index, {"query": query, "rescore": rescore})
+    assert got == [("1", pytest.approx(first["1"] / 2 + 2 * sale, rel=1e-6)), ("4", pytest.approx(first["4"] / 2))]
+
+
+def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
+    everything = {"query": {"match_all": {}}}
+    assert [d for d, _ in body_hits(index, {**everything, "collapse": {"field": "tag"}})] == ["1", "3"]
+    by_n = [d for d, _ in body_hits(index, {**everything, "sort": [{"n": {"order": "desc", "missing": "_first"}}]})]
+    assert by_n == ["5", "2", "1", "4", "3"]  # the smallest value of a multi-valued field sorts ascending by default
+    filtered = body_hits(
+        index, {"query": {"match": {"t": "headphones stand"}}, "post_filter": {"term": {"tag": "home"}}}
+    )
+    assert [d for d, _ in filtered] == ["3"]
+    assert body_hits(index, {"query": {"match": {"t": "headphones"}}, "min_score": 100}) == []

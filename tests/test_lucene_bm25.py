@@ -1,0 +1,129 @@
+"""The embedded engine against real Lucene 9.9.1 on Cranfield: every score 2.2 x Lucene's, the same order.
+
+The reference runs (../shared/data/lucene/runs) were made by Lucene's QueryBuilder, the class Elasticsearch's match
+query parser extends, on Cranfield with the english analyzer on title and body. Each shape below is the search body
+a user would write for the same Lucene query. Elasticsearch's scores are exactly 2.2 x Lucene 9's (its similarity
+keeps BM25's (k1 + 1) factor).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+CRANFIELD, LUCENE = SHARED / "cranfield", SHARED / "lucene"
+pytestmark = pytest.mark.skipif(
+    not (CRANFIELD / "cran.all.1400").is_file() or not (LUCENE / "runs").is_dir(),
+    reason="../shared/data/cranfield or ../shared/data/lucene is absent",
+)
+
+MOST = "most_fields"
+SHAPES = {
+    "a_match_or": ("full", lambda t: {"match": {"body": t}}),
+    "b_match_and": ("full", lambda t: {"match": {"body": {"query": t, "operator": "and"}}}),
+    "c_best_fields_tb0": ("full", lambda t: {"multi_match": {"query": t, "fields": ["title^3", "body"]}}),
+    "d_best_fields_tb03": (
+        "full",
+        lambda t: {"multi_match": {"query": t, "fields": ["title^3", "body"], "tie_breaker": 0.3}},
+    ),
+    "e_most_fields": ("full", lambda t: {"multi_match": {"query": t, "fields": ["title^2", "body"], "type": MOST}}),
+    "e_most_fields_bool": (
+        "full",
+        lambda t: {"bool": {"should": [{"match": {"body": t}}, {"match": {"title": {"query": t, "boost": 2}}}]}},
+    ),
+    "f_phrase_slop0": ("full", lambda t: {"match_phrase": {"body": t}}),
+    "f_phrase_slop2": ("full", lambda t: {"match_phrase": {"body": {"query": t, "slop": 2}}}),
+    "g_bool_must_should": (
+        "full",
+        lambda t: {"bool": {"must": {"match": {"body": t}}, "should": {"match": {"title": {"query": t, "boost": 2}}}}},
+    ),
+    "x_match_and_first3": ("x_match_and_first3", lambda t: {"match": {"body": {"query": t, "operator": "and"}}}),
+    "x_phrase_first2_slop0": ("x_phrase_first2_slop0", lambda t: {"match_phrase": {"body": {"query": t}}}),
+    "x_phrase_first2_slop2": ("x_phrase_first2_slop2", lambda t: {"match_phrase": {"body": {"query": t, "slop": 2}}}),
+}
+
+
+def cranfield_docs() -> list[dict[str, str]]:
+    """cran.all.1400 as the oracle read it: a field is the lines after its marker, joined by newlines, stripped."""
+    docs: list[dict[str, str]] = []
+    fields: dict[str, list[str]] = {}
+    current = None
+    for line in (CRANFIELD / "cran.all.1400").read_text(encoding="latin-1").splitlines():
+        if line.startswith(".I "):
+            fields = {}
+            docs.append({"id": line[3:].strip()})
+            current = None
+            docs[-1]["_fields"] = fields  # type: ignore[assignment]
+        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
+            current = line[1]
+            fields[current] = []
+        elif current is not None:
+            fields[current].append(line)
+    for doc in docs:
+        parts = doc.pop("_fields")  # type: ignore[misc]
+        doc["title"] = "\n".join(parts.get("T", [])).strip()
+        doc["body"] = "\n".join(parts.get("W", [])).strip()
+    return docs
+
+
+@pytest.fixture(scope="module")
+def cranfield_index() -> EmbeddedIndex:
+    mapping = {"mappings": {"properties": {"title": {"type": "text", "analyzer": "english"},
+                                           "body": {"type": "text", "analyzer": "english"}}}}  # fmt: skip
+    return EmbeddedEngine().open(cranfield_docs(), mapping, "id")
+
+
+def lucene_run(shape: str) -> dict[str, list[tuple[str, float]]]:
+    run: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for line in (LUCENE / "runs" / f"{shape}.trec").read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run[qid].append((doc, float(score)))
+    return run
+
+
+def query_texts(kind: str) -> dict[str, str]:
+    if kind == "full":
+        lines = (LUCENE / "cranfield_queries.jsonl").read_text().splitlines()
+        return {q["qid"]: q["text"] for q in map(json.loads, lines)}
+    lines = (LUCENE / "derived_queries.jsonl").read_text().splitlines()
+    return {q["qid"]: q[kind] for q in map(json.loads, lines) if kind in q}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
+    kind, build = SHAPES[shape]
+    texts, expected = query_texts(kind), lucene_run(shape)
+    bodies = {qid: {"query": build(text)} for qid, text in texts.items()}
+    ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    compared = 0
+    for qid in texts:
+        reference, hits = expected.get(qid, []), ours[qid]
+        if not reference:
+            assert hits == [], f"query {qid}: Lucene finds nothing"
+            continue
+        score_of = dict(hits)
+        rank_of = {doc: rank for rank, (doc, _) in enumerate(hits)}
+        for doc, lucene in reference:
+            assert doc in score_of, f"query {qid}: document {doc} missing"
+            assert score_of[doc] == pytest.approx(2.2 * lucene, rel=1e-5), f"query {qid}, document {doc}"
+            compared += 1
+        # order: between documents whose Lucene scores differ, ours agree
+        groups: list[list[str]] = []
+        for i, (doc, lucene) in enumerate(reference):
+            if i and lucene == reference[i - 1][1]:
+                groups[-1].append(doc)
+            else:
+                groups.append([doc])
+        for higher, lower in itertools.pairwise(groups):
+            assert max(rank_of[d] for d in higher) < min(rank_of[d] for d in lower), f"query {qid}: order"
+        # nothing Lucene left out ranks above its last document
+        floor = 2.2 * reference[-1][1] * (1 + 1e-5)
+        assert {d for d, s in hits if s > floor} <= {d for d, _ in reference}, f"query {qid}: extra documents"
+    assert compared == sum(len(v) for v in expected.values())
