@@ -85,7 +85,9 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     )
     text = summary.read_text()
     assert text.startswith("earlier step\n")  # appended, not replaced
-    assert text.count("## Relevance") == 2  # the update run and the failing run
+    assert "## 1 relevance test, 0 regressed, 0 need a baseline, 0 could not compare, 1 updated\n" in text
+    assert "## 1 relevance test, 1 regressed, 0 need a baseline, 0 could not compare\n" in text
+    assert markdown.startswith("## 1 relevance test, 1 regressed, 0 need a baseline, 0 could not compare\n")
     data = json.loads((demo.path / "out" / "r.json").read_text())
     (test,) = data["tests"]
     assert test["status"] == "regressed"
@@ -323,3 +325,127 @@ def test_a_first_run_shows_the_scores_then_the_create_hint() -> None:
         "create it with: pytest --relevance-update 't.py::test' --relevance-reason 'first baseline' "
         "(then commit relevance-baseline.json)"
     )
+
+
+# ---------------------------------------------------------------- headline, order, statuses
+
+
+def _statuses() -> list[dict]:
+    """One report per status the plugin produces, passing first, to see the renderers reorder them."""
+    judgments, before = _small()
+    passed, _ = _report(judgments, before, before)
+    regressed, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    regressed["test"] = "t.py::test_regressed"
+    passed["test"] = "t.py::test_passed"
+    from pytest_relevance.baseline import Tolerance, compare
+    from pytest_relevance.reports.data import build
+
+    evaluation = evaluate(before, judgments, parse_metrics("ndcg@10 mrr"))
+    empty = compare({}, evaluation, Tolerance())
+    new = build("t.py::test_new", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    new["status"] = "no baseline"
+    odd = build("t.py::test_odd", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    odd["status"] = "cannot compare"
+    odd["problems"] = ["the judgments changed: baseline version 'v0', now 'v1'"]
+    return [passed, new, odd, regressed]
+
+
+def test_every_report_starts_with_the_counts_and_puts_failing_tests_first() -> None:
+    from pytest_relevance.reports import html, markdown
+
+    reports = _statuses()
+    md = markdown.render(reports)
+    assert md.splitlines()[0] == "## 4 relevance tests, 1 regressed, 1 need a baseline, 1 could not compare"
+    order = [md.index(f"### `t.py::test_{name}`") for name in ("regressed", "odd", "new", "passed")]
+    assert order == sorted(order)
+    assert md.index("<details>") < order[-1]  # the passing test is collapsed, the failing ones are not
+    assert md.index("<details>") > order[-2]
+    assert "### `t.py::test_odd`: cannot compare" in md
+    assert "- the judgments changed: baseline version 'v0', now 'v1'" in md
+    assert "### `t.py::test_new`: no baseline" in md
+    assert "create it with `pytest --relevance-update 't.py::test_new' --relevance-reason 'first baseline'`" in md
+    page = html.render(reports)
+    assert "<h1>4 relevance tests, 1 regressed, 1 need a baseline, 1 could not compare</h1>" in page
+    sections = [page.index(f"<h2>t.py::test_{name} ") for name in ("regressed", "odd", "new", "passed")]
+    assert sections == sorted(sections)
+    assert "<li>the judgments changed: baseline version &#x27;v0&#x27;, now &#x27;v1&#x27;</li>" in page
+    assert page.index("<details") < sections[-1]
+
+
+def test_the_step_summary_keeps_a_green_run_small() -> None:
+    from pytest_relevance.reports import markdown
+
+    passed = _statuses()[0]
+    full = markdown.render([passed])
+    compact = markdown.render([passed], compact=True)
+    assert "| stratum |" in full and "| stratum |" not in compact
+    assert compact == (
+        "## 1 relevance test, 0 regressed, 0 need a baseline, 0 could not compare\n\n<details>\n"
+        "<summary>1 passed test</summary>\n\n- `t.py::test_passed`: passed, ndcg@10 1.0000 (+0.0000)\n\n"
+        "</details>\n\n"
+    )
+    reports = _statuses()
+    compact = markdown.render(reports, compact=True)
+    assert "### `t.py::test_regressed`: regressed" in compact  # failing tests stay in full
+    assert "### `t.py::test_passed`" not in compact
+    assert "- `t.py::test_passed`: passed, ndcg@10 1.0000 (+0.0000)" in compact
+
+
+def test_the_step_summary_is_appended(tmp_path: Path) -> None:
+    from pytest_relevance.reports.data import write_step_summary
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    write_step_summary(str(summary), _statuses()[:1])
+    write_step_summary(str(summary), _statuses()[:1])
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## 1 relevance test,")
+    assert text.count("## 1 relevance test, 0 regressed") == 2
+
+
+def test_html_bars_have_an_axis_value_labels_and_deltas() -> None:
+    import re
+
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    page = html.render([report])
+    chart = page[page.index('<svg class="stratum-chart"') : page.index("</svg>")]
+    assert [t for t in re.findall(r'class="tick"[^>]*>([^<]*)<', chart)] == ["0", "0.25", "0.5", "0.75", "1"]
+    labels = re.findall(r'class="value"[^>]*>([^<]*)<', chart)
+    # all: q1 [b, a, c] has linear-gain NDCG (2 + 3/log2 3) / (3 + 2/log2 3) = 0.9134; q2, q3 stay 1.0
+    assert labels == ["1.0000", "0.9711", "1.0000", "1.0000"]  # ndcg@10 then mrr, baseline then current
+    assert re.findall(r'class="delta"[^>]*>([^<]*)<', chart) == ["-0.0289", "+0.0000"]
+    # a 0.03 drop: the current bar is 0.0289 of the 150 px plot shorter, and the labels say by how much
+    heights = [float(h) for h in re.findall(r'<rect [^>]*height="([0-9.]+)"', chart)]
+    assert heights[:2] == [150.0, pytest.approx(150 * 0.9711, abs=0.1)]
+
+
+def test_html_per_query_chart_names_the_queries_and_lists_them() -> None:
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    page = html.render([report])
+    assert '<svg class="delta-chart"' in page
+    assert "<title>q1 &#x27;alpha&#x27;: 1.0000 -&gt; 0.9134 (-0.0866)</title>" in page
+    assert '<tr class="regression"><td>q1</td><td>1.0000</td><td>0.9134</td><td>-0.0866</td></tr>' in page
+    assert "Per-query change on ndcg@10: 1 of 3 queries" in page
+    ticks = page[page.index('<svg class="delta-chart"') :]
+    assert ">-0.1<" in ticks and ">+0.1<" in ticks  # the axis fits the largest change, not always +-1
+
+
+def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines() -> None:
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, before)
+    page = html.render([report])
+    assert 'class="delta-chart"' not in page and 'class="movers"' not in page
+    # q1's three results are judged, q2's and q3's one of two: (1 + 0.5 + 0.5) / 3
+    assert '<p class="notes">judged@10: all 0.67, head 1.00, tail 0.50</p>' in page
+    improved, _ = _report(judgments, {**before, "q1": ["c", "b", "a"]}, before)
+    page = html.render([improved])
+    assert "stale baseline: improved beyond tolerance (all.ndcg@10 +" in page
+    assert 'class="movers"' in page  # a gain is shown too
