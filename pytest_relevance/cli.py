@@ -42,11 +42,12 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> list[dict]:
-    """Test reports from a JSON report file, or minimal ones (current values only) from a baseline file."""
+    """Test reports from a JSON report file, or minimal ones (the recorded values, as baseline) from a baseline file."""
     import json
     from pathlib import Path
 
     from pytest_relevance.baseline import load_baseline
+    from pytest_relevance.reports.data import from_baseline, from_file
 
     source = Path(path)
     try:
@@ -56,52 +57,13 @@ def _load(path: str) -> list[dict]:
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(source, f"not valid JSON ({exc.msg})", exc.lineno) from None
     if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
-        return data["tests"]
-    reports = []
-    for test, entry in sorted(load_baseline(source).items()):
-        rows = [
-            {
-                "stratum": stratum,
-                "metric": metric,
-                "n": values.get("n", 0),
-                "baseline": None,
-                "current": value,
-                "delta": None,
-                "status": "new",
-                "tolerance": None,
-                "floor": None,
-                "p": None,
-            }
-            for stratum, values in entry["strata"].items()
-            for metric, value in values.items()
-            if metric != "n"
-        ]
-        first = next(iter(entry["metrics"]), "")
-        per_query = {
-            q: {m: {"baseline": None, "current": v} for m, v in vals.items()} for q, vals in entry["queries"].items()
-        }
-        reports.append(
-            {
-                "test": test,
-                "engine": entry["engine"],
-                "judgments": entry["judgments"],
-                "tolerance": entry["tolerance"],
-                "status": "baseline",
-                "rows": rows,
-                "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
-                "coverage": None,
-                "duplicates": {},
-                "hints": [],
-                "warnings": [],
-                "movers": {"metric": first, "lost": [], "gained": []},
-                "per_query": per_query,
-            }
-        )
-    return reports
+        return [from_file(report) for report in data["tests"]]
+    return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
 
 
 def _compare(args: argparse.Namespace) -> int:
     from pytest_relevance.baseline import Row, Tolerance
+    from pytest_relevance.reports.data import value
 
     old = {r["test"]: r for r in _load(args.old)}
     new = {r["test"]: r for r in _load(args.new)}
@@ -112,13 +74,13 @@ def _compare(args: argparse.Namespace) -> int:
             lines.append((test, "", "", "", "", "only in " + ("OLD" if test in old else "NEW")))
             continue
         tolerance = Tolerance.parse(new[test].get("tolerance") or "0.005")
-        before = {(r["stratum"], r["metric"]): r["current"] for r in old[test]["rows"]}
+        before = {(r["stratum"], r["metric"]): value(r) for r in old[test]["rows"]}
         for row in new[test]["rows"]:
             key = (row["stratum"], row["metric"])
             if key not in before:
-                lines.append((test, f"{key[0]}.{key[1]}", "", f"{row['current']:.4f}", "", "new"))
+                lines.append((test, f"{key[0]}.{key[1]}", "", f"{value(row):.4f}", "", "new"))
                 continue
-            change = Row(*key, before[key], row["current"], tolerance.get(*key), row["n"])  # the gate's own rule
+            change = Row(*key, before[key], value(row), tolerance.get(*key), row["n"])  # the gate's own rule
             regressed = regressed or change.status == "regression"
             status = {"regression": "REGRESSION", "improvement": "improved"}.get(change.status, "")
             lines.append(
@@ -126,7 +88,7 @@ def _compare(args: argparse.Namespace) -> int:
                     test,
                     f"{key[0]}.{key[1]}",
                     f"{before[key]:.4f}",
-                    f"{row['current']:.4f}",
+                    f"{value(row):.4f}",
                     f"{change.delta:+.4f}",
                     status,
                 )

@@ -158,3 +158,50 @@ def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[1].split() == ["hit@1", "all", "0.5000"]
+
+
+# ---------------------------------------------------------------- compare and report
+
+
+def _baseline(tmp_path: Path, name: str, run: dict[str, list[str]], tolerance: str = "0.005") -> str:
+    """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
+    from pytest_relevance.baseline import make_entry, write_baseline
+    from pytest_relevance.evaluation import evaluate
+    from pytest_relevance.judgments import Judgments, Query
+    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.settings import Tolerance
+
+    strata = ("head", "torso", "tail", "zeta")
+    queries = tuple(Query(f"q{i}", f"text {i}", strata[i % 4], {}, {"a": 2, "b": 1}) for i in range(8))
+    judgments = Judgments(queries, "v1", "judgments.yaml")
+    evaluation = evaluate(run, judgments, parse_metrics("recall@100 ndcg@10 mrr@10"))
+    entry = make_entry(evaluation, "v1", "custom", Tolerance.parse(tolerance), "why")
+    path = tmp_path / name
+    write_baseline(path, {"t.py::test_a": entry})
+    return str(path)
+
+
+GOOD = {f"q{i}": ["a", "b"] for i in range(8)}
+
+
+def test_report_on_a_baseline_labels_the_values_as_baseline_in_the_reports_order(tmp_path: Path, capsys) -> None:
+    import re
+
+    baseline = _baseline(tmp_path, "b.json", {**GOOD, "q1": ["b", "x", "a"]})
+    assert list(json.loads(Path(baseline).read_text())["entries"]["t.py::test_a"]["strata"]) == [
+        "all",
+        "head",
+        "tail",
+        "torso",
+        "zeta",
+    ]
+    code, out, _ = run_cli(capsys, "report", baseline, "--html", str(tmp_path / "b.html"))
+    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}\n")
+    page = (tmp_path / "b.html").read_text()
+    assert "<h1>1 baseline entry (the values they record)</h1>" in page
+    assert re.findall(r'aria-label="([^"]+)"', page) == ["all", "head", "torso", "tail", "zeta"]
+    rows = re.findall(r'<tr class="recorded"><td>(\w+)</td><td>\d+</td><td>([^<]+)</td><td>([0-9.]+)</td><td>—', page)
+    assert [(s, m) for s, m, _ in rows[:3]] == [("all", "ndcg@10"), ("all", "mrr@10"), ("all", "recall@100")]
+    assert [s for s, _, _ in rows[::3]] == ["all", "head", "torso", "tail", "zeta"]
+    assert "<title>ndcg@10 baseline: " in page and " current: " not in page
+    assert 'class="delta-chart"' not in page  # nothing was measured, nothing changed

@@ -449,3 +449,22 @@ def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines
     page = html.render([improved])
     assert "stale baseline: improved beyond tolerance (all.ndcg@10 +" in page
     assert 'class="movers"' in page  # a gain is shown too
+
+
+def test_a_json_report_read_back_keeps_the_strata_order() -> None:
+    from pytest_relevance.reports.data import from_file, stratum_key, to_json
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, before)
+    report["judged"]["per_stratum"] = {"all": 1.0, "torso": 0.5, "head": 1.0, "tail": 0.5, "beta": 1.0}
+    (back,) = json.loads(to_json([report]))["tests"]
+    assert list(back["judged"]["per_stratum"]) == ["all", "beta", "head", "tail", "torso"]  # sorted on writing
+    assert list(from_file(back)["judged"]["per_stratum"]) == ["all", "head", "torso", "tail", "beta"]
+    assert sorted(["zeta", "tail", "all", "torso", "head", "beta"], key=stratum_key) == [
+        "all",
+        "head",
+        "torso",
+        "tail",
+        "beta",
+        "zeta",
+    ]

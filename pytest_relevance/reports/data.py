@@ -229,6 +229,82 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, DIGITS)
 
 
+# ---------------------------------------------------------------- files written by others
+
+_STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
+_FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
+
+
+def stratum_key(name: str) -> tuple[int, str]:
+    """The pytest reports' order: all, head, torso, tail, then the others by name."""
+    return _STRATA.get(name, len(_STRATA)), name
+
+
+def metric_key(spec: str) -> tuple[int, str, int, str]:
+    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: a baseline
+    file keeps its keys sorted, so the configured order is gone by the time it is read."""
+    name, _, rest = spec.partition("@")
+    cut = rest.split(",", 1)[0]
+    family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
+    return family, name, int(cut) if cut.isdigit() else 0, spec
+
+
+def from_file(report: dict[str, Any]) -> dict[str, Any]:
+    """A report read back from a JSON report file, whose keys were sorted on writing: strata in the reports'
+    order again."""
+    for part in (report.get("judged"), report.get("churn")):
+        if part and isinstance(part.get("per_stratum"), dict):
+            part["per_stratum"] = dict(sorted(part["per_stratum"].items(), key=lambda item: stratum_key(item[0])))
+    return report
+
+
+def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A baseline entry as a report whose values are all baseline values (nothing was measured now)."""
+    strata = sorted(entry["strata"].items(), key=lambda item: stratum_key(item[0]))
+    specs = sorted(entry["metrics"], key=metric_key)
+    rows = [
+        {
+            "stratum": stratum,
+            "metric": spec,
+            "n": values.get("n", 0),
+            "baseline": values[spec],
+            "current": None,
+            "delta": None,
+            "status": "recorded",
+            "tolerance": None,
+            "floor": None,
+            "p": None,
+        }
+        for stratum, values in strata
+        for spec in specs
+        if spec in values
+    ]
+    return {
+        "test": test,
+        "engine": entry["engine"],
+        "judgments": entry["judgments"],
+        "tolerance": entry["tolerance"],
+        "status": "baseline",
+        "rows": rows,
+        "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
+        "coverage": None,
+        "duplicates": {},
+        "hints": [],
+        "warnings": [],
+        "movers": {"metric": specs[0] if specs else "", "lost": [], "gained": []},
+        "churn": None,
+        "per_query": {
+            q: {m: {"baseline": v, "current": None} for m, v in values.items()}
+            for q, values in entry["queries"].items()
+        },
+    }
+
+
+def value(row: Mapping[str, Any]) -> float:
+    """A row's value: the current one, or for a baseline entry the recorded one."""
+    return row["current"] if row["current"] is not None else row["baseline"]
+
+
 # ---------------------------------------------------------------- shared by every rendering
 
 FAILING = ("regressed", "cannot compare", "no baseline")
@@ -279,7 +355,6 @@ def brief(report: Mapping[str, Any]) -> str:
     row = headline_row(report)
     if row is None:
         return status
-    value = row["current"] if row["current"] is not None else row["baseline"]
     if report["status"] == "no baseline":
         note = "no baseline yet"
     elif report["status"] == "cannot compare":
@@ -288,7 +363,7 @@ def brief(report: Mapping[str, Any]) -> str:
         note = "new"
     else:
         note = f"{row['delta']:+.4f}"
-    return f"{status}, {row['metric']} {value:.4f} ({note})"
+    return f"{status}, {row['metric']} {value(row):.4f} ({note})"
 
 
 def stale_line(report: Mapping[str, Any]) -> str | None:

@@ -22,6 +22,7 @@ _MARKS = {
     "new": "new",
     "not significant": "drop, not significant",
     "same": "",
+    "recorded": "",
 }
 
 
