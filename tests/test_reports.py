@@ -468,3 +468,58 @@ def test_a_json_report_read_back_keeps_the_strata_order() -> None:
         "beta",
         "zeta",
     ]
+
+
+# ---------------------------------------------------------------- floors, small strata, p-values
+
+
+def _floor_report(grades: dict[str, int], ranking: list[str], n: int, stratum: str = "head") -> dict:
+    from pytest_relevance.baseline import Tolerance, compare
+    from pytest_relevance.reports.data import build
+
+    judgments = Judgments(tuple(Query(f"q{i}", "t", stratum, {}, dict(grades)) for i in range(n)), "v", "j")
+    evaluation = evaluate({f"q{i}": ranking for i in range(n)}, judgments, parse_metrics("mrr"))
+    comparison = compare({}, evaluation, Tolerance())
+    return build("t", evaluation, judgments, comparison, None, "custom", "0", {}, None)
+
+
+def test_a_value_under_its_floor_is_below_the_floor() -> None:
+    # every query's only relevant document is "common": answering [common] to all scores MRR 1.0; we rank it third
+    report = _floor_report({"common": 1}, ["x", "y", "common"], 10)
+    assert report["rows"][0]["floor"] == 1.0 and report["rows"][0]["current"] == 0.3333
+    assert (
+        "all.mrr 0.3333 is below the constant-answer floor 1.0000: one fixed list for every query scores better"
+        in (report["warnings"])
+    )
+    assert not any("within" in w for w in report["warnings"])
+
+
+def test_a_floor_of_zero_never_warns() -> None:
+    report = _floor_report({"a": 0}, ["a"], 10)  # nothing relevant: value 0, floor 0
+    assert (report["rows"][0]["current"], report["rows"][0]["floor"]) == (0.0, 0.0)
+    assert not any("floor" in w for w in report["warnings"])
+
+
+def test_small_strata_are_flagged_once_instead_of_floor_checked() -> None:
+    report = _floor_report({"common": 1}, ["x", "y", "common"], 9)
+    small = [w for w in report["warnings"] if "has 9 queries" in w]
+    assert small == [
+        "all has 9 queries (under 10): too few for the floor check, and its p-values are coarse; judge more queries",
+        "head has 9 queries (under 10): too few for the floor check, and its p-values are coarse; judge more queries",
+    ]
+    assert not any("constant-answer floor" in w for w in report["warnings"])
+
+
+def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.data import p_text
+    from pytest_relevance.reports.terminal import regression_line
+
+    assert (p_text(0.0), p_text(0.0004), p_text(0.0005), p_text(0.0123)) == ("p<0.001", "p<0.001", "p=0.001", "p=0.012")
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    row = next(r for r in report["rows"] if r["status"] == "regression")
+    row["p"] = 0.0001
+    assert regression_line(row).endswith(", p<0.001)")
+    assert "(p<0.001)" in markdown.render([report])
+    assert "<td>p&lt;0.001</td>" in html.render([report])

@@ -9,7 +9,7 @@ from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
-from pytest_relevance.reports.data import churn_line
+from pytest_relevance.reports.data import churn_line, p_text
 
 
 def _signed(value: float) -> str:
@@ -17,7 +17,7 @@ def _signed(value: float) -> str:
 
 
 def regression_line(row: Mapping[str, Any]) -> str:
-    p = f", p={row['p']:.3f}" if row.get("p") is not None else ""
+    p = f", {p_text(row['p'])}" if row.get("p") is not None else ""
     change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({_signed(row['delta'])}{p})"
     return f"  {row['stratum']}.{row['metric']}: {change}"
 
