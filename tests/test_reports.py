@@ -523,3 +523,35 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     assert regression_line(row).endswith(", p<0.001)")
     assert "(p<0.001)" in markdown.render([report])
     assert "<td>p&lt;0.001</td>" in html.render([report])
+
+
+# ---------------------------------------------------------------- the failure text
+
+
+def test_the_failure_hint_re_baselines_the_failing_test_only() -> None:
+    from pytest_relevance.reports.data import update_command
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    assert text[-1] == (
+        "if the change is intended: pytest --relevance-update 't::test' --relevance-reason '<why>', then commit "
+        "relevance-baseline.json in a commit of its own"
+    )
+    # a parametrized id keeps its brackets and spaces away from the shell, a quote in it stays a quote
+    command = update_command("t.py::test[it's a b]", "why")
+    assert command == "pytest --relevance-update 't.py::test[it'\\''s a b]' --relevance-reason 'why'"
+    import shlex
+
+    assert shlex.split(command)[2] == "t.py::test[it's a b]"
+
+
+def test_long_query_texts_are_cut_to_one_line_in_the_failure_text() -> None:
+    from pytest_relevance.reports.terminal import mover_lines
+
+    mover = {"query": "q1", "text": "a " * 20 + "\n" + "b " * 40, "stratum": None, "baseline": 1.0, "current": 0.5}
+    (head, _) = mover_lines(mover)
+    shown = head.split("'")[1]
+    assert "\n" not in head and len(shown) == 60 and shown.endswith("…")
+    assert shown.startswith("a a a") and "  " not in shown

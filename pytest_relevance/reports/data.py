@@ -332,6 +332,16 @@ def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[st
     return failing, [r for r in reports if r["status"] not in FAILING]
 
 
+def _quoted(text: str) -> str:
+    """A shell word in single quotes: node ids hold `[`, `]` and spaces that a shell would expand or split."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def update_command(nodeid: str, reason: str) -> str:
+    """The command that re-baselines one test, and no other."""
+    return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
+
+
 def p_text(p: float) -> str:
     """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0."""
     return "p<0.001" if p < 0.0005 else f"p={p:.3f}"

@@ -7,7 +7,7 @@ from html import escape
 from typing import Any
 
 from pytest_relevance import rankings
-from pytest_relevance.reports.data import failing_first, headline, judged_line, p_text, stale_line
+from pytest_relevance.reports.data import failing_first, headline, judged_line, p_text, stale_line, update_command
 from pytest_relevance.reports.markdown import _delta, _number
 
 _CSS = """
@@ -174,7 +174,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         body.append('<ul class="problems">' + "".join(f"<li>{escape(p)}</li>" for p in report.get("problems", [])))
         body.append("</ul><p>Measured now:</p>")
     elif report["status"] == "no baseline":
-        command = f"pytest --relevance-update '{report['test']}' --relevance-reason 'first baseline'"
+        command = update_command(report["test"], "first baseline")
         body.append(f"<p>No baseline entry yet; create it with <code>{escape(command)}</code>. Measured now:</p>")
     strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
     body.append('<div class="charts">')

@@ -14,6 +14,7 @@ from pytest_relevance.reports.data import (
     judged_line,
     p_text,
     stale_line,
+    update_command,
 )
 
 _MARKS = {
@@ -73,8 +74,8 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         lines += ["", "Measured now:", ""]
     elif report["status"] == "no baseline":
         lines += [
-            f"No baseline entry yet; create it with `pytest --relevance-update '{report['test']}' "
-            "--relevance-reason 'first baseline'`. Measured now:",
+            f"No baseline entry yet; create it with `{update_command(report['test'], 'first baseline')}`. "
+            "Measured now:",
             "",
         ]
     lines += [

@@ -9,7 +9,7 @@ from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
-from pytest_relevance.reports.data import churn_line, p_text
+from pytest_relevance.reports.data import churn_line, p_text, update_command
 
 
 def _signed(value: float) -> str:
@@ -23,6 +23,8 @@ def regression_line(row: Mapping[str, Any]) -> str:
 
 
 def _cut(text: str, width: int = 60) -> str:
+    """A query text on one line of at most `width` characters."""
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -54,8 +56,8 @@ def failure_text(report: Mapping[str, Any], evaluation: Evaluation, judgments: J
     if churned and churned["exceeded"]:
         lines += failure_lines(churned, baseline)
     lines.append(
-        f"if the change is intended: pytest --relevance-update --relevance-reason '<why>' and commit {baseline} "
-        "in a commit of its own"
+        f"if the change is intended: {update_command(report['test'], '<why>')}, then commit {baseline} in a commit "
+        "of its own"
     )
     return lines
 
@@ -73,10 +75,7 @@ def no_baseline_text(report: Mapping[str, Any], nodeid: str, baseline: str) -> l
         values = "".join(f"{cells[stratum, m]['current']:>12.4f}" for m in metrics)
         lines.append(f"  {stratum:<{width}}{cells[stratum, metrics[0]]['n']:>5}  {values}")
     lines += [f"  warning: {warning}" for warning in report["warnings"]]
-    lines.append(
-        f"create it with: pytest --relevance-update '{nodeid}' --relevance-reason 'first baseline' "
-        f"(then commit {baseline})"
-    )
+    lines.append(f"create it with: {update_command(nodeid, 'first baseline')} (then commit {baseline})")
     return lines
 
 
