@@ -120,19 +120,23 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
     assert run(demo, "--relevance-tolerance", "0", "--relevance-alpha", "0.0001").ret == 0
 
 
-def test_judged_and_floor_warnings_are_shown(demo: pytest.Pytester) -> None:
+def test_judged_and_floor_warnings_are_in_the_report(demo: pytest.Pytester) -> None:
+    def warnings(*args: str) -> list[str]:
+        run(demo, "--relevance-report", "out.json", *args)
+        (test,) = json.loads((demo.path / "out.json").read_text())["tests"]
+        return test["warnings"]
+
     result = run(demo, "--relevance-update")
     # the demo's pooled top 20 is judged: no judged@k warning out of the box
     result.stdout.fnmatch_lines(["*judged@10: all 1.00, head 1.00, torso 1.00, tail 1.00; coverage@10 0.*"])
-    assert "warning:" not in result.stdout.str()
+    assert warnings() == []
     query = demo.path / "fixtures" / "query.yaml"
     query.write_text(query.read_text().replace("title^3", "title"))
-    result = run(demo, "--relevance-min-judged", "0.995")
-    result.stdout.fnmatch_lines(
-        ["*warning: torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;*"]
+    assert any(
+        w.startswith("torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;")
+        for w in warnings("--relevance-min-judged", "0.995")
     )
-    result = run(demo, "--relevance-floor-margin", "0.95")
-    result.stdout.fnmatch_lines(["*is within 0.95 of the constant-answer floor*"])
+    assert any("is within 0.95 of the constant-answer floor" in w for w in warnings("--relevance-floor-margin", "0.95"))
 
 
 def test_compare_exit_codes_and_report_command(demo: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
@@ -555,3 +559,51 @@ def test_long_query_texts_are_cut_to_one_line_in_the_failure_text() -> None:
     shown = head.split("'")[1]
     assert "\n" not in head and len(shown) == 60 and shown.endswith("…")
     assert shown.startswith("a a a") and "  " not in shown
+
+
+# ---------------------------------------------------------------- terminal lines the plugin prints
+
+
+def test_one_line_per_test_and_a_count_line() -> None:
+    from pytest_relevance.reports.terminal import count_line, test_line
+
+    passed, new, odd, regressed = _statuses()
+    result = {"engine": "custom", "judgments": "v1"}
+    lines = [test_line(r["test"], {**result, "report": r}) for r in (passed, new, odd, regressed)]
+    assert lines == [
+        "relevance: t.py::test_passed passed, ndcg@10 1.0000 (+0.0000)",
+        "relevance: t.py::test_new no baseline, ndcg@10 1.0000 (no baseline yet)",
+        "relevance: t.py::test_odd cannot compare, ndcg@10 1.0000 (not compared)",
+        # q1 [c, b, a]: (0 + 2/log2 3 + 3/2) / (3 + 2/log2 3) = 0.6480, all (0.6480 + 1 + 1) / 3; MRR 0.5: ndcg and
+        # mrr regress in all and head
+        "relevance: t.py::test_regressed regressed in 4 values, ndcg@10 0.8827 (-0.1173)",
+    ]
+    updated = {**passed, "status": "updated"}
+    assert test_line("t", {**result, "report": updated}) == "relevance: t updated, ndcg@10 1.0000 (+0.0000)"
+    assert test_line("t", result) == "relevance: t not scored (see its failure)"
+    results = [{**result, "report": r} for r in (passed, passed, new, odd, regressed)] + [result]
+    assert count_line(results) == (
+        "relevance: 6 tests: 2 passed, 1 regressed, 1 no baseline, 1 cannot compare, 1 not scored"
+    )
+    assert count_line([{**result, "report": passed}]) == "relevance: 1 test: 1 passed"
+
+
+def test_the_summary_table_keeps_hints_and_churn_but_not_warnings() -> None:
+    from pytest_relevance.reports.terminal import cannot_compare_text, summary_lines
+
+    passed, _, odd, _ = _statuses()
+    assert passed["warnings"]  # the small strata, at least
+    result = {"engine": "custom", "judgments": "v1"}
+    lines = summary_lines("t", {**result, "report": passed})
+    assert not any("warning" in line for line in lines)
+    assert any(line.startswith("  rankings vs baseline, RBO") for line in lines)
+    assert "  judged@10: all 0.67, head 1.00, tail 0.50" in lines
+    lines = summary_lines("t", {**result, "report": odd})
+    assert lines[1] == "  cannot compare: the judgments changed: baseline version 'v0', now 'v1'"
+    text = cannot_compare_text(odd, "t.py::test_odd", "b.json")
+    assert text[:3] == [
+        "relevance: cannot compare with b.json for t.py::test_odd",
+        "  the judgments changed: baseline version 'v0', now 'v1'",
+        "measured now (judgments v1):",
+    ]
+    assert text[4].split() == ["all", "3", "1.0000", "1.0000"]
