@@ -99,8 +99,8 @@ def build(
                 item["status"] = "not significant"
         if row.n < SMALL:
             warnings.append(
-                f"{row.stratum} has {row.n} queries (under {SMALL}): too few for the floor check, and its p-values "
-                "are coarse; judge more queries"
+                f"{row.stratum} has {row.n} quer{'y' if row.n == 1 else 'ies'} (under {SMALL}): too few for the floor "
+                "check, and its p-values are coarse; judge more queries"
             )
         else:
             warnings += _floor_warning(row.stratum, row.metric, row.after, item["floor"], margin)
@@ -327,9 +327,11 @@ def headline(reports: Sequence[Mapping[str, Any]]) -> str:
 
 
 def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    """(failing, the rest): regressions, then tests that could not compare, then those without a baseline."""
-    failing = sorted((r for r in reports if r["status"] in FAILING), key=lambda r: FAILING.index(r["status"]))
-    return failing, [r for r in reports if r["status"] not in FAILING]
+    """(shown, collapsed): regressions, then tests that could not compare, then those without a baseline, then
+    baseline entries (read from a file: there is nothing else to see); passed and updated tests collapsed."""
+    order = (*FAILING, "baseline")
+    shown = sorted((r for r in reports if r["status"] in order), key=lambda r: order.index(r["status"]))
+    return shown, [r for r in reports if r["status"] not in order]
 
 
 def _quoted(text: str) -> str:

@@ -37,9 +37,9 @@ def _bars(stratum: str, rows: Sequence[Mapping[str, Any]]) -> str:
 
     parts = [
         f'<svg class="stratum-chart" role="img" aria-label="{escape(stratum)}" width="{width}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(stratum)} ({n} queries)</title>',
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(stratum)} ({n} quer{"y" if n == 1 else "ies"})</title>',
         f'<text x="4" y="14" font-size="13" font-weight="600">{escape(stratum)} '
-        f'<tspan font-weight="400" fill="{_AXIS}">({n} queries)</tspan></text>',
+        f'<tspan font-weight="400" fill="{_AXIS}">({n} quer{"y" if n == 1 else "ies"})</tspan></text>',
     ]
     for tick in (0, 0.25, 0.5, 0.75, 1):
         parts.append(
@@ -102,7 +102,7 @@ def _deltas(changed: Sequence[tuple[float, str, float, float]], texts: Mapping[s
     middle = height / 2
     scale = _scale(max(abs(d) for d, *_ in changed))
     half = middle - pad
-    step = (width - left - 4) / len(changed)
+    step = min((width - left - 4) / len(changed), 24.0)  # a few changed queries get bars, not blocks
     parts = [
         f'<svg class="delta-chart" role="img" aria-label="per-query delta" width="{width}" height="{height}" '
         f'xmlns="http://www.w3.org/2000/svg"><title>per-query change, {len(changed)} queries</title>',
@@ -236,14 +236,15 @@ def _section(report: Mapping[str, Any]) -> list[str]:
 
 def render(reports: Sequence[Mapping[str, Any]]) -> str:
     """The headline, failing tests in full, then passing tests collapsed in `<details>`."""
-    failing, rest = failing_first(reports)
-    body = [
-        f"<h1>{escape(headline(reports))}</h1>",
-        f'<p class="legend"><span style="background:{_BASE}"></span>baseline '
-        f'<span style="background:{_NOW}"></span>current '
-        f'<span style="background:{_DOWN}"></span>regression <span style="background:{_UP}"></span>improvement</p>',
-    ]
-    for report in failing:
+    shown, rest = failing_first(reports)
+    legend = f'<span style="background:{_BASE}"></span>baseline'
+    if any(r["status"] != "baseline" for r in reports):
+        legend += (
+            f' <span style="background:{_NOW}"></span>current <span style="background:{_DOWN}"></span>regression '
+            f'<span style="background:{_UP}"></span>improvement'
+        )
+    body = [f"<h1>{escape(headline(reports))}</h1>", f'<p class="legend">{legend}</p>']
+    for report in shown:
         body += _section(report)
     if rest:
         statuses = ", ".join(dict.fromkeys(r["status"] for r in rest))

@@ -43,9 +43,9 @@ def _cell(text: str) -> str:
 def render(reports: Sequence[Mapping[str, Any]], compact: bool = False) -> str:
     """Failing tests in full; passing ones in `<details>`: in full for a report file, one line each when `compact`
     (the GitHub step summary, which a green run should not fill)."""
-    failing, rest = failing_first(reports)
+    shown, rest = failing_first(reports)
     lines = [f"## {headline(reports)}", ""]
-    for report in failing:
+    for report in shown:
         lines += _section(report)
     if rest:
         label = "tests" if len(rest) != 1 else "test"
