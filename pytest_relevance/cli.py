@@ -47,11 +47,12 @@ def _evaluate_files(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> list[dict]:
-    """Test reports from a JSON report file, or minimal ones (current values only) from a baseline file."""
+    """Test reports from a JSON report file, or minimal ones (the recorded values, as baseline) from a baseline file."""
     import json
     from pathlib import Path
 
     from pytest_relevance.baseline import load_baseline
+    from pytest_relevance.reports.data import from_baseline, from_file
 
     source = Path(path)
     try:
@@ -61,81 +62,81 @@ def _load(path: str) -> list[dict]:
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(source, f"not valid JSON ({exc.msg})", exc.lineno) from None
     if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
-        return data["tests"]
-    reports = []
-    for test, entry in sorted(load_baseline(source).items()):
-        rows = [
+        return [from_file(report) for report in data["tests"]]
+    return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
+
+
+def _compared(old: dict, new: dict, changed_only: bool) -> dict:
+    """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
+    from pytest_relevance.baseline import Row, Tolerance
+    from pytest_relevance.reports.data import value
+
+    tolerance = Tolerance.parse(new.get("tolerance") or "0.005")
+    before = {(r["stratum"], r["metric"]): value(r) for r in old["rows"]}
+    rows = []
+    for row in new["rows"]:
+        key = (row["stratum"], row["metric"])
+        change = Row(*key, before.get(key), value(row), tolerance.get(*key), row["n"])
+        rows.append(
             {
-                "stratum": stratum,
-                "metric": metric,
-                "n": values.get("n", 0),
-                "baseline": None,
-                "current": value,
-                "delta": None,
-                "status": "new",
-                "tolerance": None,
-                "floor": None,
-                "p": None,
-            }
-            for stratum, values in entry["strata"].items()
-            for metric, value in values.items()
-            if metric != "n"
-        ]
-        first = next(iter(entry["metrics"]), "")
-        per_query = {
-            q: {m: {"baseline": None, "current": v} for m, v in vals.items()} for q, vals in entry["queries"].items()
-        }
-        reports.append(
-            {
-                "test": test,
-                "engine": entry["engine"],
-                "judgments": entry["judgments"],
-                "tolerance": entry["tolerance"],
-                "status": "baseline",
-                "rows": rows,
-                "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
-                "coverage": None,
-                "duplicates": {},
-                "hints": [],
-                "warnings": [],
-                "movers": {"metric": first, "lost": [], "gained": []},
-                "per_query": per_query,
+                "stratum": key[0],
+                "metric": key[1],
+                "old": change.before,
+                "new": change.after,
+                "delta": change.delta,
+                "status": change.status,
             }
         )
-    return reports
+    queries = []
+    for qid in sorted(set(old["per_query"]) | set(new["per_query"])):
+        olds, news = old["per_query"].get(qid, {}), new["per_query"].get(qid, {})
+        for metric in dict.fromkeys([*news, *olds]):
+            a, b = _query_value(olds.get(metric)), _query_value(news.get(metric))
+            delta = None if a is None or b is None else round(b - a, 4)
+            queries.append({"query": qid, "metric": metric, "old": a, "new": b, "delta": delta})
+    if changed_only:
+        rows = [r for r in rows if r["delta"] != 0]
+        queries = [q for q in queries if q["delta"] != 0]
+    return {"test": new["test"], "only_in": None, "rows": rows, "queries": queries}
+
+
+def _query_value(values: dict | None) -> float | None:
+    if values is None:
+        return None
+    return values["current"] if values.get("current") is not None else values.get("baseline")
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from pytest_relevance.baseline import Row, Tolerance
-
     old = {r["test"]: r for r in _load(args.old)}
     new = {r["test"]: r for r in _load(args.new)}
-    lines, regressed = [], False
-    header = ("test", "stratum.metric", "old", "new", "delta", "")
+    tests = []
     for test in sorted(set(old) | set(new)):
-        if test not in new or test not in old:
-            lines.append((test, "", "", "", "", "only in " + ("OLD" if test in old else "NEW")))
-            continue
-        tolerance = Tolerance.parse(new[test].get("tolerance") or "0.005")
-        before = {(r["stratum"], r["metric"]): r["current"] for r in old[test]["rows"]}
-        for row in new[test]["rows"]:
-            key = (row["stratum"], row["metric"])
-            if key not in before:
-                lines.append((test, f"{key[0]}.{key[1]}", "", f"{row['current']:.4f}", "", "new"))
-                continue
-            change = Row(*key, before[key], row["current"], tolerance.get(*key), row["n"])  # the gate's own rule
-            regressed = regressed or change.status == "regression"
-            status = {"regression": "REGRESSION", "improvement": "improved"}.get(change.status, "")
-            lines.append(
-                (
-                    test,
-                    f"{key[0]}.{key[1]}",
-                    f"{before[key]:.4f}",
-                    f"{row['current']:.4f}",
-                    f"{change.delta:+.4f}",
-                    status,
-                )
-            )
+        if test in old and test in new:
+            tests.append(_compared(old[test], new[test], args.changed_only))
+        else:
+            tests.append({"test": test, "only_in": "old" if test in old else "new", "rows": [], "queries": []})
+    regressed = any(r["status"] == "regression" for t in tests for r in t["rows"])
+    if args.format == "json":
+        print(json.dumps({"regressed": regressed, "tests": tests}, indent=2))
+        return 1 if regressed else 0
+
+    def number(x: float | None, sign: str = "") -> str:
+        return "" if x is None else f"{x:{sign}.4f}"
+
+    header = ("test", "stratum.metric / query", "old", "new", "delta", "")
+    lines = []
+    for t in tests:
+        if t["only_in"]:
+            lines.append((t["test"], "", "", "", "", f"only in {t['only_in'].upper()}"))
+        for r in t["rows"]:
+            status = {"regression": "REGRESSION", "improvement": "improved", "new": "new"}.get(r["status"], "")
+            cells = (number(r["old"]), number(r["new"]), number(r["delta"], "+"), status)
+            lines.append((t["test"], f"{r['stratum']}.{r['metric']}", *cells))
+        if args.changed_only:  # every query of a suite would drown the table: only the changed ones
+            for q in t["queries"]:
+                only = "" if q["delta"] is not None else "only in " + ("OLD" if q["new"] is None else "NEW")
+                cells = (number(q["old"]), number(q["new"]), number(q["delta"], "+"), only)
+                lines.append((t["test"], f"{q['query']} {q['metric']}", *cells))
     if args.format == "md":
         print("| " + " | ".join(header) + " |\n|---|---|---:|---:|---:|---|")
         print("\n".join("| " + " | ".join(line) + " |" for line in lines))
@@ -246,7 +247,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("old")
     compare.add_argument("new")
-    compare.add_argument("--format", choices=("table", "md"), default="table")
+    compare.add_argument(
+        "--format",
+        choices=("table", "md", "json"),
+        default="table",
+        help="json adds every query's old and new value per metric",
+    )
+    compare.add_argument(
+        "--changed-only",
+        action="store_true",
+        help="only the values that changed; the table and md formats then also list the queries that changed",
+    )
     compare.set_defaults(handler=_compare)
     report = commands.add_parser("report", help="render the HTML report from a baseline or JSON report file")
     report.add_argument("source")

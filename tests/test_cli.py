@@ -158,3 +158,111 @@ def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[1].split() == ["hit@1", "all", "0.5000"]
+
+
+# ---------------------------------------------------------------- compare and report
+
+
+def _baseline(tmp_path: Path, name: str, run: dict[str, list[str]], test: str = "t.py::test_a") -> str:
+    """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
+    from pytest_relevance.baseline import make_entry, write_baseline
+    from pytest_relevance.evaluation import evaluate
+    from pytest_relevance.judgments import Judgments, Query
+    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.settings import Tolerance
+
+    strata = ("head", "torso", "tail", "zeta")
+    queries = tuple(Query(f"q{i}", f"text {i}", strata[i % 4], {}, {"a": 2, "b": 1}) for i in range(8))
+    judgments = Judgments(queries, "v1", "judgments.yaml")
+    evaluation = evaluate(run, judgments, parse_metrics("recall@100 ndcg@10 mrr@10"))
+    entry = make_entry(evaluation, "v1", "custom", Tolerance.parse("0.005"), "why")
+    path = tmp_path / name
+    write_baseline(path, {test: entry})
+    return str(path)
+
+
+GOOD = {f"q{i}": ["a", "b"] for i in range(8)}
+
+
+def test_report_on_a_baseline_labels_the_values_as_baseline_in_the_reports_order(tmp_path: Path, capsys) -> None:
+    import re
+
+    baseline = _baseline(tmp_path, "b.json", {**GOOD, "q1": ["b", "x", "a"]})
+    assert list(json.loads(Path(baseline).read_text())["entries"]["t.py::test_a"]["strata"]) == [
+        "all",
+        "head",
+        "tail",
+        "torso",
+        "zeta",
+    ]
+    code, out, _ = run_cli(capsys, "report", baseline, "--html", str(tmp_path / "b.html"))
+    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}\n")
+    page = (tmp_path / "b.html").read_text()
+    assert "<h1>1 baseline entry (the values they record)</h1>" in page
+    assert "<details" not in page  # nothing passed or failed: the entries are what there is to see
+    assert re.findall(r'aria-label="([^"]+)"', page) == ["all", "head", "torso", "tail", "zeta"]
+    rows = re.findall(r'<tr class="recorded"><td>(\w+)</td><td>\d+</td><td>([^<]+)</td><td>([0-9.]+)</td><td>—', page)
+    assert [(s, m) for s, m, _ in rows[:3]] == [("all", "ndcg@10"), ("all", "mrr@10"), ("all", "recall@100")]
+    assert [s for s, _, _ in rows[::3]] == ["all", "head", "torso", "tail", "zeta"]
+    assert "<title>ndcg@10 baseline: " in page and " current: " not in page
+    assert 'class="delta-chart"' not in page  # nothing was measured, nothing changed
+
+
+def test_compare_as_json_with_every_row_and_query(tmp_path: Path, capsys) -> None:
+    old = _baseline(tmp_path, "old.json", GOOD)
+    new = _baseline(tmp_path, "new.json", {**GOOD, "q1": ["b", "x", "a"]})  # q1 (torso): a (2) drops to 3rd
+    code, out, _ = run_cli(capsys, "compare", old, new, "--format", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["regressed"] is True
+    (test,) = data["tests"]
+    assert test["test"] == "t.py::test_a" and test["only_in"] is None
+    assert len(test["rows"]) == 5 * 3 and len(test["queries"]) == 8 * 3
+    q1 = pytrec_eval.RelevanceEvaluator({"q1": {"a": 2, "b": 1}}, {"ndcg_cut.10"}).evaluate(
+        {"q1": {"b": 3.0, "x": 2.0, "a": 1.0}}
+    )["q1"]["ndcg_cut_10"]
+    assert round(q1, 4) == 0.7602  # (1 + 2/log2 4) / (2 + 1/log2 3); MRR stays 1 (b is relevant)
+    assert {"query": "q1", "metric": "ndcg@10", "old": 1.0, "new": 0.7602, "delta": -0.2398} in test["queries"]
+    torso = next(r for r in test["rows"] if (r["stratum"], r["metric"]) == ("torso", "ndcg@10"))
+    assert torso == {
+        "stratum": "torso",
+        "metric": "ndcg@10",
+        "old": 1.0,
+        "new": round((1 + q1) / 2, 4),
+        "delta": round((1 + q1) / 2 - 1, 4),
+        "status": "regression",
+    }
+
+
+def test_compare_changed_only_lists_the_changed_rows_and_queries(tmp_path: Path, capsys) -> None:
+    old = _baseline(tmp_path, "old.json", GOOD)
+    new = _baseline(tmp_path, "new.json", {**GOOD, "q1": ["b", "x", "a"]})
+    code, out, _ = run_cli(capsys, "compare", old, new, "--format", "json", "--changed-only")
+    assert code == 1
+    (test,) = json.loads(out)["tests"]
+    assert [(r["stratum"], r["metric"]) for r in test["rows"]] == [("all", "ndcg@10"), ("torso", "ndcg@10")]
+    assert [(q["query"], q["metric"]) for q in test["queries"]] == [("q1", "ndcg@10")]
+    code, out, _ = run_cli(capsys, "compare", old, new, "--changed-only")
+    rows = [line.split() for line in out.splitlines()]
+    assert rows[1:] == [
+        ["t.py::test_a", "all.ndcg@10", "1.0000", "0.9700", "-0.0300", "REGRESSION"],  # (7 + 0.7602) / 8
+        ["t.py::test_a", "torso.ndcg@10", "1.0000", "0.8801", "-0.1199", "REGRESSION"],
+        ["t.py::test_a", "q1", "ndcg@10", "1.0000", "0.7602", "-0.2398"],
+    ]
+    code, out, _ = run_cli(capsys, "compare", old, old, "--changed-only", "--format", "json")
+    assert code == 0 and json.loads(out)["tests"][0]["rows"] == []
+    code, out, _ = run_cli(capsys, "compare", old, new)
+    assert len(out.splitlines()) == 1 + 15  # without --changed-only: every row, no queries
+
+
+def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> None:
+    old = _baseline(tmp_path, "old.json", GOOD)
+    new = _baseline(tmp_path, "new.json", GOOD, test="t.py::test_b")
+    code, out, _ = run_cli(capsys, "compare", old, new, "--format", "json")
+    assert code == 0
+    assert [(t["test"], t["only_in"]) for t in json.loads(out)["tests"]] == [
+        ("t.py::test_a", "old"),
+        ("t.py::test_b", "new"),
+    ]
+    code, out, _ = run_cli(capsys, "compare", old, new, "--format", "md")
+    assert "| t.py::test_a |  |  |  |  | only in OLD |" in out

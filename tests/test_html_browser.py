@@ -85,3 +85,6 @@ def test_chromium_renders_the_report(tmp_path: Path) -> None:
     assert '<table class="movers">' in dom
     assert "usb &lt;cable&gt;" in dom  # query text is escaped
     assert 'class="regression"' in dom
+    assert "<h1>1 relevance test, 1 regressed, 0 need a baseline, 0 could not compare</h1>" in dom
+    assert dom.count('class="tick"') == 2 * 5 + 5  # two stratum charts and the per-query chart, 5 ticks each
+    assert ">0.7400</text>" in dom and ">-0.1300</text>" in dom  # value and delta labels

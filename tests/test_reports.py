@@ -85,7 +85,9 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     )
     text = summary.read_text()
     assert text.startswith("earlier step\n")  # appended, not replaced
-    assert text.count("## Relevance") == 2  # the update run and the failing run
+    assert "## 1 relevance test, 0 regressed, 0 need a baseline, 0 could not compare, 1 updated\n" in text
+    assert "## 1 relevance test, 1 regressed, 0 need a baseline, 0 could not compare\n" in text
+    assert markdown.startswith("## 1 relevance test, 1 regressed, 0 need a baseline, 0 could not compare\n")
     data = json.loads((demo.path / "out" / "r.json").read_text())
     (test,) = data["tests"]
     assert test["status"] == "regressed"
@@ -118,19 +120,23 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
     assert run(demo, "--relevance-tolerance", "0", "--relevance-alpha", "0.0001").ret == 0
 
 
-def test_judged_and_floor_warnings_are_shown(demo: pytest.Pytester) -> None:
+def test_judged_and_floor_warnings_are_in_the_report(demo: pytest.Pytester) -> None:
+    def warnings(*args: str) -> list[str]:
+        run(demo, "--relevance-report", "out.json", *args)
+        (test,) = json.loads((demo.path / "out.json").read_text())["tests"]
+        return test["warnings"]
+
     result = run(demo, "--relevance-update")
     # the demo's pooled top 20 is judged: no judged@k warning out of the box
     result.stdout.fnmatch_lines(["*judged@10: all 1.00, head 1.00, torso 1.00, tail 1.00; coverage@10 0.*"])
-    assert "warning:" not in result.stdout.str()
+    assert warnings() == []
     query = demo.path / "fixtures" / "query.yaml"
     query.write_text(query.read_text().replace("title^3", "title"))
-    result = run(demo, "--relevance-min-judged", "0.995")
-    result.stdout.fnmatch_lines(
-        ["*warning: torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;*"]
+    assert any(
+        w.startswith("torso: judged@10 0.99 < 0.995: unjudged results score 0, so a better ranker can look worse;")
+        for w in warnings("--relevance-min-judged", "0.995")
     )
-    result = run(demo, "--relevance-floor-margin", "0.95")
-    result.stdout.fnmatch_lines(["*is within 0.95 of the constant-answer floor*"])
+    assert any("is within 0.95 of the constant-answer floor" in w for w in warnings("--relevance-floor-margin", "0.95"))
 
 
 def test_compare_exit_codes_and_report_command(demo: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
@@ -323,3 +329,281 @@ def test_a_first_run_shows_the_scores_then_the_create_hint() -> None:
         "create it with: pytest --relevance-update 't.py::test' --relevance-reason 'first baseline' "
         "(then commit relevance-baseline.json)"
     )
+
+
+# ---------------------------------------------------------------- headline, order, statuses
+
+
+def _statuses() -> list[dict]:
+    """One report per status the plugin produces, passing first, to see the renderers reorder them."""
+    judgments, before = _small()
+    passed, _ = _report(judgments, before, before)
+    regressed, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    regressed["test"] = "t.py::test_regressed"
+    passed["test"] = "t.py::test_passed"
+    from pytest_relevance.baseline import Tolerance, compare
+    from pytest_relevance.reports.data import build
+
+    evaluation = evaluate(before, judgments, parse_metrics("ndcg@10 mrr"))
+    empty = compare({}, evaluation, Tolerance())
+    new = build("t.py::test_new", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    new["status"] = "no baseline"
+    odd = build("t.py::test_odd", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    odd["status"] = "cannot compare"
+    odd["problems"] = ["the judgments changed: baseline version 'v0', now 'v1'"]
+    return [passed, new, odd, regressed]
+
+
+def test_every_report_starts_with_the_counts_and_puts_failing_tests_first() -> None:
+    from pytest_relevance.reports import html, markdown
+
+    reports = _statuses()
+    md = markdown.render(reports)
+    assert md.splitlines()[0] == "## 4 relevance tests, 1 regressed, 1 need a baseline, 1 could not compare"
+    order = [md.index(f"### `t.py::test_{name}`") for name in ("regressed", "odd", "new", "passed")]
+    assert order == sorted(order)
+    assert md.index("<details>") < order[-1]  # the passing test is collapsed, the failing ones are not
+    assert md.index("<details>") > order[-2]
+    assert "### `t.py::test_odd`: cannot compare" in md
+    assert "- the judgments changed: baseline version 'v0', now 'v1'" in md
+    assert "### `t.py::test_new`: no baseline" in md
+    assert "create it with `pytest --relevance-update 't.py::test_new' --relevance-reason 'first baseline'`" in md
+    page = html.render(reports)
+    assert "<h1>4 relevance tests, 1 regressed, 1 need a baseline, 1 could not compare</h1>" in page
+    sections = [page.index(f"<h2>t.py::test_{name} ") for name in ("regressed", "odd", "new", "passed")]
+    assert sections == sorted(sections)
+    assert "<li>the judgments changed: baseline version &#x27;v0&#x27;, now &#x27;v1&#x27;</li>" in page
+    assert page.index("<details") < sections[-1]
+
+
+def test_the_step_summary_keeps_a_green_run_small() -> None:
+    from pytest_relevance.reports import markdown
+
+    passed = _statuses()[0]
+    full = markdown.render([passed])
+    compact = markdown.render([passed], compact=True)
+    assert "| stratum |" in full and "| stratum |" not in compact
+    assert compact == (
+        "## 1 relevance test, 0 regressed, 0 need a baseline, 0 could not compare\n\n<details>\n"
+        "<summary>1 passed test</summary>\n\n- `t.py::test_passed`: passed, ndcg@10 1.0000 (+0.0000)\n\n"
+        "</details>\n\n"
+    )
+    reports = _statuses()
+    compact = markdown.render(reports, compact=True)
+    assert "### `t.py::test_regressed`: regressed" in compact  # failing tests stay in full
+    assert "### `t.py::test_passed`" not in compact
+    assert "- `t.py::test_passed`: passed, ndcg@10 1.0000 (+0.0000)" in compact
+
+
+def test_the_step_summary_is_appended(tmp_path: Path) -> None:
+    from pytest_relevance.reports.data import write_step_summary
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    write_step_summary(str(summary), _statuses()[:1])
+    write_step_summary(str(summary), _statuses()[:1])
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## 1 relevance test,")
+    assert text.count("## 1 relevance test, 0 regressed") == 2
+
+
+def test_html_bars_have_an_axis_value_labels_and_deltas() -> None:
+    import re
+
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    page = html.render([report])
+    chart = page[page.index('<svg class="stratum-chart"') : page.index("</svg>")]
+    assert [t for t in re.findall(r'class="tick"[^>]*>([^<]*)<', chart)] == ["0", "0.25", "0.5", "0.75", "1"]
+    labels = re.findall(r'class="value"[^>]*>([^<]*)<', chart)
+    # all: q1 [b, a, c] has linear-gain NDCG (2 + 3/log2 3) / (3 + 2/log2 3) = 0.9134; q2, q3 stay 1.0
+    assert labels == ["1.0000", "0.9711", "1.0000", "1.0000"]  # ndcg@10 then mrr, baseline then current
+    assert re.findall(r'class="delta"[^>]*>([^<]*)<', chart) == ["-0.0289", "+0.0000"]
+    # a 0.03 drop: the current bar is 0.0289 of the 150 px plot shorter, and the labels say by how much
+    heights = [float(h) for h in re.findall(r'<rect [^>]*height="([0-9.]+)"', chart)]
+    assert heights[:2] == [150.0, pytest.approx(150 * 0.9711, abs=0.1)]
+
+
+def test_html_per_query_chart_names_the_queries_and_lists_them() -> None:
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    page = html.render([report])
+    assert '<svg class="delta-chart"' in page
+    assert "<title>q1 &#x27;alpha&#x27;: 1.0000 -&gt; 0.9134 (-0.0866)</title>" in page
+    assert '<tr class="regression"><td>q1</td><td>1.0000</td><td>0.9134</td><td>-0.0866</td></tr>' in page
+    assert "Per-query change on ndcg@10: 1 of 3 queries" in page
+    ticks = page[page.index('<svg class="delta-chart"') :]
+    assert ">-0.1<" in ticks and ">+0.1<" in ticks  # the axis fits the largest change, not always +-1
+
+
+def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines() -> None:
+    from pytest_relevance.reports import html
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, before)
+    page = html.render([report])
+    assert 'class="delta-chart"' not in page and 'class="movers"' not in page
+    # q1's three results are judged, q2's and q3's one of two: (1 + 0.5 + 0.5) / 3
+    assert '<p class="notes">judged@10: all 0.67, head 1.00, tail 0.50</p>' in page
+    improved, _ = _report(judgments, {**before, "q1": ["c", "b", "a"]}, before)
+    page = html.render([improved])
+    assert "stale baseline: improved beyond tolerance (all.ndcg@10 +" in page
+    assert 'class="movers"' in page  # a gain is shown too
+
+
+def test_a_json_report_read_back_keeps_the_strata_order() -> None:
+    from pytest_relevance.reports.data import from_file, stratum_key, to_json
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, before)
+    report["judged"]["per_stratum"] = {"all": 1.0, "torso": 0.5, "head": 1.0, "tail": 0.5, "beta": 1.0}
+    (back,) = json.loads(to_json([report]))["tests"]
+    assert list(back["judged"]["per_stratum"]) == ["all", "beta", "head", "tail", "torso"]  # sorted on writing
+    assert list(from_file(back)["judged"]["per_stratum"]) == ["all", "head", "torso", "tail", "beta"]
+    assert sorted(["zeta", "tail", "all", "torso", "head", "beta"], key=stratum_key) == [
+        "all",
+        "head",
+        "torso",
+        "tail",
+        "beta",
+        "zeta",
+    ]
+
+
+# ---------------------------------------------------------------- floors, small strata, p-values
+
+
+def _floor_report(grades: dict[str, int], ranking: list[str], n: int, stratum: str = "head") -> dict:
+    from pytest_relevance.baseline import Tolerance, compare
+    from pytest_relevance.reports.data import build
+
+    judgments = Judgments(tuple(Query(f"q{i}", "t", stratum, {}, dict(grades)) for i in range(n)), "v", "j")
+    evaluation = evaluate({f"q{i}": ranking for i in range(n)}, judgments, parse_metrics("mrr"))
+    comparison = compare({}, evaluation, Tolerance())
+    return build("t", evaluation, judgments, comparison, None, "custom", "0", {}, None)
+
+
+def test_a_value_under_its_floor_is_below_the_floor() -> None:
+    # every query's only relevant document is "common": answering [common] to all scores MRR 1.0; we rank it third
+    report = _floor_report({"common": 1}, ["x", "y", "common"], 10)
+    assert report["rows"][0]["floor"] == 1.0 and report["rows"][0]["current"] == 0.3333
+    assert (
+        "all.mrr 0.3333 is below the constant-answer floor 1.0000: one fixed list for every query scores better"
+        in (report["warnings"])
+    )
+    assert not any("within" in w for w in report["warnings"])
+
+
+def test_a_floor_of_zero_never_warns() -> None:
+    report = _floor_report({"a": 0}, ["a"], 10)  # nothing relevant: value 0, floor 0
+    assert (report["rows"][0]["current"], report["rows"][0]["floor"]) == (0.0, 0.0)
+    assert not any("floor" in w for w in report["warnings"])
+
+
+def test_small_strata_are_flagged_once_instead_of_floor_checked() -> None:
+    report = _floor_report({"common": 1}, ["x", "y", "common"], 9)
+    small = [w for w in report["warnings"] if "has 9 queries" in w]
+    assert small == [
+        "all has 9 queries (under 10): too few for the floor check, and its p-values are coarse; judge more queries",
+        "head has 9 queries (under 10): too few for the floor check, and its p-values are coarse; judge more queries",
+    ]
+    assert not any("constant-answer floor" in w for w in report["warnings"])
+
+
+def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.data import p_text
+    from pytest_relevance.reports.terminal import regression_line
+
+    assert (p_text(0.0), p_text(0.0004), p_text(0.0005), p_text(0.0123)) == ("p<0.001", "p<0.001", "p=0.001", "p=0.012")
+    judgments, before = _small()
+    report, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    row = next(r for r in report["rows"] if r["status"] == "regression")
+    row["p"] = 0.0001
+    assert regression_line(row).endswith(", p<0.001)")
+    assert "(p<0.001)" in markdown.render([report])
+    assert "<td>p&lt;0.001</td>" in html.render([report])
+
+
+# ---------------------------------------------------------------- the failure text
+
+
+def test_the_failure_hint_re_baselines_the_failing_test_only() -> None:
+    from pytest_relevance.reports.data import update_command
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    assert text[-1] == (
+        "if the change is intended: pytest --relevance-update 't::test' --relevance-reason '<why>', then commit "
+        "relevance-baseline.json in a commit of its own"
+    )
+    # a parametrized id keeps its brackets and spaces away from the shell, a quote in it stays a quote
+    command = update_command("t.py::test[it's a b]", "why")
+    assert command == "pytest --relevance-update 't.py::test[it'\\''s a b]' --relevance-reason 'why'"
+    import shlex
+
+    assert shlex.split(command)[2] == "t.py::test[it's a b]"
+
+
+def test_long_query_texts_are_cut_to_one_line_in_the_failure_text() -> None:
+    from pytest_relevance.reports.terminal import mover_lines
+
+    mover = {"query": "q1", "text": "a " * 20 + "\n" + "b " * 40, "stratum": None, "baseline": 1.0, "current": 0.5}
+    (head, _) = mover_lines(mover)
+    shown = head.split("'")[1]
+    assert "\n" not in head and len(shown) == 60 and shown.endswith("…")
+    assert shown.startswith("a a a") and "  " not in shown
+
+
+# ---------------------------------------------------------------- terminal lines the plugin prints
+
+
+def test_one_line_per_test_and_a_count_line() -> None:
+    from pytest_relevance.reports.terminal import count_line, test_line
+
+    passed, new, odd, regressed = _statuses()
+    result = {"engine": "custom", "judgments": "v1"}
+    lines = [test_line(r["test"], {**result, "report": r}) for r in (passed, new, odd, regressed)]
+    assert lines == [
+        "relevance: t.py::test_passed passed, ndcg@10 1.0000 (+0.0000)",
+        "relevance: t.py::test_new no baseline, ndcg@10 1.0000 (no baseline yet)",
+        "relevance: t.py::test_odd cannot compare, ndcg@10 1.0000 (not compared)",
+        # q1 [c, b, a]: (0 + 2/log2 3 + 3/2) / (3 + 2/log2 3) = 0.6480, all (0.6480 + 1 + 1) / 3; MRR 0.5: ndcg and
+        # mrr regress in all and head
+        "relevance: t.py::test_regressed regressed in 4 values, ndcg@10 0.8827 (-0.1173)",
+    ]
+    updated = {**passed, "status": "updated"}
+    assert test_line("t", {**result, "report": updated}) == "relevance: t updated, ndcg@10 1.0000 (+0.0000)"
+    assert test_line("t", result) == "relevance: t not scored (see its failure)"
+    results = [{**result, "report": r} for r in (passed, passed, new, odd, regressed)] + [result]
+    assert count_line(results) == (
+        "relevance: 6 tests: 2 passed, 1 regressed, 1 no baseline, 1 cannot compare, 1 not scored"
+    )
+    assert count_line([{**result, "report": passed}]) == "relevance: 1 test: 1 passed"
+
+
+def test_the_summary_table_keeps_hints_and_churn_but_not_warnings() -> None:
+    from pytest_relevance.reports.terminal import cannot_compare_text, summary_lines
+
+    passed, _, odd, _ = _statuses()
+    assert passed["warnings"]  # the small strata, at least
+    result = {"engine": "custom", "judgments": "v1"}
+    lines = summary_lines("t", {**result, "report": passed})
+    assert not any("warning" in line for line in lines)
+    assert any(line.startswith("  rankings vs baseline, RBO") for line in lines)
+    assert "  judged@10: all 0.67, head 1.00, tail 0.50" in lines
+    lines = summary_lines("t", {**result, "report": odd})
+    assert lines[1] == "  cannot compare: the judgments changed: baseline version 'v0', now 'v1'"
+    text = cannot_compare_text(odd, "t.py::test_odd", "b.json")
+    assert text[:3] == [
+        "relevance: cannot compare with b.json for t.py::test_odd",
+        "  the judgments changed: baseline version 'v0', now 'v1'",
+        "measured now (judgments v1):",
+    ]
+    assert text[4].split() == ["all", "3", "1.0000", "1.0000"]

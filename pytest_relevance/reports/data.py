@@ -5,7 +5,7 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
     {"pytest-relevance-report": 1,
      "tests": [{
         "test": node id, "engine": str, "judgments": version, "tolerance": str, "status": "passed" | "regressed" |
-            "updated" | "failed",
+            "updated" | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
                   "tolerance", "floor", "p" (null unless regressed)}],
@@ -27,6 +27,7 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance import churn, rankings
@@ -72,6 +73,7 @@ def build(
     old_queries = (entry or {}).get("queries", {})
     groups = judgments.groups
     alpha = settings.get("alpha")
+    margin = settings.get("floor_margin", 0.05)
     rows, warnings = [], []
     for row in comparison.rows:
         item: dict[str, Any] = {
@@ -95,13 +97,13 @@ def build(
             item["p"] = round(sign_flip_p(deltas), 4)
             if alpha is not None and item["p"] >= alpha:
                 item["status"] = "not significant"
-            if row.n < SMALL:
-                warnings.append(f"{row.stratum} has {row.n} queries: its p-values are coarse; judge more queries")
-        if row.after - item["floor"] < settings.get("floor_margin", 0.05):
+        if row.n < SMALL:
             warnings.append(
-                f"{row.stratum}.{row.metric} {row.after:.4f} is within {settings.get('floor_margin', 0.05)} of the "
-                f"constant-answer floor {item['floor']:.4f}: one fixed list for every query scores nearly as well"
+                f"{row.stratum} has {row.n} quer{'y' if row.n == 1 else 'ies'} (under {SMALL}): too few for the floor "
+                "check, and its p-values are coarse; judge more queries"
             )
+        else:
+            warnings += _floor_warning(row.stratum, row.metric, row.after, item["floor"], margin)
         rows.append(item)
     judged, unjudged = ({}, []) if set_answers else judged_at(evaluation, judgments, k)
     minimum = settings.get("min_judged", 0.8)
@@ -162,6 +164,21 @@ def build(
     }
 
 
+def _floor_warning(stratum: str, metric: str, value: float, floor: float, margin: float) -> list[str]:
+    """A floor of 0 says nothing (no single list scores at all), so it never warns."""
+    if floor <= 0 or value - floor >= margin:
+        return []
+    if value < floor:
+        return [
+            f"{stratum}.{metric} {value:.4f} is below the constant-answer floor {floor:.4f}: one fixed list for every "
+            "query scores better"
+        ]
+    return [
+        f"{stratum}.{metric} {value:.4f} is within {margin} of the constant-answer floor {floor:.4f}: one fixed "
+        "list for every query scores nearly as well"
+    ]
+
+
 def _mover(mover: Any, judgments: Judgments) -> dict[str, Any]:
     query = judgments[mover.query]
     return {
@@ -212,6 +229,184 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, DIGITS)
 
 
+# ---------------------------------------------------------------- files written by others
+
+_STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
+_FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
+
+
+def stratum_key(name: str) -> tuple[int, str]:
+    """The pytest reports' order: all, head, torso, tail, then the others by name."""
+    return _STRATA.get(name, len(_STRATA)), name
+
+
+def metric_key(spec: str) -> tuple[int, str, int, str]:
+    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: a baseline
+    file keeps its keys sorted, so the configured order is gone by the time it is read."""
+    name, _, rest = spec.partition("@")
+    cut = rest.split(",", 1)[0]
+    family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
+    return family, name, int(cut) if cut.isdigit() else 0, spec
+
+
+def from_file(report: dict[str, Any]) -> dict[str, Any]:
+    """A report read back from a JSON report file, whose keys were sorted on writing: strata in the reports'
+    order again."""
+    for part in (report.get("judged"), report.get("churn")):
+        if part and isinstance(part.get("per_stratum"), dict):
+            part["per_stratum"] = dict(sorted(part["per_stratum"].items(), key=lambda item: stratum_key(item[0])))
+    return report
+
+
+def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A baseline entry as a report whose values are all baseline values (nothing was measured now)."""
+    strata = sorted(entry["strata"].items(), key=lambda item: stratum_key(item[0]))
+    specs = sorted(entry["metrics"], key=metric_key)
+    rows = [
+        {
+            "stratum": stratum,
+            "metric": spec,
+            "n": values.get("n", 0),
+            "baseline": values[spec],
+            "current": None,
+            "delta": None,
+            "status": "recorded",
+            "tolerance": None,
+            "floor": None,
+            "p": None,
+        }
+        for stratum, values in strata
+        for spec in specs
+        if spec in values
+    ]
+    return {
+        "test": test,
+        "engine": entry["engine"],
+        "judgments": entry["judgments"],
+        "tolerance": entry["tolerance"],
+        "status": "baseline",
+        "rows": rows,
+        "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
+        "coverage": None,
+        "duplicates": {},
+        "hints": [],
+        "warnings": [],
+        "movers": {"metric": specs[0] if specs else "", "lost": [], "gained": []},
+        "churn": None,
+        "per_query": {
+            q: {m: {"baseline": v, "current": None} for m, v in values.items()}
+            for q, values in entry["queries"].items()
+        },
+    }
+
+
+def value(row: Mapping[str, Any]) -> float:
+    """A row's value: the current one, or for a baseline entry the recorded one."""
+    return row["current"] if row["current"] is not None else row["baseline"]
+
+
+# ---------------------------------------------------------------- shared by every rendering
+
+FAILING = ("regressed", "cannot compare", "no baseline")
+
+
+def headline(reports: Sequence[Mapping[str, Any]]) -> str:
+    """The one line every report starts with: how many tests, and how many of them failed in each way."""
+    statuses = [r["status"] for r in reports]
+    if statuses and all(s == "baseline" for s in statuses):
+        return f"{len(statuses)} baseline {'entry' if len(statuses) == 1 else 'entries'} (the values they record)"
+    parts = [
+        f"{len(statuses)} relevance test{'' if len(statuses) == 1 else 's'}",
+        f"{statuses.count('regressed')} regressed",
+        f"{statuses.count('no baseline')} need a baseline",
+        f"{statuses.count('cannot compare')} could not compare",
+    ]
+    if "updated" in statuses:
+        parts.append(f"{statuses.count('updated')} updated")
+    return ", ".join(parts)
+
+
+def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """(shown, collapsed): regressions, then tests that could not compare, then those without a baseline, then
+    baseline entries (read from a file: there is nothing else to see); passed and updated tests collapsed."""
+    order = (*FAILING, "baseline")
+    shown = sorted((r for r in reports if r["status"] in order), key=lambda r: order.index(r["status"]))
+    return shown, [r for r in reports if r["status"] not in order]
+
+
+def _quoted(text: str) -> str:
+    """A shell word in single quotes: node ids hold `[`, `]` and spaces that a shell would expand or split."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def update_command(nodeid: str, reason: str) -> str:
+    """The command that re-baselines one test, and no other."""
+    return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
+
+
+def p_text(p: float) -> str:
+    """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0."""
+    return "p<0.001" if p < 0.0005 else f"p={p:.3f}"
+
+
+def headline_row(report: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The "all" stratum's value of the first metric: the one number that stands for the test."""
+    rows = report["rows"]
+    metric = report["movers"]["metric"]
+    return next((r for r in rows if r["stratum"] == "all" and r["metric"] == metric), rows[0] if rows else None)
+
+
+def brief(report: Mapping[str, Any]) -> str:
+    """`passed, ndcg@10 0.6028 (+0.0000)`: the status and the number that stands for the test."""
+    status = report["status"]
+    regressions = sum(r["status"] == "regression" for r in report["rows"])
+    if status == "regressed" and regressions:
+        status = f"regressed in {regressions} value{'' if regressions == 1 else 's'}"
+    elif status == "regressed":
+        status = "regressed: churn beyond relevance_max_churn"
+    row = headline_row(report)
+    if row is None:
+        return status
+    if report["status"] == "no baseline":
+        note = "no baseline yet"
+    elif report["status"] == "cannot compare":
+        note = "not compared"
+    elif row["delta"] is None:
+        note = "new"
+    else:
+        note = f"{row['delta']:+.4f}"
+    return f"{status}, {row['metric']} {value(row):.4f} ({note})"
+
+
+def stale_line(report: Mapping[str, Any]) -> str | None:
+    """Values that improved beyond tolerance: the baseline no longer guards them (not said after an update)."""
+    stale = [r for r in report["rows"] if r["status"] == "improvement"]
+    if not stale or report["status"] == "updated":
+        return None
+    improved = ", ".join(f"{r['stratum']}.{r['metric']} {r['delta']:+.4f}" for r in stale)
+    return f"stale baseline: improved beyond tolerance ({improved}); raise it with --relevance-update"
+
+
+def judged_line(report: Mapping[str, Any]) -> str | None:
+    """`judged@10: all 0.98, head 1.00; coverage@10 0.41`, or None when nothing was measured."""
+    judged = report["judged"]
+    parts = []
+    if judged["per_stratum"]:
+        parts.append(f"judged@{judged['k']}: " + ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items()))
+    if report.get("coverage") is not None:
+        parts.append(f"coverage@{judged['k']} {report['coverage']:.2f}")
+    if report.get("duplicates"):
+        parts.append(f"duplicates in {len(report['duplicates'])} queries")
+    return "; ".join(parts) or None
+
+
+def churn_line(churned: Mapping[str, Any]) -> str:
+    """`rankings vs baseline, RBO (p=0.9) / top-10 overlap: all 0.9712/0.9500, ...`."""
+    values = ", ".join(f"{s} {v['rbo']:.4f}/{v['overlap']:.4f}" for s, v in churned["per_stratum"].items() if v["n"])
+    limit = f"; max churn {churned['max']:g}" if churned.get("max") is not None else ""
+    return f"rankings vs baseline, RBO (p={churned['p']}) / top-{churned['k']} overlap: {values}{limit}"
+
+
 def to_json(reports: list[dict[str, Any]]) -> str:
     import json
 
@@ -219,7 +414,8 @@ def to_json(reports: list[dict[str, Any]]) -> str:
 
 
 def write(path: str, reports: list[dict[str, Any]], append: bool = False) -> None:
-    """Write reports in the format the suffix names: .md, .json or .html."""
+    """Write reports in the format the suffix names: .md, .json or .html (`append`: the plugin's step summary
+    until it calls `write_step_summary`)."""
     from pathlib import Path
 
     from pytest_relevance.reports import html, markdown
@@ -233,3 +429,12 @@ def write(path: str, reports: list[dict[str, Any]], append: bool = False) -> Non
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+
+
+def write_step_summary(path: str, reports: list[dict[str, Any]]) -> None:
+    """Append to $GITHUB_STEP_SUMMARY (other steps write there too): failing tests in full, passing ones one line
+    each, so a green run adds a few hundred bytes."""
+    from pytest_relevance.reports import markdown
+
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(markdown.render(reports, compact=True))

@@ -7,71 +7,131 @@ from html import escape
 from typing import Any
 
 from pytest_relevance import rankings
+from pytest_relevance.reports.data import failing_first, headline, judged_line, p_text, stale_line, update_command
 from pytest_relevance.reports.markdown import _delta, _number
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}
-h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
+h1{font-size:20px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:right}
-td:first-child,th:first-child,td.text{text-align:left}.regression{background:#ffebe9}.improvement{background:#dafbe1}
-.status{font-weight:600}.passed{color:#1a7f37}.regressed{color:#cf222e}.updated{color:#9a6700}
-.charts{display:flex;flex-wrap:wrap;gap:16px}.legend span{display:inline-block;width:10px;height:10px;margin:0 4px}
-ul.notes{color:#57606a}
+td:first-child,th:first-child,.text{text-align:left}.regression{background:#ffebe9}.improvement{background:#dafbe1}
+.status{font-weight:600}.passed{color:#1a7f37}.regressed,.cannot.compare,.no.baseline{color:#cf222e}
+.updated{color:#9a6700}.charts{display:flex;flex-wrap:wrap;gap:16px}
+.legend span{display:inline-block;width:10px;height:10px;margin:0 4px}ul.notes,p.notes{color:#57606a}
+details>summary{cursor:pointer;font-weight:600;margin:16px 0}svg text{font-family:inherit}
 """
-_BASE, _NOW, _UP, _DOWN = "#8c959f", "#0969da", "#1a7f37", "#cf222e"
+_BASE, _NOW, _UP, _DOWN, _AXIS, _GRID = "#8c959f", "#0969da", "#1a7f37", "#cf222e", "#57606a", "#eaeef2"
+_BAR, _GAP = 44, 22  # bar width and the gap between metrics: wide enough for a "0.8665" label
+_TOP, _BOTTOM, _LEFT, _PLOT = 34, 44, 36, 150  # margins and plot height of a stratum chart
 
 
 def _bars(stratum: str, rows: Sequence[Mapping[str, Any]]) -> str:
-    """Baseline vs current per metric, for one stratum."""
-    width, height, pad = 60 + 70 * len(rows), 180, 24
+    """Baseline and current side by side per metric on a 0-1 axis, each bar labelled with its value and the pair
+    with its delta, so a 0.03 drop reads as a number even where the bars look alike."""
+    width = _LEFT + len(rows) * (2 * _BAR + _GAP) + 8
+    height = _TOP + _PLOT + _BOTTOM
+    n = rows[0]["n"] if rows else 0
+
+    def y(value: float) -> float:
+        return _TOP + _PLOT * (1 - min(max(value, 0.0), 1.0))
+
     parts = [
         f'<svg class="stratum-chart" role="img" aria-label="{escape(stratum)}" width="{width}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(stratum)}</title>',
-        f'<text x="4" y="14" font-size="13" font-weight="600">{escape(stratum)}</text>',
-        f'<line x1="30" y1="{height - pad}" x2="{width}" y2="{height - pad}" stroke="#d0d7de"/>',
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(stratum)} ({n} quer{"y" if n == 1 else "ies"})</title>',
+        f'<text x="4" y="14" font-size="13" font-weight="600">{escape(stratum)} '
+        f'<tspan font-weight="400" fill="{_AXIS}">({n} quer{"y" if n == 1 else "ies"})</tspan></text>',
     ]
-    scale = height - 2 * pad - 10
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            f'<line x1="{_LEFT}" y1="{y(tick):.1f}" x2="{width}" y2="{y(tick):.1f}" stroke="{_GRID}"/>'
+            f'<text class="tick" x="{_LEFT - 4}" y="{y(tick) + 4:.1f}" font-size="10" text-anchor="end" '
+            f'fill="{_AXIS}">{tick:g}</text>'
+        )
+    parts.append(f'<line x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{y(0):.1f}" stroke="{_AXIS}"/>')
     for i, row in enumerate(rows):
-        x = 40 + 70 * i
-        for offset, value, color in ((0, row["baseline"], _BASE), (24, row["current"], _NOW)):
+        x = _LEFT + 6 + i * (2 * _BAR + _GAP)
+        current = {"regression": _DOWN, "improvement": _UP}.get(row["status"], _NOW)
+        for offset, value, color, label in (
+            (0, row["baseline"], _BASE, "baseline"),
+            (_BAR, row["current"], current, "current"),
+        ):
             if value is None:
                 continue
-            h = max(1.0, value * scale)
+            top = y(value)
             parts.append(
-                f'<rect x="{x + offset}" y="{height - pad - h:.1f}" width="22" height="{h:.1f}" '
-                f'fill="{color}"><title>{escape(row["metric"])}: {value:.4f}</title></rect>'
+                f'<rect x="{x + offset}" y="{top:.1f}" width="{_BAR - 2}" height="{max(y(0) - top, 1):.1f}" '
+                f'fill="{color}"><title>{escape(row["metric"])} {label}: {value:.4f}</title></rect>'
+                f'<text class="value" x="{x + offset + (_BAR - 2) / 2:.1f}" y="{top - 3:.1f}" font-size="10" '
+                f'text-anchor="middle">{value:.4f}</text>'
             )
-        parts.append(f'<text x="{x}" y="{height - 8}" font-size="11">{escape(row["metric"])}</text>')
-    parts.append("</svg>")
+        middle = x + _BAR - 1
+        parts.append(
+            f'<text x="{middle}" y="{y(0) + 14:.1f}" font-size="11" text-anchor="middle">{escape(row["metric"])}</text>'
+        )
+        if row["delta"] is not None:
+            color = {"regression": _DOWN, "improvement": _UP}.get(row["status"], _AXIS)
+            parts.append(
+                f'<text class="delta" x="{middle}" y="{y(0) + 28:.1f}" font-size="11" text-anchor="middle" '
+                f'fill="{color}">{row["delta"]:+.4f}</text>'
+            )
+    parts.append(f'<line x1="{_LEFT}" y1="{y(0):.1f}" x2="{width}" y2="{y(0):.1f}" stroke="{_AXIS}"/></svg>')
     return "".join(parts)
 
 
-def _deltas(report: Mapping[str, Any]) -> str:
-    """Per-query delta on the first metric, sorted by change."""
+def _changed(report: Mapping[str, Any]) -> list[tuple[float, str, float, float]]:
+    """(delta, query, baseline, current) on the first metric for every query whose value changed, by delta."""
     metric = report["movers"]["metric"]
-    deltas = sorted(
-        (v[metric]["current"] - v[metric]["baseline"], q)
-        for q, v in report["per_query"].items()
-        if v.get(metric, {}).get("baseline") is not None
-    )
-    width, height = 900, 160
+    found = []
+    for query, values in report["per_query"].items():
+        value = values.get(metric, {})
+        if value.get("baseline") is not None and value.get("current") is not None:
+            delta = round(value["current"] - value["baseline"], 4)
+            if delta:
+                found.append((delta, query, value["baseline"], value["current"]))
+    return sorted(found)
+
+
+def _scale(largest: float) -> float:
+    """The smallest of 0.05, 0.1, 0.25, 0.5, 1 that holds the largest change: small changes get a readable axis."""
+    return next((s for s in (0.05, 0.1, 0.25, 0.5) if largest <= s), 1.0)
+
+
+def _deltas(changed: Sequence[tuple[float, str, float, float]], texts: Mapping[str, str]) -> str:
+    """One bar per changed query, sorted by change, on a symmetric axis with ticks; hover names the query."""
+    width, height, left, pad = 900, 200, 48, 12
     middle = height / 2
-    step = width / max(1, len(deltas))
+    scale = _scale(max(abs(d) for d, *_ in changed))
+    half = middle - pad
+    step = min((width - left - 4) / len(changed), 24.0)  # a few changed queries get bars, not blocks
     parts = [
         f'<svg class="delta-chart" role="img" aria-label="per-query delta" width="{width}" height="{height}" '
-        f'xmlns="http://www.w3.org/2000/svg"><title>per-query delta on {escape(metric)}</title>',
-        f'<line x1="0" y1="{middle}" x2="{width}" y2="{middle}" stroke="#d0d7de"/>',
+        f'xmlns="http://www.w3.org/2000/svg"><title>per-query change, {len(changed)} queries</title>',
     ]
-    for i, (delta, query) in enumerate(deltas):
-        h = abs(delta) * (middle - 6)
-        y = middle - h if delta > 0 else middle
-        color = _UP if delta > 0 else _DOWN if delta < 0 else _BASE
+    for tick in (-scale, -scale / 2, 0, scale / 2, scale):
+        ty = middle - tick / scale * half
         parts.append(
-            f'<rect x="{i * step:.2f}" y="{y:.1f}" width="{max(step - 0.5, 0.5):.2f}" height="{max(h, 0.5):.1f}" '
-            f'fill="{color}"><title>{escape(query)}: {delta:+.4f}</title></rect>'
+            f'<line x1="{left}" y1="{ty:.1f}" x2="{width}" y2="{ty:.1f}" stroke="{_AXIS if tick == 0 else _GRID}"/>'
+            f'<text class="tick" x="{left - 4}" y="{ty + 4:.1f}" font-size="10" text-anchor="end" '
+            f'fill="{_AXIS}">{tick:+g}</text>'
+        )
+    parts.append(f'<line x1="{left}" y1="{pad}" x2="{left}" y2="{height - pad}" stroke="{_AXIS}"/>')
+    for i, (delta, query, before, after) in enumerate(changed):
+        h = max(abs(delta) / scale * half, 1.0)
+        top = middle - h if delta > 0 else middle
+        text = texts.get(query)
+        label = f"{query} {_one_line(text)!r}" if text else query
+        parts.append(
+            f'<rect x="{left + 2 + i * step:.2f}" y="{top:.1f}" width="{max(step - 1, 0.5):.2f}" height="{h:.1f}" '
+            f'fill="{_UP if delta > 0 else _DOWN}"><title>{escape(label)}: {before:.4f} -&gt; {after:.4f} '
+            f"({delta:+.4f})</title></rect>"
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _one_line(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _churn(churned: Mapping[str, Any]) -> str:
@@ -90,7 +150,8 @@ def _churn(churned: Mapping[str, Any]) -> str:
     ]
     if churned["most_changed"]:
         parts.append(
-            '<table class="changed"><tr><th>query</th><th>text</th><th>RBO</th><th>new</th><th>unjudged</th></tr>'
+            '<table class="changed"><tr><th>query</th><th class="text">text</th><th>RBO</th><th>new</th>'
+            "<th>unjudged</th></tr>"
             + "".join(
                 f'<tr><td>{escape(c["query"])}</td><td class="text">{escape(c["text"])}</td><td>{c["rbo"]:.4f}</td>'
                 f"<td>{c['new']}</td><td>{c['unjudged']}</td></tr>"
@@ -101,44 +162,60 @@ def _churn(churned: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def render(reports: Sequence[Mapping[str, Any]]) -> str:
+def _section(report: Mapping[str, Any]) -> list[str]:
+    status = escape(report["status"])
     body = [
-        "<h1>Relevance report</h1>",
-        f'<p class="legend"><span style="background:{_BASE}"></span>baseline '
-        f'<span style="background:{_NOW}"></span>current</p>',
+        f'<section class="test"><h2>{escape(report["test"])} <span class="status {status}">{status}</span></h2>',
+        f"<p>engine {escape(report['engine'])}, judgments {escape(report['judgments'])}, "
+        f"tolerance {escape(str(report['tolerance']))}</p>",
     ]
-    for report in reports:
+    if report["status"] == "cannot compare":
+        body.append("<p>Cannot compare with the baseline entry:</p>")
+        body.append('<ul class="problems">' + "".join(f"<li>{escape(p)}</li>" for p in report.get("problems", [])))
+        body.append("</ul><p>Measured now:</p>")
+    elif report["status"] == "no baseline":
+        command = update_command(report["test"], "first baseline")
+        body.append(f"<p>No baseline entry yet; create it with <code>{escape(command)}</code>. Measured now:</p>")
+    strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
+    body.append('<div class="charts">')
+    body += [_bars(s, [r for r in report["rows"] if r["stratum"] == s]) for s in strata]
+    body.append("</div>")
+    body.append(
+        '<table class="metrics"><tr><th>stratum</th><th>n</th><th>metric</th><th>baseline</th>'
+        "<th>current</th><th>delta</th><th>floor</th><th>p</th></tr>"
+    )
+    for row in report["rows"]:
+        p = "" if row.get("p") is None else p_text(row["p"])
         body.append(
-            f'<section class="test"><h2>{escape(report["test"])} '
-            f'<span class="status {escape(report["status"])}">{escape(report["status"])}</span></h2>'
+            f'<tr class="{escape(row["status"])}"><td>{escape(row["stratum"])}</td><td>{row["n"]}</td>'
+            f"<td>{escape(row['metric'])}</td><td>{_number(row['baseline'])}</td>"
+            f"<td>{_number(row['current'])}</td><td>{_delta(row['delta'])}</td>"
+            f"<td>{_number(row['floor'])}</td><td>{escape(p)}</td></tr>"
         )
+    body.append("</table>")
+    lines = [line for line in (judged_line(report), stale_line(report)) if line]
+    body += [f'<p class="notes">{escape(line)}</p>' for line in lines]
+    movers = report["movers"]["lost"] + report["movers"]["gained"]
+    changed = _changed(report)
+    if changed:
+        texts = {m["query"]: m["text"] for m in movers}
+        metric = escape(report["movers"]["metric"])
+        body.append(f"<h3>Per-query change on {metric}: {len(changed)} of {len(report['per_query'])} queries</h3>")
+        body.append(_deltas(changed, texts))
         body.append(
-            f"<p>engine {escape(report['engine'])}, judgments {escape(report['judgments'])}, "
-            f"tolerance {escape(report['tolerance'])}</p>"
-        )
-        strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
-        body.append('<div class="charts">')
-        body += [_bars(s, [r for r in report["rows"] if r["stratum"] == s]) for s in strata]
-        body.append("</div>")
-        body.append(
-            '<table class="metrics"><tr><th>stratum</th><th>n</th><th>metric</th><th>baseline</th>'
-            "<th>current</th><th>delta</th><th>floor</th><th>p</th></tr>"
-        )
-        for row in report["rows"]:
-            p = "" if row.get("p") is None else f"{row['p']:.3f}"
-            body.append(
-                f'<tr class="{escape(row["status"])}"><td>{escape(row["stratum"])}</td><td>{row["n"]}</td>'
-                f"<td>{escape(row['metric'])}</td><td>{_number(row['baseline'])}</td>"
-                f"<td>{_number(row['current'])}</td><td>{_delta(row['delta'])}</td>"
-                f"<td>{_number(row['floor'])}</td><td>{p}</td></tr>"
+            f'<details><summary>the {len(changed)} changed queries</summary><table class="deltas"><tr><th>query</th>'
+            "<th>baseline</th><th>current</th><th>delta</th></tr>"
+            + "".join(
+                f'<tr class="{"improvement" if d > 0 else "regression"}"><td>{escape(q)}</td><td>{b:.4f}</td>'
+                f"<td>{a:.4f}</td><td>{d:+.4f}</td></tr>"
+                for d, q, b, a in changed
             )
-        body.append("</table>")
-        body.append(f"<h3>Per-query change on {escape(report['movers']['metric'])}</h3>")
-        body.append(_deltas(report))
-        movers = report["movers"]["lost"] + report["movers"]["gained"]
+            + "</table></details>"
+        )
+    if movers:
         body.append(
-            '<table class="movers"><tr><th>query</th><th>text</th><th>stratum</th><th>baseline</th>'
-            "<th>current</th><th>delta</th><th>what moved</th></tr>"
+            '<table class="movers"><tr><th>query</th><th class="text">text</th><th>stratum</th><th>baseline</th>'
+            '<th>current</th><th>delta</th><th class="text">what moved</th></tr>'
         )
         for m in movers:
             moved = "<br>".join(escape(line) for line in rankings.render(m.get("change") or {}))
@@ -148,12 +225,33 @@ def render(reports: Sequence[Mapping[str, Any]]) -> str:
                 f'<td>{m["delta"]:+.4f}</td><td class="text moved">{moved}</td></tr>'
             )
         body.append("</table>")
-        if report.get("churn"):
-            body.append(_churn(report["churn"]))
-        notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
-        if notes:
-            body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
-        body.append("</section>")
+    if report.get("churn"):
+        body.append(_churn(report["churn"]))
+    notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
+    if notes:
+        body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
+    body.append("</section>")
+    return body
+
+
+def render(reports: Sequence[Mapping[str, Any]]) -> str:
+    """The headline, failing tests in full, then passing tests collapsed in `<details>`."""
+    shown, rest = failing_first(reports)
+    legend = f'<span style="background:{_BASE}"></span>baseline'
+    if any(r["status"] != "baseline" for r in reports):
+        legend += (
+            f' <span style="background:{_NOW}"></span>current <span style="background:{_DOWN}"></span>regression '
+            f'<span style="background:{_UP}"></span>improvement'
+        )
+    body = [f"<h1>{escape(headline(reports))}</h1>", f'<p class="legend">{legend}</p>']
+    for report in shown:
+        body += _section(report)
+    if rest:
+        statuses = ", ".join(dict.fromkeys(r["status"] for r in rest))
+        body.append(f"<details><summary>{len(rest)} {escape(statuses)} test{'' if len(rest) == 1 else 's'}</summary>")
+        for report in rest:
+            body += _section(report)
+        body.append("</details>")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Relevance report</title>'
         f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>\n"

@@ -1,4 +1,4 @@
-"""The pull-request summary: per test, stratum x metric with baseline, current and signed delta, then the movers."""
+"""The pull-request summary: one headline, failing tests in full, passing tests collapsed."""
 
 from __future__ import annotations
 
@@ -6,6 +6,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance import rankings
+from pytest_relevance.reports.data import (
+    brief,
+    churn_line,
+    failing_first,
+    headline,
+    judged_line,
+    p_text,
+    stale_line,
+    update_command,
+)
 
 _MARKS = {
     "regression": "**regression**",
@@ -13,6 +23,7 @@ _MARKS = {
     "new": "new",
     "not significant": "drop, not significant",
     "same": "",
+    "recorded": "",
 }
 
 
@@ -24,61 +35,89 @@ def _delta(value: float | None) -> str:
     return "—" if value is None else f"{value:+.4f}"
 
 
-def churn_line(churned: Mapping[str, Any]) -> str:
-    """`rankings vs baseline, RBO (p=0.9) / top-10 overlap: all 0.9712/0.9500, ...`, as in the terminal."""
-    values = ", ".join(f"{s} {v['rbo']:.4f}/{v['overlap']:.4f}" for s, v in churned["per_stratum"].items() if v["n"])
-    limit = f"; max churn {churned['max']:g}" if churned.get("max") is not None else ""
-    return f"rankings vs baseline, RBO (p={churned['p']}) / top-{churned['k']} overlap: {values}{limit}"
+def _cell(text: str) -> str:
+    """Query text inside a table cell: one line, and a `|` that does not end the cell."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
-def render(reports: Sequence[Mapping[str, Any]]) -> str:
-    lines = ["## Relevance", ""]
-    for report in reports:
-        lines += [
-            f"### `{report['test']}`: {report['status']}",
-            "",
-            f"engine `{report['engine']}`, judgments `{report['judgments']}`, tolerance `{report['tolerance']}`",
-            "",
-            "| stratum | n | metric | baseline | current | delta | floor | |",
-            "|---|---:|---|---:|---:|---:|---:|---|",
-        ]
-        for row in report["rows"]:
-            mark = _MARKS.get(row["status"], row["status"])
-            if row.get("p") is not None:
-                mark += f" (p={row['p']:.3f})"
-            lines.append(
-                f"| {row['stratum']} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
-                f"{_number(row['current'])} | {_delta(row['delta'])} | {_number(row['floor'])} | {mark} |"
-            )
-        judged = report["judged"]
-        shares = ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items())
-        coverage = f"; coverage@{judged['k']}: {report['coverage']:.2f}" if report.get("coverage") is not None else ""
-        if shares:
-            lines += ["", f"judged@{judged['k']}: {shares}{coverage}", ""]
-        if report.get("churn"):
-            lines += [churn_line(report["churn"]), ""]
-            changed = ", ".join(
-                f"{c['query']} (RBO {c['rbo']:.2f}, {c['new']} new, {c['unjudged']} unjudged)"
-                for c in report["churn"]["most_changed"]
-            )
-            if changed:
-                lines += [f"most changed rankings: {changed}", ""]
-        lines += [f"- hint: {hint}" for hint in report["hints"]]
-        lines += [f"- warning: {warning}" for warning in report["warnings"]]
-        movers = report["movers"]
-        for title, key in (("lost", "lost"), ("gained", "gained")):
-            if movers[key]:
-                lines += [
-                    "",
-                    f"Queries that {title} most on {movers['metric']}:",
-                    "",
-                    "| query | text | stratum | baseline | current | delta | what moved |",
-                    "|---|---|---|---:|---:|---:|---|",
-                ]
-                lines += [
-                    f"| {m['query']} | {m['text']} | {m['stratum'] or ''} | {m['baseline']:.4f} | {m['current']:.4f} | "
-                    f"{m['delta']:+.4f} | {'<br>'.join(rankings.render(m.get('change') or {}))} |"
-                    for m in movers[key]
-                ]
-        lines.append("")
+def render(reports: Sequence[Mapping[str, Any]], compact: bool = False) -> str:
+    """Failing tests in full; passing ones in `<details>`: in full for a report file, one line each when `compact`
+    (the GitHub step summary, which a green run should not fill)."""
+    shown, rest = failing_first(reports)
+    lines = [f"## {headline(reports)}", ""]
+    for report in shown:
+        lines += _section(report)
+    if rest:
+        label = "tests" if len(rest) != 1 else "test"
+        statuses = ", ".join(dict.fromkeys(r["status"] for r in rest))
+        lines += ["<details>", f"<summary>{len(rest)} {statuses} {label}</summary>", ""]
+        if compact:
+            lines += [f"- `{r['test']}`: {brief(r)}" for r in rest]
+            lines.append("")
+        else:
+            for report in rest:
+                lines += _section(report)
+        lines += ["</details>", ""]
     return "\n".join(lines) + "\n"
+
+
+def _section(report: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"### `{report['test']}`: {report['status']}",
+        "",
+        f"engine `{report['engine']}`, judgments `{report['judgments']}`, tolerance `{report['tolerance']}`",
+        "",
+    ]
+    if report["status"] == "cannot compare":
+        lines += ["Cannot compare with the baseline entry:", ""]
+        lines += [f"- {problem}" for problem in report.get("problems", [])]
+        lines += ["", "Measured now:", ""]
+    elif report["status"] == "no baseline":
+        lines += [
+            f"No baseline entry yet; create it with `{update_command(report['test'], 'first baseline')}`. "
+            "Measured now:",
+            "",
+        ]
+    lines += [
+        "| stratum | n | metric | baseline | current | delta | floor | |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for row in report["rows"]:
+        mark = _MARKS.get(row["status"], row["status"])
+        if row.get("p") is not None:
+            mark += f" ({p_text(row['p'])})"
+        lines.append(
+            f"| {row['stratum']} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
+            f"{_number(row['current'])} | {_delta(row['delta'])} | {_number(row['floor'])} | {mark} |"
+        )
+    lines.append("")
+    notes = [line for line in (judged_line(report), stale_line(report)) if line]
+    if report.get("churn"):
+        notes.append(churn_line(report["churn"]))
+        changed = ", ".join(
+            f"{c['query']} (RBO {c['rbo']:.2f}, {c['new']} new, {c['unjudged']} unjudged)"
+            for c in report["churn"]["most_changed"]
+        )
+        if changed:
+            notes.append(f"most changed rankings: {changed}")
+    for note in notes:
+        lines += [note, ""]
+    lines += [f"- hint: {hint}" for hint in report["hints"]]
+    lines += [f"- warning: {warning}" for warning in report["warnings"]]
+    movers = report["movers"]
+    for title, key in (("lost", "lost"), ("gained", "gained")):
+        if movers[key]:
+            lines += [
+                "",
+                f"Queries that {title} most on {movers['metric']}:",
+                "",
+                "| query | text | stratum | baseline | current | delta | what moved |",
+                "|---|---|---|---:|---:|---:|---|",
+            ]
+            lines += [
+                f"| {m['query']} | {_cell(m['text'])} | {m['stratum'] or ''} | {m['baseline']:.4f} | "
+                f"{m['current']:.4f} | {m['delta']:+.4f} | {'<br>'.join(rankings.render(m.get('change') or {}))} |"
+                for m in movers[key]
+            ]
+    lines.append("")
+    return lines

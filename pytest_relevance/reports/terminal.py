@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
-from pytest_relevance.reports.markdown import churn_line
+from pytest_relevance.reports.data import brief, churn_line, judged_line, p_text, stale_line, update_command
 
 
 def _signed(value: float) -> str:
@@ -17,12 +17,14 @@ def _signed(value: float) -> str:
 
 
 def regression_line(row: Mapping[str, Any]) -> str:
-    p = f", p={row['p']:.3f}" if row.get("p") is not None else ""
+    p = f", {p_text(row['p'])}" if row.get("p") is not None else ""
     change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({_signed(row['delta'])}{p})"
     return f"  {row['stratum']}.{row['metric']}: {change}"
 
 
 def _cut(text: str, width: int = 60) -> str:
+    """A query text on one line of at most `width` characters."""
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -54,38 +56,73 @@ def failure_text(report: Mapping[str, Any], evaluation: Evaluation, judgments: J
     if churned and churned["exceeded"]:
         lines += failure_lines(churned, baseline)
     lines.append(
-        f"if the change is intended: pytest --relevance-update --relevance-reason '<why>' and commit {baseline} "
-        "in a commit of its own"
+        f"if the change is intended: {update_command(report['test'], '<why>')}, then commit {baseline} in a commit "
+        "of its own"
     )
+    return lines
+
+
+def _measured(report: Mapping[str, Any]) -> list[str]:
+    """The values measured now, stratum x metric, for a test that has nothing to compare them with."""
+    metrics = list(dict.fromkeys(r["metric"] for r in report["rows"]))
+    strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
+    cells = {(r["stratum"], r["metric"]): r for r in report["rows"]}
+    width = max(8, *(len(s) + 2 for s in strata))
+    lines = [f"  {'stratum':<{width}}{'n':>5}  " + "".join(f"{m:>12}" for m in metrics)]
+    for stratum in strata:
+        values = "".join(f"{cells[stratum, m]['current']:>12.4f}" for m in metrics)
+        lines.append(f"  {stratum:<{width}}{cells[stratum, metrics[0]]['n']:>5}  {values}")
     return lines
 
 
 def no_baseline_text(report: Mapping[str, Any], nodeid: str, baseline: str) -> list[str]:
     """A first run: the numbers it measured (so a user sees them before committing anything), then how to create
-    the entry. `report` is built against an empty entry."""
+    the entry. `report` is built against an empty entry; its warnings are the plugin's RelevanceWarnings."""
     lines = [f"relevance: no baseline entry for {nodeid} in {baseline}; measured (judgments {report['judgments']}):"]
-    metrics = list(dict.fromkeys(r["metric"] for r in report["rows"]))
-    strata = list(dict.fromkeys(r["stratum"] for r in report["rows"]))
-    cells = {(r["stratum"], r["metric"]): r for r in report["rows"]}
-    width = max(8, *(len(s) + 2 for s in strata))
-    lines.append(f"  {'stratum':<{width}}{'n':>5}  " + "".join(f"{m:>12}" for m in metrics))
-    for stratum in strata:
-        values = "".join(f"{cells[stratum, m]['current']:>12.4f}" for m in metrics)
-        lines.append(f"  {stratum:<{width}}{cells[stratum, metrics[0]]['n']:>5}  {values}")
-    lines += [f"  warning: {warning}" for warning in report["warnings"]]
-    lines.append(
-        f"create it with: pytest --relevance-update '{nodeid}' --relevance-reason 'first baseline' "
-        f"(then commit {baseline})"
-    )
+    lines += _measured(report)
+    lines.append(f"create it with: {update_command(nodeid, 'first baseline')} (then commit {baseline})")
     return lines
 
 
+def cannot_compare_text(report: Mapping[str, Any], nodeid: str, baseline: str) -> list[str]:
+    """Numbers that cannot be compared with the entry (judgments or a metric definition changed): why, then the
+    numbers measured now, so a re-baseline is not blind. `report` is built against an empty entry."""
+    lines = [f"relevance: cannot compare with {baseline} for {nodeid}"]
+    lines += [f"  {problem}" for problem in report.get("problems", [])]
+    lines.append(f"measured now (judgments {report['judgments']}):")
+    lines += _measured(report)
+    return lines
+
+
+def test_line(nodeid: str, result: Mapping[str, Any]) -> str:
+    """`relevance: tests/x.py::test_y passed, ndcg@10 0.6028 (+0.0000)`: one line per test at default verbosity."""
+    report = result.get("report")
+    if not report:
+        return f"relevance: {nodeid} not scored (see its failure)"
+    return f"relevance: {nodeid} {brief(report)}"
+
+
+_COUNTED = ("passed", "updated", "regressed", "no baseline", "cannot compare", "not scored")
+
+
+def count_line(results: Iterable[Mapping[str, Any]]) -> str:
+    """`relevance: 4 tests: 3 passed, 1 regressed`, the whole run in one line (what `-q` shows)."""
+    statuses = [result["report"]["status"] if result.get("report") else "not scored" for result in results]
+    counts = {status: statuses.count(status) for status in dict.fromkeys([*_COUNTED, *statuses])}
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    return f"relevance: {len(statuses)} test{'' if len(statuses) == 1 else 's'}: {parts or 'none'}"
+
+
 def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
-    """One test's table: stratum x metric with the current value, the signed delta and the constant-answer floor."""
+    """One test's table: stratum x metric with the current value, the signed delta and the constant-answer floor,
+    then what keeps the numbers honest (judged@k, coverage, churn, a stale baseline, hints). Its warnings are not
+    here: the plugin emits them as RelevanceWarnings, which pytest summarizes (and `-W error` turns into errors)."""
     lines = [f"{nodeid}  (engine {result['engine']}, judgments {result['judgments']})"]
     report = result.get("report")
     if not report:
         return lines
+    if report["status"] == "cannot compare":
+        lines += [f"  cannot compare: {problem}" for problem in report.get("problems", [])]
     rows = report["rows"]
     metrics = list(dict.fromkeys(r["metric"] for r in rows))
     strata = list(dict.fromkeys(r["stratum"] for r in rows))
@@ -101,23 +138,11 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             mark = {"regression": "!", "improvement": "^", "not significant": "~"}.get(cell["status"], "")
             row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {cell['floor']:.4f}".ljust(width))
         lines.append("".join(row).rstrip())
-    judged = report["judged"]
-    shares = ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items())
-    extra = [f"judged@{judged['k']}: {shares}"] if shares else []
-    if report["coverage"] is not None:
-        extra.append(f"coverage@{judged['k']} {report['coverage']:.2f}")
-    if report["duplicates"]:
-        extra.append(f"duplicates in {len(report['duplicates'])} queries")
-    if extra:
-        lines.append("  " + "; ".join(extra))
+    lines += [f"  {line}" for line in (judged_line(report),) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
-    stale = [c for c in rows if c["status"] == "improvement"]
-    if stale and not result.get("updated"):
-        improved = ", ".join(f"{c['stratum']}.{c['metric']} {_signed(c['delta'])}" for c in stale)
-        lines.append(f"  stale baseline: improved beyond tolerance ({improved}); raise it with --relevance-update")
+    lines += [f"  {line}" for line in (stale_line(report),) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
-    lines += [f"  warning: {warning}" for warning in report["warnings"]]
     for name, old, new in result.get("changes", []):
         old_text = "new" if old is None else f"{old:.4f}"
         lines.append(f"  updated {name}: {old_text} -> {new:.4f}")
