@@ -530,7 +530,7 @@ class RelevanceSnapshot:
         )
         from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
-        from pytest_relevance.reports.terminal import failure_text, no_baseline_text
+        from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
         from pytest_relevance.sets import evaluate_sets, is_set_run
 
         if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
@@ -587,8 +587,7 @@ class RelevanceSnapshot:
             return False
         if problems:
             report["status"], report["problems"] = "cannot compare", problems
-            self.explanation = [f"relevance: cannot compare with {baseline} for {nodeid}"]
-            self.explanation += [f"  {problem}" for problem in problems]
+            self.explanation = cannot_compare_text(report, nodeid, baseline)
             return False
         self._warn(report)
         if report["status"] == "regressed":
@@ -717,12 +716,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     reports = [result["report"] for _, result in sorted(state.results.items()) if "report" in result]
     if reports:
-        from pytest_relevance.reports.data import write
+        from pytest_relevance.reports.data import write, write_step_summary
 
         for path in config.getoption("relevance_report"):  # relative to where pytest was started, as --junitxml
             write(str(config.invocation_params.dir / path), reports)
         if os.environ.get("GITHUB_STEP_SUMMARY"):
-            write(os.environ["GITHUB_STEP_SUMMARY"], reports, append=True)
+            write_step_summary(os.environ["GITHUB_STEP_SUMMARY"], reports)
 
 
 def _remove_stale_temp_files(state: State) -> None:
@@ -787,16 +786,24 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     unused = [] if update else _unused(state)
     if not (state.results or state.warnings or unused or state.removed or state.notes):
         return
-    from pytest_relevance.reports.terminal import summary_lines
+    from pytest_relevance.reports.terminal import count_line, summary_lines, test_line
 
-    terminalreporter.section("relevance")
-    for nodeid in sorted(state.results):
+    verbosity = config.get_verbosity()
+    if verbosity >= 0:
+        terminalreporter.section("relevance")
+    for nodeid in sorted(state.results) if verbosity >= 0 else []:
         result = state.results[nodeid]
-        for line in summary_lines(nodeid, result):
+        report = result.get("report", {})
+        if verbosity > 0 or report.get("status") not in ("passed", "updated", "unchanged"):
+            lines = summary_lines(nodeid, result)  # the table: on -v, and always for a test that did not pass
+        else:
+            lines = [test_line(nodeid, result)]
+            lines += [f"  updated {name}: {_change(old, new)}" for name, old, new in result.get("changes", [])]
+        lines += [f"  note: {note}" for note in [*report.get("notes", []), result.get("repeat")] if note]
+        for line in lines:
             terminalreporter.write_line(line)
-        for note in [*result.get("report", {}).get("notes", []), result.get("repeat")]:
-            if note:
-                terminalreporter.write_line(f"  note: {note}")
+    if state.results:
+        terminalreporter.write_line(count_line(state.results.values()))
     baseline = setting(config, "relevance_baseline")
     for nodeid in state.removed:
         terminalreporter.write_line(f"removed baseline entry {nodeid}: no test of this whole-suite run has that id")
@@ -817,6 +824,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(note)
     for warning in state.warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
+
+
+def _change(old: float | None, new: float) -> str:
+    return f"{'new' if old is None else f'{old:.4f}'} -> {new:.4f}"
 
 
 def _unused(state: State) -> list[str]:

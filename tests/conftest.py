@@ -11,6 +11,9 @@ import pytest
 # twice, so a re-imported yaml would pair with a stale libyaml. Importing it here keeps one yaml for the whole session.
 import yaml  # noqa: F401
 
+# the same for the embedded engine's C extensions: numpy warns when it is imported a second time
+import numpy  # noqa: F401
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

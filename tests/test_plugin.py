@@ -99,7 +99,7 @@ def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: p
             "*h1 'alpha' [[]head]: 1.0000 -> 0.7967",
             "*    fell: a (3) 1 -> 2",
             "*    rose: b (1) 2 -> 1",
-            "*pytest --relevance-update --relevance-reason*",
+            "*pytest --relevance-update 'test_rel.py::test_quality' --relevance-reason '<why>'*",
         ]
     )
     assert "head.mrr" not in result.stdout.str()  # mrr did not move: no line for it
@@ -110,7 +110,7 @@ def test_better_ranker_passes_and_is_reported_stale(project: pytest.Pytester, mo
     rank(project, {**GOOD, "t1": ["x", "y", "d"]})
     run(project, mode, "--relevance-update")
     rank(project, GOOD)
-    result = run(project, mode)
+    result = run(project, mode, "-v")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         ["*stale baseline: improved beyond tolerance (*tail.ndcg@10 +0.*); raise it with --relevance-update"]
@@ -332,7 +332,7 @@ def test_marker_overrides_metrics_tolerance_and_clock(project: pytest.Pytester, 
 def test_max_churn_fails_when_no_metric_moved(project: pytest.Pytester, mode) -> None:
     run(project, mode, "--relevance-update")
     rank(project, {**GOOD, "t1": ["u1", "d"]})  # an unjudged document replaces another: no metric moves
-    result = run(project, mode)
+    result = run(project, mode, "-v")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*rankings vs baseline, RBO (p=0.9) / top-10 overlap: all *"])
     result = run(project, mode, "--relevance-max-churn", "0.01")
@@ -424,3 +424,38 @@ def test_report_path_is_relative_to_the_invocation_directory(project: pytest.Pyt
     assert result.ret == 0
     assert (project.path / "sub" / "r.json").is_file()
     assert not (project.path / "r.json").exists()
+
+
+def test_output_is_one_line_per_test_the_table_on_v_and_one_line_on_q(project: pytest.Pytester, mode) -> None:
+    project.makepyfile(test_rel=TEST_FILE + SIX_TESTS.split("def test_q2")[0])
+    run(project, mode, "--relevance-update")
+    result = run(project, mode)
+    relevance = result.stdout.str().split(" relevance ")[-1].splitlines()[1:]
+    assert (
+        relevance
+        == [
+            "relevance: test_rel.py::test_q0 passed, ndcg@10 0.9077 (+0.0000)",
+            "relevance: test_rel.py::test_q1 passed, ndcg@10 0.9077 (+0.0000)",
+            "relevance: test_rel.py::test_quality passed, ndcg@10 0.9077 (+0.0000)",
+            "relevance: 3 tests: 3 passed",
+        ]
+        + relevance[4:]
+    )
+    assert "stratum" not in result.stdout.str()
+    result = run(project, mode, "-v")
+    result.stdout.fnmatch_lines(["test_rel.py::test_q0  (engine custom, judgments v1)", "  stratum *"])
+    result = run(project, mode, "-q")
+    assert [line for line in result.stdout.lines if line.startswith("relevance")] == ["relevance: 3 tests: 3 passed"]
+    assert " relevance " not in result.stdout.str()
+
+
+def test_warnings_are_relevance_warnings_once_per_test(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    result = run(project, mode)  # the tail stratum has judged@10 0.75 and values at their floor
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        ["*warnings summary*", "*RelevanceWarning: test_rel.py::test_quality: *judged@10 0.75*"]
+    )
+    assert result.stdout.str().count("RelevanceWarning") == 1
+    result = run(project, mode, "-W", "error::pytest_relevance.plugin.RelevanceWarning")
+    assert result.ret == 1

@@ -126,7 +126,7 @@ def test_judged_and_floor_warnings_are_in_the_report(demo: pytest.Pytester) -> N
         (test,) = json.loads((demo.path / "out.json").read_text())["tests"]
         return test["warnings"]
 
-    result = run(demo, "--relevance-update")
+    result = run(demo, "--relevance-update", "-v")
     # the demo's pooled top 20 is judged: no judged@k warning out of the box
     result.stdout.fnmatch_lines(["*judged@10: all 1.00, head 1.00, torso 1.00, tail 1.00; coverage@10 0.*"])
     assert warnings() == []

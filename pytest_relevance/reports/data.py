@@ -413,9 +413,8 @@ def to_json(reports: list[dict[str, Any]]) -> str:
     return json.dumps({"pytest-relevance-report": 1, "tests": reports}, indent=2, sort_keys=True) + "\n"
 
 
-def write(path: str, reports: list[dict[str, Any]], append: bool = False) -> None:
-    """Write reports in the format the suffix names: .md, .json or .html (`append`: the plugin's step summary
-    until it calls `write_step_summary`)."""
+def write(path: str, reports: list[dict[str, Any]]) -> None:
+    """Write reports in the format the suffix names: .md, .json or .html."""
     from pathlib import Path
 
     from pytest_relevance.reports import html, markdown
@@ -423,12 +422,8 @@ def write(path: str, reports: list[dict[str, Any]], append: bool = False) -> Non
     renderers = {".md": markdown.render, ".json": to_json, ".html": html.render}
     target = Path(path)
     text = renderers[target.suffix.lower()](reports)
-    if append:
-        with target.open("a", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
 
 
 def write_step_summary(path: str, reports: list[dict[str, Any]]) -> None:
