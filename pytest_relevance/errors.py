@@ -18,9 +18,10 @@ def _shown(source: object) -> str:
     """A file under the working directory by its relative path, as pytest shows test files; anything else as is."""
     from pathlib import Path
 
-    if isinstance(source, Path) and source.is_absolute():
+    text = str(source)
+    if isinstance(source, Path | str) and Path(text).is_absolute():
         try:
-            return str(source.relative_to(Path.cwd()))
+            return str(Path(text).relative_to(Path.cwd()))
         except ValueError:
-            return str(source)
-    return str(source)
+            return text
+    return text

@@ -5,14 +5,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+# the same for the embedded engine's C extensions: numpy warns when it is imported a second time
+import numpy  # noqa: F401
 import pytest
 
 # pytester's in-process runs drop modules first imported during the inner run; yaml's C extension cannot be imported
 # twice, so a re-imported yaml would pair with a stale libyaml. Importing it here keeps one yaml for the whole session.
 import yaml  # noqa: F401
-
-# the same for the embedded engine's C extensions: numpy warns when it is imported a second time
-import numpy  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 

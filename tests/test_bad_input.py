@@ -325,5 +325,168 @@ def _matches(line: str, pattern: str) -> bool:
     return re.fullmatch(regex, line.strip()) is not None
 
 
-def test_the_suite_covers_enough_distinct_cases() -> None:
-    assert len({c.id for c in CASES}) == len(CASES) >= 45
+# ---------------------------------------------------------------- the embedded engine's inputs, on the demo project
+
+Q = "fixtures/query.yaml"
+C = "fixtures/corpus.ndjson"
+J = "fixtures/judgments.yaml"
+FS = "query.function_score"
+DEMO_CASES = [
+    # (id, file, old text, new text, the exact line)
+    (
+        "template-boost-word",
+        Q,
+        "tie_breaker: 0.3",
+        "tie_breaker: 0.3\n        boost: high",
+        f"relevance: {Q}: query 'q001': {FS}.query.multi_match.boost: 'high' is not a number",
+    ),
+    (
+        "template-decay-one",
+        Q,
+        "decay: 0.5",
+        "decay: 1",
+        f"relevance: {Q}: query 'q001': {FS}.functions[0].gauss.released.decay: 1: the decay must be between 0 and 1 (exclusive)",
+    ),
+    (
+        "template-scale-zero",
+        Q,
+        "scale: 365d",
+        "scale: 0d",
+        f"relevance: {Q}: query 'q001': {FS}.functions[0].gauss.released.scale: '0d': the scale must be greater than 0",
+    ),
+    (
+        "template-log-of-zero",
+        Q,
+        "modifier: ln2p",
+        "modifier: log",
+        f"relevance: {Q}: query 'q004': {FS}.functions[1].field_value_factor: log(0.0) for document 'p0659' is not a number; choose a modifier defined there (log1p, ln2p, ...) or filter such documents out",
+    ),
+    (
+        "template-match-without-query",
+        Q,
+        'multi_match:\n        query: "{{query}}"\n        fields: ["title^3", "description"]\n        type: best_fields\n        tie_breaker: 0.3',
+        "match:\n        title: {operator: and}",
+        f"relevance: {Q}: query 'q001': {FS}.query.match: needs 'query' (the text to search for)",
+    ),
+    (
+        "template-placeholder-typo",
+        Q,
+        '"{{query}}"',
+        '"{{querry}}"',
+        f"relevance: {Q}: query 'q001': the template uses {{{{querry}}}} but the query has no param 'querry'; add it under the query's params in the judgments",
+    ),
+    (
+        "template-unknown-body-key",
+        Q,
+        "query:\n  function_score",
+        "query2: {}\nquery:\n  function_score",
+        f"relevance: {Q}: query 'q001': 'query2' at the search body is not supported by the embedded engine (supported: *); the elasticsearch engine supports it",
+    ),
+    (
+        "corpus-number-word",
+        C,
+        '"popularity": ',
+        '"popularity": "lots", "x": ',
+        f"relevance: {C}:1: document 'p0001': field 'popularity' is mapped as number but holds \"lots\" (could not convert string to float: 'lots')",
+    ),
+    (
+        "corpus-object-for-text",
+        C,
+        '"title": ',
+        '"title": {"en": "x"}, "y": ',
+        f"relevance: {C}:1: document 'p0001': field 'title' is mapped as text but holds {{\"en\": \"x\"}} (an object)",
+    ),
+    (
+        "corpus-bad-date",
+        C,
+        '"released": "',
+        '"released": "yesterday", "z": "',
+        f"relevance: {C}:1: document 'p0001': field 'released' is mapped as date but holds \"yesterday\" (*)",
+    ),
+    (
+        "grade-infinite",
+        J,
+        "grades: {p0043: 2",
+        "grades: {p0043: .inf",
+        f"relevance: {J}:4: query 'q001', document 'p0043': grade inf is not a grade; grades are finite numbers from 0 to 1000",
+    ),
+    (
+        "grade-nan",
+        J,
+        "grades: {p0043: 2",
+        "grades: {p0043: .nan",
+        f"relevance: {J}:4: query 'q001', document 'p0043': grade nan is not a grade; grades are finite numbers from 0 to 1000",
+    ),
+    (
+        "grade-huge",
+        J,
+        "grades: {p0043: 2",
+        "grades: {p0043: 1e308",
+        f"relevance: {J}:4: query 'q001', document 'p0043': grade '1e308' is not a number (use 0, 1, 2, 3...)",
+    ),
+    (
+        "grade-negative",
+        J,
+        "grades: {p0043: 2",
+        "grades: {p0043: -2",
+        f"relevance: {J}:4: query 'q001', document 'p0043': grade -2 is negative; grades are >= 0 (0 = irrelevant)",
+    ),
+]
+RAW_DEMO_CASES = [
+    ("corpus-not-utf8", C, b"\xff\xfe\n", f"relevance: {C}:1123: not UTF-8 text (byte 0xff); save it as UTF-8"),
+    (
+        "judgments-not-utf8",
+        J,
+        b'  - {id: q999, text: "caf\xe9", grades: {p0001: 1}}\n',
+        f"relevance: {J}:169: not UTF-8 text (byte 0xe9): save the file as UTF-8",
+    ),
+]
+
+
+@pytest.fixture
+def demo_project(demo: pytest.Pytester) -> pytest.Pytester:
+    demo.makepyfile(
+        test_gate="def test_demo_search_quality(relevance_index, relevance_snapshot):\n"
+        "    assert relevance_snapshot == relevance_index.run()\n"
+    )
+    assert _run(demo, "--relevance-update").ret == 0
+    return demo
+
+
+def _check_demo(project: pytest.Pytester, message: str) -> None:
+    path = project.path / BASELINE
+    before = path.read_bytes()
+    for args in ((), ("--relevance-update",)):
+        result = _run(project, *args)
+        output = result.stdout.lines + result.stderr.lines
+        assert result.ret == 1, "\n".join(output)
+        assert [line for line in output if _matches(line, message)], "\n".join(output)
+        assert "Traceback" not in "\n".join(output)
+        assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(("file", "old", "new", "message"), [c[1:] for c in DEMO_CASES], ids=[c[0] for c in DEMO_CASES])
+def test_bad_engine_input_is_one_line(
+    demo_project: pytest.Pytester, file: str, old: str, new: str, message: str
+) -> None:
+    path = demo_project.path / file
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    _check_demo(demo_project, message)
+
+
+@pytest.mark.parametrize(
+    ("file", "tail", "message"), [c[1:] for c in RAW_DEMO_CASES], ids=[c[0] for c in RAW_DEMO_CASES]
+)
+def test_undecodable_files_name_the_file_and_line(
+    demo_project: pytest.Pytester, file: str, tail: bytes, message: str
+) -> None:
+    with (demo_project.path / file).open("ab") as handle:
+        handle.write(tail)
+    _check_demo(demo_project, message)
+
+
+def test_the_suite_covers_at_least_sixty_distinct_cases() -> None:
+    ids = [c.id for c in CASES] + [c[0] for c in DEMO_CASES] + [c[0] for c in RAW_DEMO_CASES]
+    assert len(set(ids)) == len(ids) >= 60
