@@ -431,16 +431,12 @@ def test_output_is_one_line_per_test_the_table_on_v_and_one_line_on_q(project: p
     run(project, mode, "--relevance-update")
     result = run(project, mode)
     relevance = result.stdout.str().split(" relevance ")[-1].splitlines()[1:]
-    assert (
-        relevance
-        == [
-            "relevance: test_rel.py::test_q0 passed, ndcg@10 0.9077 (+0.0000)",
-            "relevance: test_rel.py::test_q1 passed, ndcg@10 0.9077 (+0.0000)",
-            "relevance: test_rel.py::test_quality passed, ndcg@10 0.9077 (+0.0000)",
-            "relevance: 3 tests: 3 passed",
-        ]
-        + relevance[4:]
-    )
+    assert relevance[:4] == [
+        "relevance: test_rel.py::test_q0 passed, ndcg@10 0.9077 (+0.0000)",
+        "relevance: test_rel.py::test_q1 passed, ndcg@10 0.9077 (+0.0000)",
+        "relevance: test_rel.py::test_quality passed, ndcg@10 0.9077 (+0.0000)",
+        "relevance: 3 tests: 3 passed",
+    ]
     assert "stratum" not in result.stdout.str()
     result = run(project, mode, "-v")
     result.stdout.fnmatch_lines(["test_rel.py::test_q0  (engine custom, judgments v1)", "  stratum *"])
