@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.metrics import DEFAULT_METRICS, MetricSpecError, mean, parse_metrics, rank_scored, score_run
+from pytest_relevance.metrics import DEFAULT_METRICS, MetricSpecError, mean, parse_metrics, score_scored_run
 from pytest_relevance.trec import gc_paused, read_qrels_bytes, read_run_bytes
 
 
@@ -23,8 +23,7 @@ def _evaluate_files(args: argparse.Namespace) -> int:
     scored, warnings = read_run_bytes(args.run)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    run = {qid: rank_scored(docs) for qid, docs in scored.items()}
-    per_query = {qid.decode(): score.values for qid, score in score_run(qrels, run, metrics).items()}
+    per_query = {qid.decode(): values for qid, values in score_scored_run(qrels, scored, metrics).items()}
     if not per_query:
         raise RelevanceInputError(args.run, f"no query of this run is judged in {args.qrels}; check the query ids")
     means = {m.spec: mean(values[m.spec] for values in per_query.values()) for m in metrics}
