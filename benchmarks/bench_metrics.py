@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytrec_eval
 
-from pytest_relevance.metrics import parse_metrics, rank_scored, score_query
+from pytest_relevance.metrics import parse_metrics, score_scored_run
 
 OURS = parse_metrics("ndcg@3 ndcg@10 map map@10 mrr p@10 recall@100 rprec hit@10")
 THEIRS = {"ndcg_cut.3,10", "map", "map_cut.10", "recip_rank", "P.10", "recall.100", "Rprec", "success.10"}
@@ -37,7 +37,7 @@ def generate(queries: int, docs: int = 100, seed: int = 7) -> tuple[dict, dict]:
 
 
 def ours(qrels: dict, run: dict) -> dict:
-    return {qid: score_query(qrels[qid], rank_scored(scores), OURS).values for qid, scores in run.items()}
+    return score_scored_run(qrels, run, OURS)
 
 
 def theirs(qrels: dict, run: dict) -> dict:

@@ -187,13 +187,15 @@ def _groups(qids: list[bytes]) -> Iterator[tuple[bytes, int, int]]:
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file; a document graded twice for one query is an error (trec_eval exits on it too)."""
-    return {qid.decode(): _decoded(grades) for qid, grades in read_qrels_bytes(path).items()}
+    raw = read_qrels_bytes(path)
+    # decoded query by query, each bytes mapping dropped as soon as it is decoded: the peak stays one copy
+    return {qid.decode(): _decoded(raw.pop(qid)) for qid in list(raw)}
 
 
 def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
     """Read a run file; duplicates keep their first occurrence and come back as warnings naming file and line."""
     run, warnings = read_run_bytes(path)
-    return {qid.decode(): _decoded(scores) for qid, scores in run.items()}, warnings
+    return {qid.decode(): _decoded(run.pop(qid)) for qid in list(run)}, warnings
 
 
 def _decoded(values: dict[bytes, float]) -> dict[str, float]:
