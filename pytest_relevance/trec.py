@@ -199,7 +199,7 @@ def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
 
 
 def _decoded(values: dict[bytes, float]) -> dict[str, float]:
-    return dict(zip([doc.decode() for doc in values], values.values(), strict=True))
+    return dict(zip(map(bytes.decode, values), values.values(), strict=True))
 
 
 def read_qrels_bytes(path: str | Path) -> dict[bytes, dict[bytes, int]]:
