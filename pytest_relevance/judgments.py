@@ -244,6 +244,7 @@ class _YamlEvents:
         return self.yaml.SafeLoader("").construct_document(node)
 
     def skip(self, event: Any) -> None:
+        """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
         self.compose(event)
 
 
