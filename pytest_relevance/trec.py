@@ -242,16 +242,9 @@ def read_run_bytes(path: str | Path) -> tuple[dict[bytes, dict[bytes, float]], l
     lines_read = 0
     with gc_paused():
         for base, block, (qids, docs, scores) in _chunks(path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
-            try:
-                values = list(map(float, scores))
-            except ValueError:
-                values = []
-            if not values or not math.isfinite(math.fsum(values)):
-                _first_bad(path, base, block, 4, _score_problem)
+            values = _scores(path, base, block, scores)
             for qid, start, end in _groups(qids):
-                ranked = dict(zip(docs[start:end], values[start:end], strict=True))
-                if len(ranked) != end - start:  # a duplicate: built again from the end, so that the first one stays
-                    ranked = dict(zip(reversed(docs[start:end]), reversed(values[start:end]), strict=True))
+                ranked = _first_wins(docs[start:end], values[start:end])
                 earlier = run.get(qid)
                 if earlier is not None:
                     ranked.update(earlier)  # lines of this query earlier in the file win too
@@ -261,6 +254,66 @@ def read_run_bytes(path: str | Path) -> tuple[dict[bytes, dict[bytes, float]], l
     if sum(map(len, run.values())) != lines_read:
         warnings = _duplicates(path)
     return run, warnings
+
+
+class ScatteredQuery(Exception):
+    """A query's lines are not together in the run file: `ScoredQueries` cannot stream it (`read_run_bytes` can)."""
+
+
+class ScoredQueries:
+    """The queries of a run file one at a time, as (qid, {doc: score}) with ids as bytes, in file order: the run is
+    never all in memory, and each query is scored while its data is still in the CPU cache. TREC runs keep a query's
+    lines together; a query whose lines are scattered raises `ScatteredQuery`. After the iteration, `warnings()`
+    names the duplicates (each keeps its first occurrence)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.lines = self.kept = 0
+
+    def __iter__(self) -> Iterator[tuple[bytes, dict[bytes, float]]]:
+        seen: set[bytes] = set()
+        current: bytes | None = None
+        ranked: dict[bytes, float] = {}
+        for base, block, (qids, docs, scores) in _chunks(self.path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
+            values = _scores(self.path, base, block, scores)
+            for qid, start, end in _groups(qids):
+                part = _first_wins(docs[start:end], values[start:end])
+                if qid == current:  # the query goes on from the block before
+                    part.update(ranked)
+                    ranked = part
+                    continue
+                if current is not None:
+                    self.kept += len(ranked)
+                    yield current, ranked
+                if qid in seen:
+                    raise ScatteredQuery(qid.decode())
+                seen.add(qid)
+                current, ranked = qid, part
+            self.lines += len(qids)
+        if current is not None:
+            self.kept += len(ranked)
+            yield current, ranked
+
+    def warnings(self) -> list[str]:
+        return _duplicates(self.path) if self.kept != self.lines else []
+
+
+def _scores(path: Path, base: int, block: bytes, texts: list[bytes]) -> list[float]:
+    try:
+        values = list(map(float, texts))
+    except ValueError:
+        values = []
+    if not values or not math.isfinite(math.fsum(values)):
+        _first_bad(path, base, block, 4, _score_problem)
+    return values
+
+
+def _first_wins(docs: list[bytes], values: list[float]) -> dict[bytes, float]:
+    """{doc: score} of one query's lines; a repeated doc keeps its first score (built again from the end)."""
+    ranked = dict(zip(docs, values, strict=True))
+    if len(ranked) != len(docs):
+        ranked = dict(zip(reversed(docs), reversed(values), strict=True))
+    return ranked
 
 
 def _repeats(path: Path) -> Iterator[tuple[int, str, str, int]]:
