@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytrec_eval
 
-from pytest_relevance.metrics import parse_metrics, rank_scored, score_query
+from pytest_relevance.metrics import parse_metrics, score_scored_run
 
 OURS = parse_metrics("ndcg@3 ndcg@10 map map@10 mrr p@10 recall@100 rprec hit@10")
 THEIRS = {"ndcg_cut.3,10", "map", "map_cut.10", "recip_rank", "P.10", "recall.100", "Rprec", "success.10"}
@@ -37,7 +38,7 @@ def generate(queries: int, docs: int = 100, seed: int = 7) -> tuple[dict, dict]:
 
 
 def ours(qrels: dict, run: dict) -> dict:
-    return {qid: score_query(qrels[qid], rank_scored(scores), OURS).values for qid, scores in run.items()}
+    return score_scored_run(qrels, run, OURS)
 
 
 def theirs(qrels: dict, run: dict) -> dict:
@@ -77,10 +78,14 @@ print({m: sum(r[m] for r in results.values()) / len(results) for m in measures})
 """
 
 
-def process_time(command: list[str]) -> float:
+def process_time(command: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one process: on a shared machine CPU time is the steadier of the two."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -98,7 +103,10 @@ def main() -> None:
         assert abs(result[check]["ndcg@10"] - reference[check]["ndcg_cut_10"]) < 1e-9  # same numbers, not just fast
         print(f"{size:>8} {t_theirs:>14.3f} {t_ours:>8.3f} {t_ours / t_theirs:>12.2f}")
     print("whole processes on TREC files (x 100 docs per query):")
-    print(f"{'queries':>8} {'split+pytrec_eval s':>20} {'evaluate s':>11} {'ratio':>6}")
+    print(
+        f"{'queries':>8} {'split+pytrec_eval s':>20} {'evaluate s':>11} {'ratio':>6} "
+        f"{'CPU s (ref/ours)':>17} {'ratio':>6}"
+    )
     for size in args.process_sizes:
         with tempfile.TemporaryDirectory() as folder:
             qrels_path, run_path = write_trec(*generate(size), Path(folder))
@@ -106,11 +114,15 @@ def main() -> None:
             for spec in OURS:
                 command += ["-m", spec.spec]
             script = [sys.executable, "-c", SCRIPT, str(qrels_path), str(run_path), "|".join(THEIRS)]
-            reference, evaluate = float("inf"), float("inf")
+            reference, evaluate = (float("inf"), float("inf")), (float("inf"), float("inf"))
             for _ in range(args.repeat):  # alternating, so that a busy moment of a shared machine hits both sides
                 reference = min(reference, process_time(script))
                 evaluate = min(evaluate, process_time(command))
-            print(f"{size:>8} {reference:>20.2f} {evaluate:>11.2f} {evaluate / reference:>6.2f}")
+            cpu = f"{reference[1]:.1f}/{evaluate[1]:.1f}"
+            print(
+                f"{size:>8} {reference[0]:>20.2f} {evaluate[0]:>11.2f} {evaluate[0] / reference[0]:>6.2f} "
+                f"{cpu:>17} {evaluate[1] / reference[1]:>6.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -8,8 +8,16 @@ import sys
 from collections.abc import Sequence
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.metrics import DEFAULT_METRICS, MetricSpecError, mean, parse_metrics, rank_scored, score_run
-from pytest_relevance.trec import gc_paused, read_qrels_bytes, read_run_bytes
+from pytest_relevance.metrics import (
+    DEFAULT_METRICS,
+    MetricSpecError,
+    mean,
+    parse_metrics,
+    rank_scored,
+    score_ranked,
+    score_scored_run,
+)
+from pytest_relevance.trec import ScatteredQuery, ScoredQueries, gc_paused, read_qrels_bytes, read_run_bytes
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -20,11 +28,18 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _evaluate_files(args: argparse.Namespace) -> int:
     metrics = parse_metrics(args.metric or DEFAULT_METRICS)
     qrels = read_qrels_bytes(args.qrels)  # ids as bytes: compared as trec_eval compares them, never decoded
-    scored, warnings = read_run_bytes(args.run)
+    queries = ScoredQueries(args.run)
+    try:  # each query scored as soon as it is read: the run is never all in memory
+        scores = {
+            qid: score_ranked(qrels[qid], rank_scored(ranked), metrics) for qid, ranked in queries if qid in qrels
+        }
+        warnings = queries.warnings()
+    except ScatteredQuery:  # a query's lines are not together: read the whole run first, as trec_eval does
+        scored, warnings = read_run_bytes(args.run)
+        scores = score_scored_run(qrels, scored, metrics)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    run = {qid: rank_scored(docs) for qid, docs in scored.items()}
-    per_query = {qid.decode(): score.values for qid, score in score_run(qrels, run, metrics).items()}
+    per_query = {qid.decode(): values for qid, values in scores.items()}
     if not per_query:
         raise RelevanceInputError(args.run, f"no query of this run is judged in {args.qrels}; check the query ids")
     means = {m.spec: mean(values[m.spec] for values in per_query.values()) for m in metrics}

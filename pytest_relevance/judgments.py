@@ -71,10 +71,21 @@ class Judgments:
 
 
 def content_version(queries: tuple[Query, ...]) -> str:
-    """A short hash of what the judgments say (not how the file is formatted), used when no version is declared."""
-    canonical = [[q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] for q in queries]
-    digest = hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
-    return f"sha256:{digest[:12]}"
+    """A short hash of what the judgments say (not how the file is formatted), used when no version is declared.
+
+    The hash of one JSON list of [id, text, stratum, params, sorted grades] per query, fed a thousand queries at a
+    time: the same digest as hashing the whole list at once, without the whole list (and its text) in memory.
+    """
+    digest = hashlib.sha256(b"[")
+    for start in range(0, len(queries), 1000):
+        canonical = [
+            [q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] for q in queries[start : start + 1000]
+        ]
+        if start:
+            digest.update(b", ")
+        digest.update(json.dumps(canonical, sort_keys=True, default=str)[1:-1].encode())
+    digest.update(b"]")
+    return f"sha256:{digest.hexdigest()[:12]}"
 
 
 def load_judgments(path: str | Path, topics: str | Path | None = None) -> Judgments:
@@ -233,6 +244,7 @@ class _YamlEvents:
         return self.yaml.SafeLoader("").construct_document(node)
 
     def skip(self, event: Any) -> None:
+        """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
         self.compose(event)
 
 

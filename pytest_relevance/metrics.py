@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter, mul
+from itertools import compress, repeat
+from operator import add, attrgetter, mul, truediv
 from typing import Any
 
 #: metric name -> (cut-off: "required" | "optional" | "none", options it takes)
@@ -203,39 +203,57 @@ class QueryScore:
 def score_query(grades: Mapping[str, float], ranking: Sequence[str], metrics: Sequence[Metric]) -> QueryScore:
     """Score one ranked list against one query's grades, with every convention of the module docstring.
 
-    Only the judged positions are walked in Python: which positions hold a judged document is found by a C-level
-    pass (most of a ranking is unjudged), and every metric works from that short list.
+    Only the judged positions are walked: which positions hold a judged document is found by a C-level pass (most
+    of a ranking is unjudged), and every metric works from that short list.
     """
     n = len(ranking)
-    positions = list(compress(range(n), map(grades.__contains__, ranking)))
-    judged = [(i, grades[ranking[i]]) for i in positions]  # (0-based rank, grade), rank order
+    flags = list(map(grades.__contains__, ranking))
+    positions = list(compress(range(n), flags))  # 0-based ranks of the judged documents, in rank order
     duplicates = 0
     if len(set(ranking)) != n:
         first: dict[str, int] = {}
         for index, doc in enumerate(ranking):
             first.setdefault(doc, index)
         duplicates = n - len(first)
-        judged = [(i, g) for i, g in judged if first[ranking[i]] == i]  # later occurrences gain nothing
+        positions = [i for i in positions if first[ranking[i]] == i]  # later occurrences gain nothing
+        gains = [grades[ranking[i]] for i in positions]
+    else:
+        gains = list(map(grades.__getitem__, compress(ranking, flags)))
+    return QueryScore(_values(grades, positions, gains, n, metrics), duplicates)
+
+
+def score_ranked(grades: Mapping[Any, float], ranking: Sequence[Any], metrics: Sequence[Metric]) -> dict[str, float]:
+    """`score_query` for a ranking without repeated ids (one ranked from a {doc: score} mapping): no duplicate pass."""
+    flags = list(map(grades.__contains__, ranking))
+    positions = list(compress(range(len(ranking)), flags))
+    gains = list(map(grades.__getitem__, compress(ranking, flags)))
+    return _values(grades, positions, gains, len(ranking), metrics)
+
+
+def _values(
+    grades: Mapping[Any, float], positions: list[int], gains: list[float], n: int, metrics: Sequence[Metric]
+) -> dict[str, float]:
+    """Every metric from the judged positions (0-based, rank order) and their grades."""
     values: dict[str, float] = {}
-    relevance: dict[float, tuple[list[int], int]] = {}  # threshold -> (1-based relevant ranks, R)
+    relevance: dict[float, tuple[list[int], int]] = {}  # threshold -> (0-based relevant ranks, R)
     ideals: dict[bool, list[float]] = {}
     for spec, code, k, threshold, exp, max_grade in _plan(metrics):
         if code == _NDCG:
-            values[spec] = _ndcg(k, exp, grades, judged, n, ideals)
+            values[spec] = _ndcg(k, exp, grades, positions, gains, n, ideals)
         elif code == _JUDGED:
             top = min(k, n)
             values[spec] = bisect_left(positions, top) / top if top else 0.0
         elif code == _ERR:
-            values[spec] = _err(judged, k, max_grade)
+            values[spec] = _err(positions, gains, k, max_grade)
         else:
             found = relevance.get(threshold)
             if found is None:
                 found = relevance[threshold] = (
-                    [i + 1 for i, g in judged if g >= threshold],
+                    list(compress(positions, map(threshold.__le__, gains))),
                     sum(map(threshold.__le__, grades.values())),
                 )
             values[spec] = _binary(code, k, *found)
-    return QueryScore(values, duplicates)
+    return values
 
 
 _NDCG, _JUDGED, _ERR, _MRR, _MAP, _P, _RECALL, _HIT, _RPREC = range(9)
@@ -267,16 +285,17 @@ def _plan(metrics: Sequence[Metric]) -> tuple[tuple[str, int, Any, float, bool, 
 
 
 def _binary(code: int, k: int | None, relevant: list[int], total: int) -> float:
+    """`relevant` holds the 0-based ranks of the relevant documents retrieved, in rank order; R = `total`."""
     if not total:
         return 0.0
     if code == _RPREC:
         k = total
-    if k is not None and relevant and relevant[-1] > k:
-        relevant = relevant[: bisect_right(relevant, k)]
+    if k is not None and relevant and relevant[-1] >= k:
+        relevant = relevant[: bisect_left(relevant, k)]
     if code == _MRR:
-        return 1.0 / relevant[0] if relevant else 0.0
+        return 1.0 / (relevant[0] + 1) if relevant else 0.0
     if code == _MAP:
-        return sum(i / p for i, p in enumerate(relevant, 1)) / total
+        return sum(map(truediv, range(1, len(relevant) + 1), map(add, relevant, repeat(1)))) / total
     if code == _P:
         return len(relevant) / k  # type: ignore[operator]
     if code in (_RECALL, _RPREC):
@@ -285,7 +304,13 @@ def _binary(code: int, k: int | None, relevant: list[int], total: int) -> float:
 
 
 def _ndcg(
-    k: int | None, exp: bool, grades: Mapping[str, float], judged: list[tuple[int, float]], n: int, ideals: dict
+    k: int | None,
+    exp: bool,
+    grades: Mapping[Any, float],
+    positions: list[int],
+    gains: list[float],
+    n: int,
+    ideals: dict,
 ) -> float:
     if exp not in ideals:
         positive = sorted([g for g in grades.values() if g > 0], reverse=True)
@@ -295,18 +320,20 @@ def _ndcg(
         return 0.0
     discounts = _discounts(max(n, len(ideal)) if k is None else max(k, len(ideal)))
     idcg = sum(map(mul, ideal, discounts))
-    limit = n if k is None else k
+    cut = len(positions) if k is None else bisect_left(positions, k)
     if exp:
-        dcg = sum((2.0**g - 1.0) * discounts[i] for i, g in judged if g > 0 and i < limit)
+        dcg = sum((2.0**g - 1.0) * discounts[i] for i, g in zip(positions[:cut], gains, strict=False) if g > 0)
+    elif min(gains[:cut], default=0) >= 0:  # no negative grade: one C-level pass
+        dcg = sum(map(mul, gains[:cut], map(discounts.__getitem__, positions[:cut])))
     else:
-        dcg = sum(g * discounts[i] for i, g in judged if g > 0 and i < limit)
+        dcg = sum(g * discounts[i] for i, g in zip(positions[:cut], gains, strict=False) if g > 0)
     return dcg / idcg
 
 
-def _err(judged: list[tuple[int, float]], k: int | None, max_grade: float) -> float:
+def _err(positions: list[int], gains: list[float], k: int | None, max_grade: float) -> float:
     scale = 2.0**max_grade
     score, keep_going = 0.0, 1.0
-    for index, grade in judged:
+    for index, grade in zip(positions, gains, strict=True):
         if k is not None and index >= k:
             break
         if grade <= 0:
@@ -328,3 +355,11 @@ def score_run(
 ) -> dict[str, QueryScore]:
     """Score every query present in both (trec_eval's rule: queries only in one of them are left out)."""
     return {qid: score_query(qrels[qid], ranking, metrics) for qid, ranking in run.items() if qid in qrels}
+
+
+def score_scored_run(
+    qrels: Mapping[Any, Mapping[Any, float]], run: Mapping[Any, Mapping[Any, float]], metrics: Sequence[Metric]
+) -> dict[Any, dict[str, float]]:
+    """Score a scored run ({qid: {doc: score}}, as read from a TREC run file) as trec_eval does: each query ranked
+    by `rank_scored`, queries in only one of the two left out."""
+    return {qid: score_ranked(qrels[qid], rank_scored(scores), metrics) for qid, scores in run.items() if qid in qrels}

@@ -49,13 +49,15 @@ def gc_paused() -> Iterator[None]:
 
 
 def _blocks_of(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(number of the first line, bytes) of pieces of about _CHUNK bytes, each ending at a line end."""
+    """(number of the first line, bytes) of pieces of about _CHUNK bytes, each ending with a line end."""
     try:
         with path.open("rb") as handle:
             base, block = 1, handle.read(_CHUNK).removeprefix(_BOM)
             while block:
                 if not block.endswith(b"\n"):
                     block += handle.readline()
+                    if not block.endswith(b"\n"):  # the last line, without its line end
+                        block += b"\n"
                 yield base, block
                 base += block.count(b"\n")
                 block = handle.read(_CHUNK)
@@ -102,30 +104,26 @@ _OTHER_SPACE = (b"\x0b", b"\x0c", b"\r")
 
 
 def _regular(block: bytes, width: int) -> list[bytes] | None:
-    """The block's tokens with a "\\\\n" token between lines, when every line is exactly `width` ASCII columns
-    separated by single spaces or tabs (then one split checks the width of every line); None otherwise.
+    """The block's tokens, `width` per line and a "\\n" token after each line, when every line is exactly `width`
+    ASCII columns separated by single spaces or tabs (then one split checks the width of every line); else None.
 
-    With each line end made a token of its own (" \\\\n "), a blank line, a doubled separator or a space at either end
+    With each line end made a token of its own (" \\n "), a blank line, a doubled separator or a space at either end
     of a line shows as a double space; once there is none and no other whitespace, the lines are all `width` wide
-    exactly when there are `lines * (width + 1) - 1` tokens and every (width + 1)-th token is a line end."""
-    body = block[:-1] if block.endswith(b"\n") else block
-    if b"\r\n" in body:
-        body = body.replace(b"\r\n", b"\n")
-    if b"\t" in body:
-        body = body.replace(b"\t", b" ")
-    spaced = body.replace(b"\n", b" \n ")
-    if (
-        not body
-        or not body.isascii()
-        or b"  " in spaced
-        or spaced[:1] == b" "
-        or spaced[-1:] == b" "
-        or any(space in body for space in _OTHER_SPACE)
-    ):
+    exactly when there are `lines * (width + 1)` tokens and every (width + 1)-th token is a line end. Single-byte
+    searches (memchr) come first: they are ten times cheaper than the one two-byte search."""
+    if b"\r" in block:
+        block = block.replace(b"\r\n", b"\n")
+    if b"\t" in block:
+        block = block.replace(b"\t", b" ")
+    if not block.isascii() or any(space in block for space in _OTHER_SPACE):
+        return None
+    spaced = block.replace(b"\n", b" \n ")
+    if spaced[:1] == b" " or b"  " in spaced:
         return None
     tokens = spaced.split(b" ")
-    lines = body.count(b"\n") + 1
-    if len(tokens) != lines * (width + 1) - 1 or tokens[width :: width + 1].count(b"\n") != lines - 1:
+    tokens.pop()  # the empty piece after the last line end
+    lines = block.count(b"\n")
+    if len(tokens) != lines * (width + 1) or tokens[width :: width + 1].count(b"\n") != lines:
         return None
     return tokens
 
@@ -189,17 +187,19 @@ def _groups(qids: list[bytes]) -> Iterator[tuple[bytes, int, int]]:
 
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file; a document graded twice for one query is an error (trec_eval exits on it too)."""
-    return {qid.decode(): _decoded(grades) for qid, grades in read_qrels_bytes(path).items()}
+    raw = read_qrels_bytes(path)
+    # decoded query by query, each bytes mapping dropped as soon as it is decoded: the peak stays one copy
+    return {qid.decode(): _decoded(raw.pop(qid)) for qid in list(raw)}
 
 
 def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
     """Read a run file; duplicates keep their first occurrence and come back as warnings naming file and line."""
     run, warnings = read_run_bytes(path)
-    return {qid.decode(): _decoded(scores) for qid, scores in run.items()}, warnings
+    return {qid.decode(): _decoded(run.pop(qid)) for qid in list(run)}, warnings
 
 
 def _decoded(values: dict[bytes, float]) -> dict[str, float]:
-    return dict(zip([doc.decode() for doc in values], values.values(), strict=True))
+    return dict(zip(map(bytes.decode, values), values.values(), strict=True))
 
 
 def read_qrels_bytes(path: str | Path) -> dict[bytes, dict[bytes, int]]:
@@ -242,16 +242,9 @@ def read_run_bytes(path: str | Path) -> tuple[dict[bytes, dict[bytes, float]], l
     lines_read = 0
     with gc_paused():
         for base, block, (qids, docs, scores) in _chunks(path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
-            try:
-                values = list(map(float, scores))
-            except ValueError:
-                values = []
-            if not values or not math.isfinite(math.fsum(values)):
-                _first_bad(path, base, block, 4, _score_problem)
+            values = _scores(path, base, block, scores)
             for qid, start, end in _groups(qids):
-                ranked = dict(zip(docs[start:end], values[start:end], strict=True))
-                if len(ranked) != end - start:  # a duplicate: built again from the end, so that the first one stays
-                    ranked = dict(zip(reversed(docs[start:end]), reversed(values[start:end]), strict=True))
+                ranked = _first_wins(docs[start:end], values[start:end])
                 earlier = run.get(qid)
                 if earlier is not None:
                     ranked.update(earlier)  # lines of this query earlier in the file win too
@@ -261,6 +254,66 @@ def read_run_bytes(path: str | Path) -> tuple[dict[bytes, dict[bytes, float]], l
     if sum(map(len, run.values())) != lines_read:
         warnings = _duplicates(path)
     return run, warnings
+
+
+class ScatteredQuery(Exception):
+    """A query's lines are not together in the run file: `ScoredQueries` cannot stream it (`read_run_bytes` can)."""
+
+
+class ScoredQueries:
+    """The queries of a run file one at a time, as (qid, {doc: score}) with ids as bytes, in file order: the run is
+    never all in memory, and each query is scored while its data is still in the CPU cache. TREC runs keep a query's
+    lines together; a query whose lines are scattered raises `ScatteredQuery`. After the iteration, `warnings()`
+    names the duplicates (each keeps its first occurrence)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.lines = self.kept = 0
+
+    def __iter__(self) -> Iterator[tuple[bytes, dict[bytes, float]]]:
+        seen: set[bytes] = set()
+        current: bytes | None = None
+        ranked: dict[bytes, float] = {}
+        for base, block, (qids, docs, scores) in _chunks(self.path, 6, False, "qid Q0 docno rank score tag", (0, 2, 4)):
+            values = _scores(self.path, base, block, scores)
+            for qid, start, end in _groups(qids):
+                part = _first_wins(docs[start:end], values[start:end])
+                if qid == current:  # the query goes on from the block before
+                    part.update(ranked)
+                    ranked = part
+                    continue
+                if current is not None:
+                    self.kept += len(ranked)
+                    yield current, ranked
+                if qid in seen:
+                    raise ScatteredQuery(qid.decode())
+                seen.add(qid)
+                current, ranked = qid, part
+            self.lines += len(qids)
+        if current is not None:
+            self.kept += len(ranked)
+            yield current, ranked
+
+    def warnings(self) -> list[str]:
+        return _duplicates(self.path) if self.kept != self.lines else []
+
+
+def _scores(path: Path, base: int, block: bytes, texts: list[bytes]) -> list[float]:
+    try:
+        values = list(map(float, texts))
+    except ValueError:
+        values = []
+    if not values or not math.isfinite(math.fsum(values)):
+        _first_bad(path, base, block, 4, _score_problem)
+    return values
+
+
+def _first_wins(docs: list[bytes], values: list[float]) -> dict[bytes, float]:
+    """{doc: score} of one query's lines; a repeated doc keeps its first score (built again from the end)."""
+    ranked = dict(zip(docs, values, strict=True))
+    if len(ranked) != len(docs):
+        ranked = dict(zip(reversed(docs), reversed(values), strict=True))
+    return ranked
 
 
 def _repeats(path: Path) -> Iterator[tuple[int, str, str, int]]:

@@ -266,3 +266,49 @@ def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> N
     ]
     code, out, _ = run_cli(capsys, "compare", old, new, "--format", "md")
     assert "| t.py::test_a |  |  |  |  | only in OLD |" in out
+
+
+def test_queries_whose_lines_are_scattered_score_as_if_together(tmp_path: Path, capsys) -> None:
+    lines = RUN.splitlines(keepends=True)
+    scattered = lines[0] + lines[3] + lines[1] + lines[4] + lines[2] + lines[5]  # q1 q2 q1 q2 q1 q3
+    qrels = write(tmp_path, "qrels", QRELS)
+    args = ("--format", "json", "--per-query", "-m", "ndcg@3", "-m", "map")
+    together = run_cli(capsys, "evaluate", qrels, write(tmp_path, "run", RUN), *args)
+    apart = run_cli(capsys, "evaluate", qrels, write(tmp_path, "scattered", scattered), *args)
+    assert apart == together
+    assert json.loads(together[1])["per_query"]["q1"]["map"] > 0
+
+
+def test_a_run_read_in_many_blocks_scores_as_in_one(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    import pytest_relevance.trec as trec
+
+    rnd = random.Random(5)
+    qrels_text = "".join(f"q{q} 0 d{d} {rnd.choice((0, 1, 2))}\n" for q in range(30) for d in range(0, 40, 3))
+    run_text = "".join(f"q{q} Q0 d{d} {d} {rnd.randrange(9)} t\n" for q in range(30) for d in range(40))
+    run_text += "q29 Q0 d1 99 100 t\n"  # a duplicate of the last query, after a block boundary
+    qrels, run = write(tmp_path, "qrels", qrels_text), write(tmp_path, "run", run_text)
+    args = ("evaluate", qrels, run, "--format", "json", "--per-query", "-m", "ndcg@10", "-m", "map")
+    whole = run_cli(capsys, *args)
+    monkeypatch.setattr(trec, "_CHUNK", 50)  # a block boundary every line or two
+    blocks = run_cli(capsys, *args)
+    assert blocks == whole
+    assert "duplicate document 'd1' for query 'q29'" in whole[2]
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {f"q{q}": {} for q in range(30)} | _parse(qrels_text, 3), {"ndcg_cut.10", "map"}
+    )
+    expected = evaluator.evaluate(_parse(run_text, 4, first=True))
+    result = json.loads(whole[1])["per_query"]
+    for qid in expected:
+        assert result[qid]["map"] == pytest.approx(expected[qid]["map"], abs=1e-12)
+
+
+def _parse(text: str, column: int, first: bool = False) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in text.splitlines():
+        fields = line.split()
+        docs = out.setdefault(fields[0], {})
+        if not (first and fields[2] in docs):
+            docs[fields[2]] = int(fields[column]) if column == 3 else float(fields[column])
+    return out

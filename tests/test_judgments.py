@@ -264,3 +264,25 @@ def test_trec_judgments_refuse_fractional_and_negative_grades(tmp_path: Path) ->
     with pytest.raises(RelevanceInputError) as error:
         load_judgments(negative, topics)
     assert str(error.value).startswith(f"{negative}: query 'q1', document 'd5': grade -1 is negative")
+
+
+def test_the_content_hash_is_the_hash_of_one_json_list_however_many_queries() -> None:
+    import hashlib
+    import json
+
+    from pytest_relevance.judgments import content_version
+
+    queries = tuple(
+        Query(
+            f"q{i}",
+            f"text {i}",
+            "head" if i % 3 else None,
+            {"n": i} if i % 5 == 0 else {},
+            {f"d{j}": j % 4 for j in range(i % 7)},
+        )
+        for i in range(2345)
+    )
+    for count in (1, 999, 1000, 1001, 2345):
+        canonical = [[q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] for q in queries[:count]]
+        whole = hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
+        assert content_version(queries[:count]) == f"sha256:{whole[:12]}"
