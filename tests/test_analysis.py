@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_relevance.cli import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Token
@@ -415,3 +417,11 @@ def test_cli_analyze_prints_elasticsearch_tokens(tmp_path: Path, capsys) -> None
     assert lines[1].split() == ["runner", "4", "11", "1"]  # the trailing apostrophe is no part of the word
     assert main(["analyze", "--index-config", str(config), "--field", "nope", "x"]) == 2
     assert "--field 'nope' is not a text or keyword field (title)" in capsys.readouterr().err
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127) | st.sampled_from("ab1_.:',;"), max_size=20))
+def test_the_ascii_fast_path_segments_as_uax29_does(text: str) -> None:
+    from pytest_relevance.engines.embedded.analysis.tokenizers import _STANDARD, _STANDARD_ASCII
+
+    assert [m.span() for m in _STANDARD_ASCII.finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
