@@ -134,9 +134,7 @@ class Analyzer:
             if f is not None:
                 stages.append(f.fn)
         self._stages = tuple(stages)
-        self._maps_only = all(isinstance(f, MapFilter) for f in filters)
-        self._fused = _fuse([f for f in filters if isinstance(f, MapFilter)]) if self._maps_only else None
-        self._plain_cache: dict[str, str | bool] = {}  # raw term -> analyzed term, False when dropped
+        self._fast = self._fast_stages(filters)
 
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
@@ -192,27 +190,64 @@ class Analyzer:
         return [term for term, _ in self.term_positions(text)]
 
     def term_positions(self, text: str) -> list[tuple[str, int]]:
-        """(term, position) pairs: what an index needs. Chains of per-term filters on a tokenizer with a fast path
-        skip the token objects: the tokenizer's strings go through one dict lookup each."""
-        fast = getattr(self._tokenizer, "terms", None)
-        if self._fused is None or self._char_filters or fast is None:
+        """(term, position) pairs: what an index needs. When every stage has a fast form, no token objects are
+        made: the tokenizer's strings go through the stages as parallel lists of terms and positions."""
+        if self._fast is None:
             out, position = [], -1
             for tok in self._stream(text)[0]:
                 position += tok.inc
                 out.append((tok.term, position))
             return out
-        cache = self._plain_cache
-        raw = fast(text)
-        mapped = list(map(cache.get, raw))
+        terms = self._tokenizer.terms(text)  # type: ignore[attr-defined]
+        positions = list(range(len(terms)))
+        for stage in self._fast:
+            terms, positions = stage(terms, positions)
+        return list(zip(terms, positions, strict=True))
+
+    def _fast_stages(self, filters: Sequence[MapFilter | StreamFilter]) -> tuple | None:
+        """The stages on bare term lists, or None when a component has no such form (char filters, a tokenizer
+        whose tokens can leave gaps, a stream filter without `fast`, a keyword mark that must cross a stage)."""
+        if self._char_filters or not hasattr(self._tokenizer, "terms"):
+            return None
+        maps_only = all(isinstance(f, MapFilter) for f in filters)
+        stages: list[Callable] = []
+        run: list[MapFilter] = []
+        for f in [*filters, None]:
+            if isinstance(f, MapFilter):
+                if f.keyword is not None and not maps_only:
+                    return None
+                run.append(f)
+                continue
+            if run:
+                stages.append(_fast_map_stage(run))
+                run = []
+            if f is not None:
+                if f.fast is None:
+                    return None
+                stages.append(f.fast)
+        return tuple(stages)
+
+
+def _fast_map_stage(filters: Sequence[MapFilter]) -> Callable[[list[str], list[int]], tuple[list[str], list[int]]]:
+    """Per-term filters on bare lists: one C-level dict lookup per term once the vocabulary is cached."""
+    fused = _fuse(filters)
+    cache: dict[str, str | bool] = {}  # term -> analyzed term, False when dropped
+
+    def stage(terms: list[str], positions: list[int]) -> tuple[list[str], list[int]]:
+        mapped = list(map(cache.get, terms))
         if None in mapped:
-            fused = self._fused
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             for index, term in enumerate(mapped):
                 if term is None:
-                    found = fused(raw[index], False)
-                    mapped[index] = cache[raw[index]] = False if found is None else found[0]
-        return [(term, position) for position, term in enumerate(mapped) if term is not False]
+                    found = fused(terms[index], False)
+                    mapped[index] = cache[terms[index]] = False if found is None else found[0]
+        if False in mapped:
+            keep = [index for index, term in enumerate(mapped) if term is not False]
+            return [mapped[index] for index in keep], [positions[index] for index in keep]
+        return mapped, positions
+
+    return stage
 
 
 def _utf16_units(text: str) -> Callable[[int], int] | None:

@@ -63,12 +63,19 @@ class MapFilter:
 
 
 class StreamFilter:
-    """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`."""
+    """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`.
 
-    __slots__ = ("fn",)
+    `fast`, when given, does the same on bare parallel lists of terms and positions (the indexing path)."""
 
-    def __init__(self, fn: Callable[[list[Tok], int], tuple[list[Tok], int]]) -> None:
+    __slots__ = ("fast", "fn")
+
+    def __init__(
+        self,
+        fn: Callable[[list[Tok], int], tuple[list[Tok], int]],
+        fast: Callable[[list[str], list[int]], tuple[list[str], list[int]]] | None = None,
+    ) -> None:
         self.fn = fn
+        self.fast = fast
 
 
 def _special_lower() -> dict[str, str]:

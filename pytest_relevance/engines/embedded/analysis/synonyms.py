@@ -10,7 +10,7 @@ length > 1 (what a match query turns into phrase alternatives).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_relevance.engines.embedded.analysis.stream import StreamFilter, Tok
 
@@ -31,6 +31,31 @@ class RuleError(ValueError):
 class _Entry:
     outputs: list[Phrase]
     keep_orig: bool
+    # the graph of a match, computed once: (start node, end node, piece) by start node, a piece being an output
+    # term or the index of an original input token; and the end node
+    layout: list[tuple[int, int, str | int]] = field(default_factory=list)
+    end: int = 1
+
+    def lay_out(self, size: int) -> None:
+        """Every path from node 0 to the end node: each output phrase, then the original (SynonymGraphFilter
+        numbers the inner nodes path by path, and emits synonyms before the original at each node)."""
+        paths: list[list[str | int]] = [list(p) for p in self.outputs]
+        if self.keep_orig:
+            paths.append(list(range(size)))
+        self.end = sum(len(p) - 1 for p in paths) + 1
+        node = 0
+        placed = []
+        for path in paths:
+            prev = 0
+            for k, piece in enumerate(path):
+                if k < len(path) - 1:
+                    node += 1
+                    nxt = node
+                else:
+                    nxt = self.end
+                placed.append((prev, nxt, piece))
+                prev = nxt
+        self.layout = sorted(placed, key=lambda p: p[0])
 
 
 @dataclass
@@ -108,28 +133,17 @@ def parse_solr(lines: Iterable[str], analyzer: object, expand: bool = True, leni
         else:
             for source in phrases:
                 add(source, phrases[0], False)
+    for phrase, entry in entries.items():
+        entry.lay_out(len(phrase))
     return SynonymTable(entries, max((len(p) for p in entries), default=0), frozenset(p[0] for p in entries))
 
 
-def _match(table: SynonymTable, tokens: list[Tok], i: int) -> tuple[int, _Entry] | None:
-    for size in range(min(table.max_len, len(tokens) - i), 0, -1):
-        entry = table.entries.get(tuple(tok.term for tok in tokens[i : i + size]))
+def _match(table: SynonymTable, terms: list[str], i: int) -> tuple[int, _Entry] | None:
+    for size in range(min(table.max_len, len(terms) - i), 0, -1):
+        entry = table.entries.get(tuple(terms[i : i + size]))
         if entry is not None:
             return size, entry
     return None
-
-
-def _emit(out: list[Tok], placed: list[tuple[int, int, Tok]], inc: int) -> int:
-    """Append a match's tokens (start node, end node relative to the match) by start node; the first one takes
-    `inc`. Returns the start node of the last one, from which the next token's increment counts."""
-    placed.sort(key=lambda p: p[0])
-    last = 0
-    for index, (start, end, tok) in enumerate(placed):
-        tok.inc = inc if index == 0 else start - last
-        tok.plen = end - start
-        last = start
-        out.append(tok)
-    return last
 
 
 def synonym_graph(table: SynonymTable) -> StreamFilter:
@@ -138,46 +152,59 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
     firsts = table.firsts
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
-        if table.max_len == 0:
+        terms = [tok.term for tok in tokens]
+        if firsts.isdisjoint(terms):
             return tokens, end_inc
         out: list[Tok] = []
         extra = 0  # positions a previous match added, owed to the next token's increment
         i, n = 0, len(tokens)
         while i < n:
             tok = tokens[i]
-            found = _match(table, tokens, i) if tok.term in firsts else None
+            found = _match(table, terms, i) if tok.term in firsts else None
             if found is None:
-                if extra:
-                    tok.inc += extra
-                    extra = 0
+                tok.inc += extra
+                extra = 0
                 out.append(tok)
                 i += 1
                 continue
             size, entry = found
             first, last = tok, tokens[i + size - 1]
-            inner = sum(len(p) - 1 for p in entry.outputs) + (size - 1 if entry.keep_orig else 0)
-            end = inner + 1
-            placed: list[tuple[int, int, Tok]] = []
-            node = 0
-            paths = [[Tok(term, first.start, last.end, type="SYNONYM") for term in path] for path in entry.outputs]
-            if entry.keep_orig:
-                paths.append(tokens[i : i + size])
-            for path in paths:
-                prev = 0
-                for k, piece in enumerate(path):
-                    if k < len(path) - 1:
-                        node += 1
-                        nxt = node
-                    else:
-                        nxt = end
-                    placed.append((prev, nxt, piece))
-                    prev = nxt
-            last_start = _emit(out, placed, tok.inc + extra)
-            extra = end - 1 - last_start
+            previous = 0
+            for index, (start, end, piece) in enumerate(entry.layout):
+                new = Tok(piece, first.start, last.end, type="SYNONYM") if isinstance(piece, str) else tokens[i + piece]
+                new.inc = tok.inc + extra if index == 0 else start - previous
+                new.plen = end - start
+                previous = start
+                out.append(new)
+            extra = entry.end - 1 - previous
             i += size
         return out, end_inc + extra
 
-    return StreamFilter(run)
+    def fast(terms: list[str], positions: list[int]) -> tuple[list[str], list[int]]:
+        """The same on bare (term, position) lists: the indexing path, where offsets and lengths do not count."""
+        if firsts.isdisjoint(terms):
+            return terms, positions
+        out_terms: list[str] = []
+        out_positions: list[int] = []
+        shift = 0
+        i, n = 0, len(terms)
+        while i < n:
+            found = _match(table, terms, i) if terms[i] in firsts else None
+            if found is None:
+                out_terms.append(terms[i])
+                out_positions.append(positions[i] + shift)
+                i += 1
+                continue
+            size, entry = found
+            start = positions[i] + shift
+            for node, _, piece in entry.layout:
+                out_terms.append(piece if isinstance(piece, str) else terms[i + piece])
+                out_positions.append(start + node)
+            shift += entry.end - (positions[i + size - 1] - positions[i] + 1)
+            i += size
+        return out_terms, out_positions
+
+    return StreamFilter(run, fast)
 
 
 def _absolute(tokens: list[Tok]) -> list[int]:
@@ -211,7 +238,7 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
         shift = 0
         i = 0
         while i < len(tokens):
-            found = _match(table, tokens, i) if terms[i] in table.firsts else None
+            found = _match(table, terms, i) if terms[i] in table.firsts else None
             if found is None:
                 placed.append((positions[i] + shift, tokens[i]))
                 i += 1
@@ -237,4 +264,4 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
 def flatten_graph() -> StreamFilter:
     """FlattenGraphFilter for the graphs made here: their positions are already those of a flattened stream
     (every alternative path starts at its match's start node), so the stream passes unchanged."""
-    return StreamFilter(lambda tokens, end_inc: (tokens, end_inc))
+    return StreamFilter(lambda tokens, end_inc: (tokens, end_inc), lambda terms, positions: (terms, positions))

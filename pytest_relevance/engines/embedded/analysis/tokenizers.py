@@ -7,6 +7,7 @@ emoji, splitting any longer than `max_token_length`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import regex
@@ -42,7 +43,7 @@ _STANDARD = regex.compile(
 )
 # The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
 # joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).
-_STANDARD_ASCII = regex.compile(
+_STANDARD_ASCII = re.compile(
     r"(?=_*[A-Za-z0-9])[A-Za-z0-9_]+"
     r"(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
 )
@@ -58,14 +59,14 @@ _LETTER = regex.compile(r"\p{L}+")
 
 
 def _chunks(
-    pattern: regex.Pattern, max_len: int, lower: bool = False, ascii_pattern: regex.Pattern | None = None
+    pattern: regex.Pattern, max_len: int, lower: bool = False, ascii_pattern: re.Pattern | None = None
 ) -> Callable[[str], list[Tok]]:
     """Tokens as the matches of `pattern` (of `ascii_pattern` on ASCII text, when given), each cut into pieces of at
     most `max_len` characters (Lucene splits an over-long token and goes on with the rest as the next token)."""
     ascii_pattern = ascii_pattern or pattern
 
     # a token longer than max_len needs a run of more than max_len characters that are not Java whitespace
-    long_run = regex.compile(f"[^{regex.escape(_JAVA_SPACE)}]{{{max_len + 1}}}")
+    long_run = re.compile(f"[^{re.escape(_JAVA_SPACE)}]{{{max_len + 1}}}")
 
     def tokenize(text: str) -> list[Tok]:
         found = (ascii_pattern if text.isascii() else pattern).finditer(text)
@@ -84,7 +85,7 @@ def _chunks(
     def terms(text: str) -> list[str]:
         """The same terms without token objects (the indexing fast path)."""
         found = (ascii_pattern if text.isascii() else pattern).findall(text)
-        if len(text) > max_len and long_run.search(text) and max(map(len, found)) > max_len:
+        if len(text) > max_len and found and max(map(len, found)) > max_len:
             return [tok.term for tok in tokenize(text)]
         if lower:
             return [java_lower(term) for term in found]
