@@ -262,6 +262,40 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
 
 
 def flatten_graph() -> StreamFilter:
-    """FlattenGraphFilter for the graphs made here: their positions are already those of a flattened stream
-    (every alternative path starts at its match's start node), so the stream passes unchanged."""
-    return StreamFilter(lambda tokens, end_inc: (tokens, end_inc), lambda terms, positions: (terms, positions))
+    """FlattenGraphFilter: a token graph squashed into a stream an index can hold. Positions are graph nodes; each
+    node moves to one step after the furthest (moved) node with an edge into it (a node nothing enters keeps its
+    distance to the node before it, so stop-word gaps stay), and a token spans the moved nodes of its two ends."""
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        if all(tok.plen == 1 for tok in tokens):
+            return tokens, end_inc
+        starts, position = [], -1
+        for tok in tokens:
+            position += tok.inc
+            starts.append(position)
+        into: dict[int, list[int]] = {}  # node -> the nodes with an edge into it
+        for start, tok in zip(starts, tokens, strict=True):
+            into.setdefault(start + tok.plen, []).append(start)
+        moved: dict[int, int] = {}
+        previous = None
+        for node in sorted({*starts, *into}):
+            sources = [moved[m] for m in into.get(node, ()) if m in moved]
+            if sources:
+                moved[node] = max(sources) + 1
+            else:
+                moved[node] = node if previous is None else moved[previous] + node - previous
+            previous = node
+        placed = sorted(
+            (
+                (moved[start], max(1, moved[start + tok.plen] - moved[start]), tok)
+                for start, tok in zip(starts, tokens, strict=True)
+            ),
+            key=lambda p: p[0],
+        )
+        last = -1
+        for start, plen, tok in placed:
+            tok.inc, tok.plen = start - last, plen
+            last = start
+        return [tok for _, _, tok in placed], end_inc
+
+    return StreamFilter(run)
