@@ -82,6 +82,26 @@ def test_every_token_position_and_offset_equals_lucene(name: str, record_propert
     assert {d[0] for d in differ} == set(KNOWN.get(name, {})), "a known difference is gone: drop it from KNOWN"
 
 
+EXTRA = json.loads((Path(__file__).parent / "lucene_extra" / "tokens.json").read_text(encoding="utf-8"))
+KNOWN_EXTRA = {
+    "shingle_filler_after_stop": {"u s a": "a filler for a trailing stop word ends at the text's end in Lucene"},
+}
+
+
+@pytest.mark.parametrize("case", list(EXTRA["cases"]))
+def test_components_beyond_the_shared_data_equal_lucene(case: str) -> None:
+    """tests/lucene_extra/tokens.json: made by generate.py beside it, with real Lucene 9.9.1."""
+    spec = EXTRA["cases"][case]
+    analyzer = analysis(spec["settings"]).analyzer("x", "test")
+    differ = set()
+    for text, expected in zip(EXTRA["texts"], spec["tokens"], strict=True):
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in analyzer.analyze(text)]
+        if got != expected:
+            differ.add(text)
+            assert text in KNOWN_EXTRA.get(case, {}), f"{case}: {text!r}\nLucene {expected}\nours   {got}"
+    assert differ == set(KNOWN_EXTRA.get(case, {})), "a known difference is gone: drop it from KNOWN_EXTRA"
+
+
 def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
     settings = {"filter": {"light": {"type": "stemmer", "language": "light_english"}}}
     settings["analyzer"] = {"x": {"tokenizer": "standard", "filter": ["light"]}}

@@ -342,17 +342,19 @@ def remove_duplicates() -> StreamFilter:
     return StreamFilter(run)
 
 
-def classic() -> MapFilter:
-    """ClassicFilter: `'s` off apostrophe tokens, dots out of acronyms (applied by term shape, as the types are)."""
+def classic() -> StreamFilter:
+    """ClassicFilter: `'s` off the classic tokenizer's apostrophe tokens, dots out of its acronyms (by token type, so
+    after another tokenizer it changes nothing)."""
 
-    def run(term: str) -> str:
-        if len(term) >= 2 and term[-2:] in ("'s", "'S") and "'" not in term[:-2]:
-            return term[:-2]
-        if "." in term and regex.fullmatch(r"(?:\p{L}\.)+\p{L}?\.?", term):
-            return term.replace(".", "")
-        return term
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        for tok in tokens:
+            if tok.type == "<APOSTROPHE>" and tok.term[-2:] in ("'s", "'S"):
+                tok.term = tok.term[:-2]
+            elif tok.type == "<ACRONYM>":
+                tok.term = tok.term.replace(".", "")
+        return tokens, end_inc
 
-    return MapFilter(run)
+    return StreamFilter(run)
 
 
 def ngram(min_gram: int, max_gram: int, preserve_original: bool, edges_only: bool = False) -> StreamFilter:
@@ -401,6 +403,12 @@ def shingle(
                 real.append(False)
             window.append(tok)
             real.append(True)
+        if window:  # stop words at the end are fillers too (Lucene's end() position increment)
+            last_end = window[-1].end
+            for _ in range(end_inc):
+                window.append(Tok(filler, last_end, last_end))
+                real.append(False)
+        base = 0 if output_unigrams else min_size - 1  # without unigrams, lengths count from the smallest shingle
         out: list[Tok] = []
         gap = 0
         made_shingle = False
@@ -414,15 +422,14 @@ def shingle(
                     continue
                 parts = window[i : i + size]
                 term = separator.join(p.term for p in parts)
-                out.append(
-                    Tok(term, tok.start, parts[-1].end, inc=0 if emitted else 1 + gap, plen=size, type="shingle")
-                )
+                inc = 0 if emitted else 1 + gap
+                out.append(Tok(term, tok.start, parts[-1].end, inc=inc, plen=size - base, type="shingle"))
                 emitted = True
                 made_shingle = True
             gap = 0 if emitted else gap + 1
         if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
             return tokens, end_inc
-        return out, end_inc + gap
+        return out, gap if window else end_inc
 
     return StreamFilter(run)
 
@@ -470,6 +477,14 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     if last & _UPPER and now & _ALPHA:
         return False
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
+
+
+_LEGACY_ORDER = {0: 0, 3: 1, 2: 2, 1: 3}  # at one position: original, part, its run's catenation, catenate_all
+
+
+def _wd_digit(kind: int) -> bool:
+    """Whether a subword is a number part (digits only; surrogates count as letters too)."""
+    return bool(kind & _DIGIT) and not kind & _ALPHA
 
 
 def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: bool) -> list[tuple[int, int, int]]:
@@ -538,30 +553,33 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
                 return tok.copy(term=text, start=tok.start + start, end=tok.start + end)
             return tok.copy(term=text)
 
-        out: list[tuple[int, int, Tok]] = []
-        positions = 0
+        # (start, end, rank, token): the graph orders by start, longest first, then rank (original, catenate_all,
+        # a run's catenation, the part); the legacy filter stacks catenations on their first part, after it
+        out: list[tuple[int, int, int, Tok]] = []
+        if preserve:
+            out.append((0, max(len(parts), 1), 0, tok.copy()))
         runs: list[list[tuple[int, int, int]]] = []
         for part in parts:
-            kind_is_digit = bool(part[2] & _DIGIT) and not part[2] & _ALPHA
-            if (kind_is_digit and numbers) or (not kind_is_digit and words):
-                out.append((positions, positions + 1, make(part[0], part[1], term[part[0] : part[1]])))
-            positions += 1
-            if runs and bool(runs[-1][-1][2] & _DIGIT and not runs[-1][-1][2] & _ALPHA) == kind_is_digit:
+            if runs and _wd_digit(runs[-1][-1][2]) == _wd_digit(part[2]):
                 runs[-1].append(part)
             else:
                 runs.append([part])
+        last_count = 0
         index = 0
-        for run in runs:
-            is_digit = bool(run[0][2] & _DIGIT) and not run[0][2] & _ALPHA
-            if len(run) > 1 and ((is_digit and cat_numbers) or (not is_digit and cat_words)):
-                text = "".join(term[s:e] for s, e, _ in run)
-                out.append((index, index + len(run), make(run[0][0], run[-1][1], text)))
-            index += len(run)
-        if cat_all and len(parts) > 1:
+        for run_parts in runs:
+            digit = _wd_digit(run_parts[0][2])
+            if len(run_parts) > 1 and ((digit and cat_numbers) or (not digit and cat_words)):
+                text = "".join(term[s:e] for s, e, _ in run_parts)
+                out.append((index, index + len(run_parts), 2, make(run_parts[0][0], run_parts[-1][1], text)))
+                last_count = len(run_parts)
+            index += len(run_parts)
+        if cat_all and len(parts) > 1 and len(parts) > last_count:
             text = "".join(term[s:e] for s, e, _ in parts)
-            out.append((0, positions, make(parts[0][0], parts[-1][1], text)))
-        if preserve:
-            out.append((0, max(positions, 1), tok.copy()))
+            out.append((0, len(parts), 1, make(parts[0][0], parts[-1][1], text)))
+        for position, part in enumerate(parts):
+            digit = _wd_digit(part[2])
+            if (digit and numbers) or (not digit and words):
+                out.append((position, position + 1, 3, make(part[0], part[1], term[part[0] : part[1]])))
         return out
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
@@ -578,16 +596,14 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
                 gap += tok.inc
                 continue
             if graph:
-                pieces.sort(key=lambda p: (p[0], -p[1]))
+                pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
             else:
-                pieces.sort(key=lambda p: (p[1] if p[1] - p[0] > 1 and p[2].term != tok.term else p[0], p[0]))
+                pieces.sort(key=lambda p: (p[0], _LEGACY_ORDER[p[2]]))
             last = None
-            for start, end, piece in pieces:
-                if graph:
-                    piece.plen = end - start
-                at = start if graph or piece.term == tok.term else (end - 1 if end - start > 1 else start)
-                piece.inc = (tok.inc + gap) if last is None else at - last
-                last = at if last is None or at > last else last
+            for start, end, _, piece in pieces:
+                piece.plen = end - start if graph else 1
+                piece.inc = (tok.inc + gap) if last is None else start - last
+                last = start
                 out.append(piece)
             gap = 0
         return out, end_inc + gap

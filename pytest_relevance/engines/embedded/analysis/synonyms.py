@@ -226,36 +226,52 @@ def _relative(placed: list[tuple[int, Tok]]) -> list[Tok]:
 
 
 def synonym_flat(table: SynonymTable) -> StreamFilter:
-    """SynonymFilter (the legacy `synonym` type): synonyms stacked on the input positions, the original first; a
-    synonym longer than the match goes on at the following positions."""
+    """SynonymFilter (the legacy `synonym` type): output token k of every synonym is stacked on the k-th position of
+    the match (after the original), going on over the tokens that follow when a synonym is longer than the match.
+    A one-word synonym spans the whole match (position length = its size when the original stays); the words of a
+    longer one take the offsets of the token they sit on."""
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
-        if not tokens or table.max_len == 0:
-            return tokens, end_inc
         terms = [tok.term for tok in tokens]
+        if table.max_len == 0 or table.firsts.isdisjoint(terms):
+            return tokens, end_inc
         positions = _absolute(tokens)
+        pending: dict[int, list[Tok]] = {}  # position -> synonym words to stack after the token found there
         placed: list[tuple[int, Tok]] = []
-        shift = 0
+
+        def place(position: int, tok: Tok) -> None:
+            placed.append((position, tok))
+            for extra in pending.pop(position, ()):
+                extra.start, extra.end = tok.start, tok.end
+                placed.append((position, extra))
+
         i = 0
         while i < len(tokens):
             found = _match(table, terms, i) if terms[i] in table.firsts else None
             if found is None:
-                placed.append((positions[i] + shift, tokens[i]))
+                place(positions[i], tokens[i])
                 i += 1
                 continue
             size, entry = found
-            start = positions[i] + shift
-            longest = max([size, *(len(p) for p in entry.outputs)])
-            for k in range(longest):
-                if k < size and entry.keep_orig:
-                    placed.append((start + k, tokens[i + k]))
-                at = tokens[i + min(k, size - 1)]
+            base, first, last = positions[i], tokens[i], tokens[i + size - 1]
+            for k in range(size):
+                if entry.keep_orig:
+                    placed.append((base + k, tokens[i + k]))
                 for path in entry.outputs:
                     if k < len(path):
-                        plen = size - k if k == len(path) - 1 and size > len(path) else 1
-                        placed.append((start + k, Tok(path[k], at.start, at.end, plen=plen, type="SYNONYM")))
-            shift += longest - size
+                        if len(path) == 1:
+                            plen = size if entry.keep_orig else 1
+                            placed.append((base, Tok(path[0], first.start, last.end, plen=plen, type="SYNONYM")))
+                        else:
+                            at = tokens[i + k]
+                            placed.append((base + k, Tok(path[k], at.start, at.end, type="SYNONYM")))
+            for path in entry.outputs:
+                for k in range(size, len(path)):
+                    pending.setdefault(base + k, []).append(Tok(path[k], last.start, last.end, type="SYNONYM"))
             i += size
+        for position in sorted(pending):
+            placed.extend((position, extra) for extra in pending[position])
+        placed.sort(key=lambda p: p[0])
         return _relative(placed), end_inc
 
     return StreamFilter(run)
@@ -292,9 +308,20 @@ def flatten_graph() -> StreamFilter:
             ),
             key=lambda p: p[0],
         )
+        # offsets follow the output nodes: a node starts where the latest token leaving it starts (and never before
+        # an earlier node), and ends where the earliest token arriving at it ends
+        starts_at: dict[int, int] = {}
+        ends_at: dict[int, int] = {}
+        for start, plen, tok in placed:
+            starts_at[start] = max(starts_at.get(start, tok.start), tok.start)
+            ends_at[start + plen] = min(ends_at.get(start + plen, tok.end), tok.end)
+        floor = 0
+        for node in sorted(starts_at):
+            floor = starts_at[node] = max(starts_at[node], floor)
         last = -1
         for start, plen, tok in placed:
             tok.inc, tok.plen = start - last, plen
+            tok.start, tok.end = starts_at[start], ends_at[start + plen]
             last = start
         return [tok for _, _, tok in placed], end_inc
 

@@ -249,7 +249,7 @@ def path_hierarchy(
             tail = [i for i in cuts if i < len(text) - 1] if text.endswith(delimiter) else cuts
             if len(tail) < skip:
                 return []
-            end = tail[-skip]
+            end = tail[-skip] + 1  # the skipped components go, the delimiter before them stays
         starts = [0, *[i + 1 for i in cuts if i + 1 < end]] if text else []
         out = []
         for index, start in enumerate(s for s in starts if s < end):

