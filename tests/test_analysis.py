@@ -21,11 +21,7 @@ from pytest_relevance.errors import RelevanceInputError
 LUCENE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lucene"
 ANALYZERS = json.loads((LUCENE / "analyzers.json").read_text()) if (LUCENE / "analyzers.json").is_file() else {}
 # Texts where we knowingly differ from Lucene, with why; the test fails if one of them starts to agree.
-KNOWN = {
-    "html_strip_standard": {
-        "std::vector<int>": "Lucene keeps the end offset of a token before a trailing start tag; we stretch it over it",
-    }
-}
+KNOWN: dict[str, dict[str, str]] = {}
 NOT_IMPLEMENTED = {"std_stemmer_light_english": "KStem needs Lucene's dictionary; the engine refuses light_english"}
 
 

@@ -44,6 +44,14 @@ TEXTS = [
     "My credit card is 123-456-789",
     "jumping dog",
     "The GB-2000 and gb2000 models",
+    "x<b>y</b> a<div>b</div> c<foo>d e<span class='k'>f</span>",
+    "std::vector<int> and <stdio.h>",
+    "<p>I&apos;m so <b>happy</b>!</p>",
+    "x<!-- c -->y x<![CDATA[z]]>y x<?php y ?>z <!DOCTYPE html>w",
+    "a<script>var x=1;</script>b c<style>.a{}</style>d",
+    "&lt;tag&gt; &amp;amp; &#x41;&#66; &ampy &foo; caf&eacute;",
+    'a<b c="<d>">e <br/>f<br>g <me@x.io>',
+    "unclosed <b tag",
 ]
 
 # name -> (ES settings.analysis with one analyzer called `x`, Lucene chain: tokenizer, filters, char filters, files)
@@ -156,6 +164,15 @@ CASES = {
          "analyzer": {"x": {"tokenizer": "standard", "char_filter": ["p"], "filter": ["r"]}}},
         ("standard", {}), [("patternReplace", {"pattern": "o", "replacement": "0"})],
         [("patternReplace", {"pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"})],
+    ),
+    "html_strip_standard": (
+        {"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}},
+        ("standard", {}), [], [("htmlStrip", {})],
+    ),
+    "html_strip_escaped_tags": (
+        {"char_filter": {"h": {"type": "html_strip", "escaped_tags": ["b"]}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "char_filter": ["h"]}}},
+        ("whitespace", {}), [], [("htmlStrip", {"escapedTags": "b"})],
     ),
     "stop_ignore_case": (
         {"filter": {"s": {"type": "stop", "stopwords": ["the", "a"], "ignore_case": True}},
