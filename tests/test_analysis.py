@@ -129,6 +129,15 @@ def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out
     assert str(caught.value).startswith(f"cfg.yaml: {key_path}")
 
 
+def test_a_misspelt_component_is_unknown_not_unsupported() -> None:
+    with pytest.raises(RelevanceInputError, match=r"filter\[0\]: unknown token filter 'lowecase'; check the spelling"):
+        analysis(custom("standard", "lowecase"), "cfg.yaml").analyzer("x", "test")
+    with pytest.raises(
+        RelevanceInputError, match=r"t.analyzer: the analyzer 'french' is not supported .* elasticsearch"
+    ):
+        analysis({}).analyzer("french", "mappings.properties.t.analyzer")
+
+
 def test_unsupported_tokenizer_and_unknown_analyzer() -> None:
     with pytest.raises(RelevanceInputError, match=r"cfg.yaml: settings.analysis.tokenizer.t: .*'icu_tokenizer'"):
         analysis(custom("t", tokenizer__t={"type": "icu_tokenizer"}), "cfg.yaml").analyzer("x", "test")
