@@ -52,6 +52,10 @@ TEXTS = [
     "&lt;tag&gt; &amp;amp; &#x41;&#66; &ampy &foo; caf&eacute;",
     'a<b c="<d>">e <br/>f<br>g <me@x.io>',
     "unclosed <b tag",
+    "visit example.com/path today, see www.foo.org, ok (http://x.com) <http://x.com/a> http://x.com/a,b",
+    "http://a.b/c?d=e&f=g#h). next mailto:john@doe.io x.y@z.museum https://example.com:8080/a_b-c~d",
+    "file:///tmp/x ftp://x.y go to google.com. a@b user@localhost http://localhost:8080/x HTTPS://EXAMPLE.COM/A",
+    "example.co.uk/x 192.168.0.1/x email:a.b@c.de; a-b@c-d.com www.x.com?q=1 see:x@y.com a.b:c@d.com",
 ]
 
 # name -> (ES settings.analysis with one analyzer called `x`, Lucene chain: tokenizer, filters, char filters, files)
@@ -173,6 +177,9 @@ CASES = {
         {"char_filter": {"h": {"type": "html_strip", "escaped_tags": ["b"]}},
          "analyzer": {"x": {"tokenizer": "whitespace", "char_filter": ["h"]}}},
         ("whitespace", {}), [], [("htmlStrip", {"escapedTags": "b"})],
+    ),
+    "uax_url_email": (
+        {"analyzer": {"x": {"tokenizer": "uax_url_email"}}}, ("uax29UrlEmail", {}), [], [],
     ),
     "stop_ignore_case": (
         {"filter": {"s": {"type": "stop", "stopwords": ["the", "a"], "ignore_case": True}},

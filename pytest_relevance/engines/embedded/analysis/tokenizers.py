@@ -330,26 +330,51 @@ def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
 
 
 def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
-    """UAX29URLEmailTokenizer: the standard tokenizer, but URLs and e-mail addresses stay whole."""
-    words = standard(max_token_length)
+    """UAX29URLEmailTokenizer: the standard tokenizer, except that where a URL or an e-mail address is longer than
+    the word starting at the same place, it is one token (JFlex's longest match). Top-level domains are any 2-63
+    letters, where Lucene checks IANA's list."""
 
     def tokenize(text: str) -> list[Tok]:
         out: list[Tok] = []
-        last = 0
-        for m in _URL_EMAIL.finditer(text):
-            out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last : m.start()]))
-            out.append(Tok(m.group(), m.start(), m.end(), type="<URL>" if "@" not in m.group() else "<EMAIL>"))
-            last = m.end()
-        out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last:]))
-        return out
+        pattern = _STANDARD_ASCII if text.isascii() else _STANDARD
+        at = 0
+        while True:
+            word = pattern.search(text, at)
+            if word is None:
+                return out
+            if _MAILTO.match(text, word.start()):  # Lucene's grammar splits `mailto:` off an address
+                out.append(Tok(text[word.start() : word.start() + 6], word.start(), word.start() + 6))
+                at = word.start() + 7
+                continue
+            special = _URL_EMAIL.match(text, word.start())
+            if special is not None and special.end() > word.end():
+                kind = "<EMAIL>" if "@" in special.group() and "://" not in special.group() else "<URL>"
+                out.append(Tok(special.group(), special.start(), special.end(), type=kind))
+                at = special.end()
+                continue
+            start, end = word.span()
+            for piece in range(start, end, max_token_length):
+                out.append(
+                    Tok(text[piece : min(piece + max_token_length, end)], piece, min(piece + max_token_length, end))
+                )
+            at = end
 
     return tokenize
 
 
+_PCHAR = r"(?:[a-z0-9\-._~!$&'()*+;=:@]|%[0-9a-f]{2})"
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
+_HOST_STRICT = rf"(?:(?:{_LABEL}\.)+[a-z]{{2,63}}(?![a-z0-9-])|{_IPV4})"
+_HOST_LOOSE = rf"(?:{_LABEL}(?:\.{_LABEL})*|{_IPV4})"
+_REST = rf"(?::\d+)?(?:/{_PCHAR}*)*(?:\?(?:{_PCHAR}|[/?])*)?(?:\#(?:{_PCHAR}|[/?])*)?"
+_ATOM = r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_EMAIL = rf"{_ATOM}(?:\.{_ATOM})*@{_HOST_STRICT}\.?"
+_MAILTO = regex.compile(rf"(?i)mailto:(?={_EMAIL})")
 _URL_EMAIL = regex.compile(
-    r"(?i)(?<![\w.@/-])(?:"
-    r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\.?"
-    r"|(?:https?|ftp|file)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{},;:!?]"
-    r"|(?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{},;:!?])?"
-    r")"
+    rf"(?i)https?://{_HOST_LOOSE}{_REST}"
+    rf"|(?:ftp|file)://(?:{_HOST_STRICT}(?::\d+)?(?:/{_PCHAR}*)*|(?:/{_PCHAR}*)+)"
+    rf"|{_EMAIL}"
+    rf"|{_HOST_STRICT}(?:\.(?=[^a-z0-9.\-]))?{_REST}",  # a final dot counts when text follows (as Lucene has it)
+    regex.POSIX,
 )
