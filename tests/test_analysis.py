@@ -341,6 +341,8 @@ def test_multi_valued_fields_leave_lucenes_position_and_offset_gaps() -> None:
     assert tokens[-1] == Token("again", 1 + 100 + 1, 12, 17)
     stop = analysis({"analyzer": {"x": {"type": "stop"}}}).analyzer("x", "t")
     assert stop.analyze_values(["fox the", "dog"])[-1].position == 0 + 1 + 100 + 1  # the trailing stop word counts
+    assert stop.term_positions_values(["fox the", "dog"]) == [("fox", 0), ("dog", 102)]
+    assert analyzer.term_positions_values(["Hello world", "", "again"]) == [("hello", 0), ("world", 1), ("again", 202)]
     assert analyzer.terms("Hello World") == ["hello", "world"]
     assert analysis({}).analyzer("standard", "t").analyze("😀 a")[1] == Token("a", 1, 3, 4)  # UTF-16 offsets
 

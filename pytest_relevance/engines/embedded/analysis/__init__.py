@@ -192,17 +192,37 @@ class Analyzer:
     def term_positions(self, text: str) -> list[tuple[str, int]]:
         """(term, position) pairs: what an index needs. When every stage has a fast form, no token objects are
         made: the tokenizer's strings go through the stages as parallel lists of terms and positions."""
+        return self._term_positions(text)[0]
+
+    def term_positions_values(
+        self, values: Iterable[str], position_increment_gap: int | None = None
+    ) -> list[tuple[str, int]]:
+        """(term, position) pairs of a multi-valued field, positions as `analyze_values` gives them."""
+        gap = self.position_increment_gap if position_increment_gap is None else position_increment_gap
+        out: list[tuple[str, int]] = []
+        final = -gap - 1  # as if a value ended there, so that the first one starts at position 0
+        for value in values:
+            pairs, last = self._term_positions(value)
+            base = final + gap + 1
+            out.extend((term, base + position) for term, position in pairs)
+            final = base + last
+        return out
+
+    def _term_positions(self, text: str) -> tuple[list[tuple[str, int]], int]:
+        """The pairs, and the position of the end of the stream (trailing removed tokens included)."""
         if self._fast is None:
             out, position = [], -1
-            for tok in self._stream(text)[0]:
+            tokens, end_inc, _ = self._stream(text)
+            for tok in tokens:
                 position += tok.inc
                 out.append((tok.term, position))
-            return out
+            return out, position + end_inc
         terms = self._tokenizer.terms(text)  # type: ignore[attr-defined]
         positions = list(range(len(terms)))
+        last = len(terms) - 1
         for stage in self._fast:
-            terms, positions = stage(terms, positions)
-        return list(zip(terms, positions, strict=True))
+            terms, positions, last = stage(terms, positions, last)
+        return list(zip(terms, positions, strict=True)), last
 
     def _fast_stages(self, filters: Sequence[MapFilter | StreamFilter]) -> tuple | None:
         """The stages on bare term lists, or None when a component has no such form (char filters, a tokenizer
@@ -228,12 +248,14 @@ class Analyzer:
         return tuple(stages)
 
 
-def _fast_map_stage(filters: Sequence[MapFilter]) -> Callable[[list[str], list[int]], tuple[list[str], list[int]]]:
+def _fast_map_stage(
+    filters: Sequence[MapFilter],
+) -> Callable[[list[str], list[int], int], tuple[list[str], list[int], int]]:
     """Per-term filters on bare lists: one C-level dict lookup per term once the vocabulary is cached."""
     fused = _fuse(filters)
     cache: dict[str, str | bool] = {}  # term -> analyzed term, False when dropped
 
-    def stage(terms: list[str], positions: list[int]) -> tuple[list[str], list[int]]:
+    def stage(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
         mapped = list(map(cache.get, terms))
         if None in mapped:
             if len(cache) >= _CACHE_LIMIT:
@@ -244,8 +266,8 @@ def _fast_map_stage(filters: Sequence[MapFilter]) -> Callable[[list[str], list[i
                     mapped[index] = cache[terms[index]] = False if found is None else found[0]
         if False in mapped:
             keep = [index for index, term in enumerate(mapped) if term is not False]
-            return [mapped[index] for index in keep], [positions[index] for index in keep]
-        return mapped, positions
+            return [mapped[index] for index in keep], [positions[index] for index in keep], last
+        return mapped, positions, last
 
     return stage
 

@@ -65,14 +65,15 @@ class MapFilter:
 class StreamFilter:
     """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`.
 
-    `fast`, when given, does the same on bare parallel lists of terms and positions (the indexing path)."""
+    `fast`, when given, does the same on bare parallel lists of terms and positions plus the position of the
+    stream's end: `fast(terms, positions, last) -> (terms, positions, last)` (the indexing path)."""
 
     __slots__ = ("fast", "fn")
 
     def __init__(
         self,
         fn: Callable[[list[Tok], int], tuple[list[Tok], int]],
-        fast: Callable[[list[str], list[int]], tuple[list[str], list[int]]] | None = None,
+        fast: Callable[[list[str], list[int], int], tuple[list[str], list[int], int]] | None = None,
     ) -> None:
         self.fn = fn
         self.fast = fast

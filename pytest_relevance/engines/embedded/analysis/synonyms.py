@@ -180,10 +180,11 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
             i += size
         return out, end_inc + extra
 
-    def fast(terms: list[str], positions: list[int]) -> tuple[list[str], list[int]]:
-        """The same on bare (term, position) lists: the indexing path, where offsets and lengths do not count."""
+    def fast(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
+        """The same on bare (term, position) lists: the indexing path, where offsets and lengths do not count.
+        `last` is the position of the stream's end (of its last token, removed ones included)."""
         if firsts.isdisjoint(terms):
-            return terms, positions
+            return terms, positions, last
         out_terms: list[str] = []
         out_positions: list[int] = []
         shift = 0
@@ -202,7 +203,7 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
                 out_positions.append(start + node)
             shift += entry.end - (positions[i + size - 1] - positions[i] + 1)
             i += size
-        return out_terms, out_positions
+        return out_terms, out_positions, last + shift
 
     return StreamFilter(run, fast)
 
