@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001 (the ASCII folding table is made of look-alike characters on purpose)
 """Token filters. Per-term ones are `MapFilter`s (fused and cached per analyzer); the rest are `StreamFilter`s.
 
 Each function here builds one filter from already-validated parameters; `registry.py` reads the settings.
@@ -12,6 +11,7 @@ from collections.abc import Callable, Collection
 import regex
 import Stemmer
 
+from pytest_relevance.engines.embedded.analysis.folding_table import FOLDING
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
@@ -226,62 +226,14 @@ def cjk_width() -> MapFilter:
     return MapFilter(run)
 
 
-# ASCIIFoldingFilter: Latin letters with diacritics via decomposition, plus the letters, ligatures and punctuation
-# that have no decomposition to ASCII.
-_FOLD_SPECIAL = {
-    "Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Ħ": "H", "ħ": "h",
-    "ı": "i", "Ĳ": "IJ", "ĳ": "ij", "ĸ": "q", "Ŀ": "L", "ŀ": "l", "Ł": "L", "ł": "l", "ŉ": "'n", "Ŋ": "N",
-    "ŋ": "n", "Œ": "OE", "œ": "oe", "Ŧ": "T", "ŧ": "t", "ß": "ss", "Þ": "TH", "þ": "th", "ƒ": "f", "ſ": "s",
-    "ẞ": "SS", "Ɓ": "B", "Ƈ": "C", "ƈ": "c", "Ɗ": "D", "Ƒ": "F", "Ɠ": "G", "Ɨ": "I", "Ƙ": "K", "ƙ": "k",
-    "ƚ": "l", "Ɲ": "N", "ƞ": "n", "Ƥ": "P", "ƥ": "p", "Ƭ": "T", "ƭ": "t", "Ʈ": "T", "Ʋ": "V", "Ƴ": "Y",
-    "ƴ": "y", "Ƶ": "Z", "ƶ": "z", "ȡ": "d", "Ȥ": "Z", "ȥ": "z", "ȴ": "l", "ȵ": "n", "ȶ": "t", "ȷ": "j",
-    "Ⱥ": "A", "Ȼ": "C", "ȼ": "c", "Ƚ": "L", "Ⱦ": "T", "ȿ": "s", "ɀ": "z", "Ƀ": "B", "Ʉ": "U", "Ɇ": "E",
-    "ɇ": "e", "Ɉ": "J", "ɉ": "j", "Ɍ": "R", "ɍ": "r", "Ɏ": "Y", "ɏ": "y", "ɓ": "b", "ɕ": "c", "ɖ": "d",
-    "ɗ": "d", "ɠ": "g", "ɡ": "g", "ɦ": "h", "ɨ": "i", "ɪ": "I", "ɫ": "l", "ɬ": "l", "ɭ": "l", "ɱ": "m",
-    "ɲ": "n", "ɳ": "n", "ɴ": "N", "ɶ": "OE", "ɼ": "r", "ɽ": "r", "ɾ": "r", "ʀ": "R", "ʂ": "s", "ʈ": "t",
-    "ʉ": "u", "ʋ": "v", "ʏ": "Y", "ʐ": "z", "ʑ": "z", "ʙ": "B", "ʛ": "G", "ʜ": "H", "ʝ": "j", "ʟ": "L",
-    "ʠ": "q", "ʣ": "dz", "ʥ": "dz", "ʦ": "ts", "ʪ": "ls", "ʫ": "lz", "ǅ": "Dz", "ǆ": "dz", "Ǆ": "DZ",
-    "ǈ": "Lj", "ǉ": "lj", "Ǉ": "LJ", "ǋ": "Nj", "ǌ": "nj", "Ǌ": "NJ", "ǲ": "Dz", "ǳ": "dz", "Ǳ": "DZ",
-    "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
-    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "‹": "'", "›": "'", "“": '"', "”": '"', "„": '"',
-    "‟": '"', "″": '"', "«": '"', "»": '"', "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "⁻": "-",
-    "₋": "-", "−": "-", "﹣": "-", "－": "-", "⁄": "/", "※": "*", "‼": "!!", "⁇": "??", "⁈": "?!", "⁉": "!?",
-    "⁅": "[", "⁆": "]", "⁎": "*", "⁏": ";", "⁒": "%", "⁓": "~",
-}  # fmt: skip
-
-
-_NO_FOLD = frozenset("\u2122\u2120\u2121")  # trade mark signs: compatibility decompositions Lucene does not fold
-
-
-def _fold_char(c: str) -> str:
-    special = _FOLD_SPECIAL.get(c)
-    if special is not None:
-        return special
-    if c in _NO_FOLD:
-        return c
-    decomposed = unicodedata.normalize("NFKD", c)
-    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    if base and base.isascii() and base.isprintable():
-        return base
-    return c
-
-
-_FOLD_CACHE: dict[str, str] = {}
-
-
 def fold_to_ascii(term: str) -> str:
+    """ASCIIFoldingFilter.foldToASCII: every character in Lucene's table replaced, the others kept."""
     if term.isascii():
         return term
-    out = []
-    for c in term:
-        if c < "\x80":
-            out.append(c)
-            continue
-        folded = _FOLD_CACHE.get(c)
-        if folded is None:
-            folded = _FOLD_CACHE[c] = _fold_char(c)
-        out.append(folded)
-    return "".join(out)
+    return term.translate(_FOLDING)
+
+
+_FOLDING = str.maketrans(FOLDING)
 
 
 def asciifolding(preserve_original: bool = False) -> MapFilter | StreamFilter:
