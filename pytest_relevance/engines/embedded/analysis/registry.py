@@ -779,7 +779,9 @@ def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callabl
     if reg.param(spec, "language", path, "English", str) != "English":
         raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
     words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
-    return tokenizers.standard(), [filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    # Elasticsearch's SnowballAnalyzer drops English possessives before lowercasing, as the english analyzer does
+    chain = [filters.possessive_english(), filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    return tokenizers.standard(), chain
 
 
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
