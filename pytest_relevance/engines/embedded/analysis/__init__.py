@@ -122,17 +122,17 @@ class Analyzer:
         self.position_increment_gap = position_increment_gap
         self._tokenizer = tokenizer
         self._char_filters = tuple(char_filters)
-        stages: list[Callable[[list[Tok], int], tuple[list[Tok], int]]] = []
+        stages: list[tuple[Callable[..., tuple[list[Tok], int]], bool]] = []  # (stage, wants the final offset)
         run: list[MapFilter] = []
         for f in [*filters, None]:
             if isinstance(f, MapFilter):
                 run.append(f)
                 continue
             if run:
-                stages.append(_map_stage(run))
+                stages.append((_map_stage(run), False))
                 run = []
             if f is not None:
-                stages.append(f.fn)
+                stages.append((f.fn, f.end_offset))
         self._stages = tuple(stages)
         self._fast = self._fast_stages(filters)
 
@@ -157,8 +157,8 @@ class Analyzer:
             for correct in corrections:
                 final = correct(final)
         end_inc = 0
-        for stage in self._stages:
-            tokens, end_inc = stage(tokens, end_inc)
+        for stage, wants_final in self._stages:
+            tokens, end_inc = stage(tokens, end_inc, final) if wants_final else stage(tokens, end_inc)
         return tokens, end_inc, final
 
     def analyze(self, text: str) -> list[Token]:

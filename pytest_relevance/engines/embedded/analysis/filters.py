@@ -346,7 +346,7 @@ def shingle(
     length = their token count). A position gap (a removed stop word) is a `filler` token that shingles include and
     may start with, but that is never output alone; its offsets are those of the next token's start."""
 
-    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+    def run(tokens: list[Tok], end_inc: int, final: int) -> tuple[list[Tok], int]:
         window: list[Tok] = []
         real: list[bool] = []
         for tok in tokens:
@@ -355,10 +355,9 @@ def shingle(
                 real.append(False)
             window.append(tok)
             real.append(True)
-        if window:  # stop words at the end are fillers too (Lucene's end() position increment)
-            last_end = window[-1].end
+        if window:  # stop words at the end are fillers too (Lucene's end() position increment), ending the text
             for _ in range(end_inc):
-                window.append(Tok(filler, last_end, last_end))
+                window.append(Tok(filler, final, final))
                 real.append(False)
         base = 0 if output_unigrams else min_size - 1  # without unigrams, lengths count from the smallest shingle
         out: list[Tok] = []
@@ -383,7 +382,7 @@ def shingle(
             return tokens, end_inc
         return out, gap if window else end_inc
 
-    return StreamFilter(run)
+    return StreamFilter(run, end_offset=True)
 
 
 def keyword_repeat() -> StreamFilter:
