@@ -70,6 +70,7 @@ def test_every_token_position_and_offset_equals_lucene(name: str, record_propert
             differ.append((text, expected, got))
         else:  # the indexing path (no token objects where the chain allows) agrees too
             assert analyzer.term_positions(text) == [(t[0], t[1]) for t in expected], (name, text)
+            assert analyzer.term_lists(text) == ([t[0] for t in expected], [t[1] for t in expected]), (name, text)
     share = 1 - len(differ) / len(rows)
     record_property("exact_share", share)
     print(f"{name}: {len(rows) - len(differ)}/{len(rows)} texts exactly equal ({share:.2%})")

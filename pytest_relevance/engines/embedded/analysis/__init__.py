@@ -192,7 +192,13 @@ class Analyzer:
     def term_positions(self, text: str) -> list[tuple[str, int]]:
         """(term, position) pairs: what an index needs. When every stage has a fast form, no token objects are
         made: the tokenizer's strings go through the stages as parallel lists of terms and positions."""
-        return self._term_positions(text)[0]
+        terms, positions, _ = self._lists(text)
+        return list(zip(terms, positions, strict=True))
+
+    def term_lists(self, text: str) -> tuple[list[str], list[int]]:
+        """The same as two parallel lists, terms and positions (no pairs to build or to take apart)."""
+        terms, positions, _ = self._lists(text)
+        return terms, positions
 
     def term_positions_values(
         self, values: Iterable[str], position_increment_gap: int | None = None
@@ -202,27 +208,28 @@ class Analyzer:
         out: list[tuple[str, int]] = []
         final = -gap - 1  # as if a value ended there, so that the first one starts at position 0
         for value in values:
-            pairs, last = self._term_positions(value)
+            terms, positions, last = self._lists(value)
             base = final + gap + 1
-            out.extend((term, base + position) for term, position in pairs)
+            out.extend((term, base + position) for term, position in zip(terms, positions, strict=True))
             final = base + last
         return out
 
-    def _term_positions(self, text: str) -> tuple[list[tuple[str, int]], int]:
-        """The pairs, and the position of the end of the stream (trailing removed tokens included)."""
+    def _lists(self, text: str) -> tuple[list[str], list[int], int]:
+        """Terms, positions, and the position of the end of the stream (trailing removed tokens included)."""
         if self._fast is None:
-            out, position = [], -1
             tokens, end_inc, _ = self._stream(text)
+            terms, positions, position = [], [], -1
             for tok in tokens:
                 position += tok.inc
-                out.append((tok.term, position))
-            return out, position + end_inc
+                terms.append(tok.term)
+                positions.append(position)
+            return terms, positions, position + end_inc
         terms = self._tokenizer.terms(text)  # type: ignore[attr-defined]
         positions = list(range(len(terms)))
         last = len(terms) - 1
         for stage in self._fast:
             terms, positions, last = stage(terms, positions, last)
-        return list(zip(terms, positions, strict=True)), last
+        return terms, positions, last
 
     def _fast_stages(self, filters: Sequence[MapFilter | StreamFilter]) -> tuple | None:
         """The stages on bare term lists, or None when a component has no such form (char filters, a tokenizer
