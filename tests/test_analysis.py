@@ -453,3 +453,21 @@ def test_the_ascii_fast_path_segments_as_uax29_does(text: str) -> None:
     from pytest_relevance.engines.embedded.analysis.tokenizers import _STANDARD, _STANDARD_ASCII
 
     assert [m.span() for m in _STANDARD_ASCII.finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from("the usa u s a united states ny new york a b c x tv television foo".split()), max_size=12)
+)
+def test_the_indexing_path_agrees_with_the_tokens_around_synonyms_and_gaps(words: list[str]) -> None:
+    """term_lists skips token objects; the tokens are what the Lucene tests check, so the two must agree."""
+    settings = custom(
+        "standard", "lowercase", "stop", "syn", "porter_stem",
+        filter__syn={"type": "synonym_graph", "synonyms": ["united states, usa, u s a", "ny => new york", "a b c => x"]},
+    )  # fmt: skip
+    analyzer = analysis(settings).analyzer("x", "test")
+    text = " ".join(words)
+    tokens = analyzer.analyze(text)
+    assert analyzer.term_lists(text) == ([t.term for t in tokens], [t.position for t in tokens])
+    values = [text, text]
+    assert analyzer.term_positions_values(values) == [(t.term, t.position) for t in analyzer.analyze_values(values)]

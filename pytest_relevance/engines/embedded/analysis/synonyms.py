@@ -188,21 +188,24 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
         out_terms: list[str] = []
         out_positions: list[int] = []
         shift = 0
-        i, n = 0, len(terms)
-        while i < n:
-            found = _match(table, terms, i) if terms[i] in firsts else None
-            if found is None:
-                out_terms.append(terms[i])
-                out_positions.append(positions[i] + shift)
-                i += 1
+        done = 0  # terms before this index are in the output
+        for i in [i for i, term in enumerate(terms) if term in firsts]:
+            if i < done:
                 continue
+            found = _match(table, terms, i)
+            if found is None:
+                continue
+            out_terms.extend(terms[done:i])
+            out_positions.extend(positions[done:i] if not shift else [p + shift for p in positions[done:i]])
             size, entry = found
             start = positions[i] + shift
             for node, _, piece in entry.layout:
                 out_terms.append(piece if isinstance(piece, str) else terms[i + piece])
                 out_positions.append(start + node)
             shift += entry.end - (positions[i + size - 1] - positions[i] + 1)
-            i += size
+            done = i + size
+        out_terms.extend(terms[done:])
+        out_positions.extend(positions[done:] if not shift else [p + shift for p in positions[done:]])
         return out_terms, out_positions, last + shift
 
     return StreamFilter(run, fast)
