@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.analysis.registry import Registry
 
 __all__ = ["Analysis", "Analyzer", "CharFilter", "Token", "Tokenizer"]
 
@@ -292,7 +296,7 @@ def _utf16_units(text: str) -> Callable[[int], int] | None:
 class Analysis:
     """The analyzers and normalizers of one index config (its `settings.analysis`), built-ins always available."""
 
-    def __init__(self, registry: object) -> None:
+    def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
     @classmethod
@@ -305,12 +309,12 @@ class Analysis:
 
     def analyzer(self, name: str, key_path: str) -> Analyzer:
         """The analyzer called `name` (custom or built-in); `key_path` says where the name was used, for errors."""
-        return self._registry.analyzer(name, key_path)  # type: ignore[attr-defined]
+        return self._registry.analyzer(name, key_path)
 
     def normalizer(self, name: str, key_path: str) -> Analyzer:
         """The normalizer called `name` (custom or the built-in `lowercase`), as a keyword-tokenizer analyzer."""
-        return self._registry.normalizer(name, key_path)  # type: ignore[attr-defined]
+        return self._registry.normalizer(name, key_path)
 
     def has_analyzer(self, name: str) -> bool:
         """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
-        return self._registry.has_analyzer(name)  # type: ignore[attr-defined]
+        return self._registry.has_analyzer(name)

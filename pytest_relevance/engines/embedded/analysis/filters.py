@@ -404,6 +404,8 @@ _ALPHA = _LOWER | _UPPER
 
 
 def _wd_type(c: str) -> int:
+    if c < "\u0100":  # Lucene's table for Latin-1: Java's isLowerCase, isUpperCase, isDigit, else a delimiter
+        return _LOWER if c.islower() else _UPPER if c.isupper() else _DIGIT if "0" <= c <= "9" else _DELIM
     if c >= "\U00010000":  # Java sees two surrogates, typed ALPHA | DIGIT
         return _ALPHA | _DIGIT
     category = unicodedata.category(c)

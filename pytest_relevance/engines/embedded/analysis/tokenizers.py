@@ -31,15 +31,20 @@ __all__ = [
     "whitespace",
 ]
 
-# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data has.
-_EMOJI = r"\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605"
-_WORDY = (
-    r"\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}\p{Ideographic}\p{Script=Hiragana}"
-    r"\p{WB=Regional_Indicator}" + _EMOJI
-)
+# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data
+# has (flags are pairs of regional indicators). An emoji takes a skin tone, then either one presentation selector or
+# any other extending characters (a joiner...), and joiners chain emoji into one token.
+_EMOJI = r"[[\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605]--\p{WB=Regional_Indicator}]"
+_EMOJI_ONE = _EMOJI + r"[\U0001f3fb-\U0001f3ff]?(?:\ufe0f|[[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]--[\ufe0f]]*)"
+_EMOJI_SEQ = _EMOJI_ONE + r"(?:\u200d" + _EMOJI_ONE + r"|(?<=\u200d)" + _EMOJI_ONE + r")*"
+_JOINED = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+# Words: underscores (ExtendNumLet) join letters, digits and katakana, not ideographs, kana or emoji, which are tokens
+# of their own; a zero-width joiner before a pictograph starts an emoji token.
 _STANDARD = regex.compile(
-    r"(?ws)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
-    r"|\b\p{WB=ExtendNumLet}*[" + _WORDY + r"].*?\b"
+    r"(?wsV1)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+    r"|\b(?:\p{WB=ExtendNumLet}" + _JOINED + r")*[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}].*?\b"
+    r"|\b[\p{Ideographic}\p{Script=Hiragana}\p{WB=Regional_Indicator}].*?\b"
+    r"|\b" + _EMOJI_SEQ + r"|\u200d(?=[\p{Extended_Pictographic}\u2605])" + _EMOJI_SEQ
 )
 # The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
 # joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).
@@ -266,10 +271,13 @@ _CJ = (
     r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     r"\uff65-\uff9f"
 )
-# JFlex's old letter class: BMP only, Thai vowel signs included, letters added since Unicode 3 (capital sharp s) not.
-_CL_LETTER = rf"[[\p{{L}}\u0e31-\u0e3a\u0e47-\u0e4e]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
-_CL_ALNUM = rf"(?:{_CL_LETTER}|\p{{Nd}})+"
-_CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|\p{{Nd}})*\p{{Nd}}(?:{_CL_LETTER}|\p{{Nd}})*"
+# The grammar's classes: letters are BMP letters but not CJ or letters newer than its Unicode (capital sharp s); the
+# Thai block (vowel signs included) joins alphanumerics, but not letters or numbers with punctuation.
+_CL_LETTER = rf"[\p{{L}}--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
+_CL_DIGIT = r"[\p{Nd}--[\U00010000-\U0010ffff]]"
+_CL_THAI = r"[\u0e00-\u0e59]"
+_CL_ALNUM = rf"(?:{_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT})+"
+_CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|{_CL_DIGIT})*{_CL_DIGIT}(?:{_CL_LETTER}|{_CL_DIGIT})*"
 _CL_ALPHA = rf"{_CL_LETTER}+"
 _CL_P = r"[_\-/.,]"
 _CLASSIC_RULES = [
@@ -291,7 +299,7 @@ _CLASSIC_RULES = [
     ("<CJ>", rf"[{_CJ}]"),
 ]
 _CLASSIC = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
-_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|\p{{Nd}}|[{_CJ}]")
+_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT}|[{_CJ}]")
 
 
 def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
