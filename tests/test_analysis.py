@@ -97,6 +97,25 @@ def test_components_beyond_the_shared_data_equal_lucene(case: str) -> None:
     assert differ == set(KNOWN_EXTRA.get(case, {})), "a known difference is gone: drop it from KNOWN_EXTRA"
 
 
+# Adversarial strings (tests/lucene_extra/generate.py makes them) where Lucene's tokenizer grammars are known to
+# differ from what we build, with why; the test fails if one of them starts to agree.
+KNOWN_FUZZ: dict[str, dict[str, str]] = {}
+
+
+@pytest.mark.parametrize("case", list(EXTRA["fuzz"]))
+def test_tokenizers_on_adversarial_strings_equal_lucene(case: str) -> None:
+    spec = EXTRA["fuzz"][case]
+    analyzer = analysis(spec["settings"]).analyzer("x", "test")
+    differ = {}
+    for text, expected in zip(EXTRA["fuzz_texts"], spec["tokens"], strict=True):
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in analyzer.analyze(text)]
+        if got != expected:
+            differ[text] = (expected, got)
+    unexpected = {text: pair for text, pair in differ.items() if text not in KNOWN_FUZZ.get(case, {})}
+    assert not unexpected, f"{case}: {len(differ)} of {len(EXTRA['fuzz_texts'])} differ: {unexpected}"
+    assert set(differ) == set(KNOWN_FUZZ.get(case, {})), "a known difference is gone: drop it from KNOWN_FUZZ"
+
+
 def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
     settings = {"filter": {"light": {"type": "stemmer", "language": "light_english"}}}
     settings["analyzer"] = {"x": {"tokenizer": "standard", "filter": ["light"]}}

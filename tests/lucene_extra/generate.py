@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import tempfile
 from pathlib import Path
 
@@ -219,6 +220,30 @@ CASES = {
     ),
 }  # fmt: skip
 
+# Adversarial strings: random mixes of scripts, joiners, emoji, marks and punctuation, through the tokenizers.
+FUZZ_POOL = [
+    *"abcXYZ019 _.'\u2019:,;-@#&/\u00e9\u00df\u0130\u03a3\u0301\u200d\u200b\u00ad\ufe0f\t\n\u3000\u00a0",
+    "\U0001f600", "\U0001f44d\U0001f3fd", "\U0001f1fa\U0001f1f8", "\u65e5", "\u672c", "\u3072", "\u3089", "\u30ab",
+    "\u30bf", "\uff76", "\ud55c", "\uae00", "\u0e2a", "\u0e27\u0e31", "\u0642", "\u05e9", "\u05d9", "\u05f4",
+    "\u0660", "\u2460", "\u216b", "\ufb01", "\u00bd", "\u00b2", "\u2082", "\u2605", "\u2606", "\u00a9",
+]  # fmt: skip
+FUZZ_ANALYZERS = {
+    "standard_lowercase": ({"analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase"]}}},
+                           ("standard", {}), [("lowercase", {})], []),
+    "classic": ({"analyzer": {"x": {"tokenizer": "classic"}}}, ("classic", {}), [], []),
+    "uax_url_email": ({"analyzer": {"x": {"tokenizer": "uax_url_email"}}}, ("uax29UrlEmail", {}), [], []),
+    "whitespace_word_delimiter_graph": (
+        {"analyzer": {"x": {"tokenizer": "whitespace", "filter": ["word_delimiter_graph"]}}},
+        ("whitespace", {}), [("wordDelimiterGraph", {})], [],
+    ),
+}  # fmt: skip
+
+
+def fuzz_texts(count: int = 600, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+
+
 FILES = {
     "syn1.txt": "united states, usa, u s a\n",
     "stop_a_the.txt": "a\nthe\n",
@@ -258,38 +283,47 @@ def main() -> None:
     conf = tempfile.mkdtemp()
     for name, text in FILES.items():
         Path(conf, name).write_text(text, encoding="utf-8")
-    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}}
-    for name, (settings, tokenizer, filters, char_filters) in CASES.items():
+
+    def tokens(analyzer, text: str) -> list[list]:
+        stream = analyzer.tokenStream("f", text)
+        term = stream.addAttribute(CharTermAttribute)
+        inc = stream.addAttribute(PositionIncrementAttribute)
+        offset = stream.addAttribute(OffsetAttribute)
+        length = stream.addAttribute(PositionLengthAttribute)
+        found, position = [], -1
+        stream.reset()
+        while stream.incrementToken():
+            position += inc.getPositionIncrement()
+            found.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
+                          length.getPositionLength()])  # fmt: skip
+        stream.end()
+        stream.close()
+        return found
+
+    def build(tokenizer, filters, char_filters):
         builder = CustomAnalyzer.builder(Paths.get(conf))
         for cname, params in char_filters:
             builder.addCharFilter(cname, jmap(params))
         builder.withTokenizer(tokenizer[0], jmap(tokenizer[1]))
         for fname, params in filters:
             builder.addTokenFilter(fname, jmap(params))
-        analyzer = builder.build()
-        rows = []
-        for text in TEXTS:
-            stream = analyzer.tokenStream("f", text)
-            term = stream.addAttribute(CharTermAttribute)
-            inc = stream.addAttribute(PositionIncrementAttribute)
-            offset = stream.addAttribute(OffsetAttribute)
-            length = stream.addAttribute(PositionLengthAttribute)
-            tokens, position = [], -1
-            stream.reset()
-            while stream.incrementToken():
-                position += inc.getPositionIncrement()
-                tokens.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
-                               length.getPositionLength()])  # fmt: skip
-            stream.end()
-            stream.close()
-            rows.append(tokens)
-        out["cases"][name] = {"settings": settings, "tokens": rows}
+        return builder.build()
+
+    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}, "fuzz_texts": fuzz_texts(), "fuzz": {}}
+    for name, (settings, tokenizer, filters, char_filters) in CASES.items():
+        analyzer = build(tokenizer, filters, char_filters)
+        out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
+    for name, (settings, tokenizer, filters, char_filters) in FUZZ_ANALYZERS.items():
+        analyzer = build(tokenizer, filters, char_filters)
+        out["fuzz"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in out["fuzz_texts"]]}
     write_folding_table()
-    cases = ",\n".join(
-        f" {json.dumps(name)}: {json.dumps(case, ensure_ascii=False)}" for name, case in out["cases"].items()
-    )
-    head = json.dumps({k: v for k, v in out.items() if k != "cases"}, ensure_ascii=False)[:-1]
-    (HERE / "tokens.json").write_text(f'{head}, "cases": {{\n{cases}\n}}}}\n', encoding="utf-8")
+    parts = [f' "lucene_version": {json.dumps(out["lucene_version"])}']
+    for key in ("texts", "fuzz_texts"):
+        parts.append(f" {json.dumps(key)}: {json.dumps(out[key], ensure_ascii=False)}")
+    for key in ("cases", "fuzz"):
+        body = ",\n".join(f"  {json.dumps(n)}: {json.dumps(c, ensure_ascii=False)}" for n, c in out[key].items())
+        parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
+    (HERE / "tokens.json").write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
     print(f"wrote {HERE / 'tokens.json'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
 
 

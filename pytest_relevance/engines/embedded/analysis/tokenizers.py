@@ -42,9 +42,10 @@ _JOINED = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
 # of their own; a zero-width joiner before a pictograph starts an emoji token.
 _STANDARD = regex.compile(
     r"(?wsV1)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
-    r"|\b(?:\p{WB=ExtendNumLet}" + _JOINED + r")*[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}].*?\b"
+    r"|\b(?:\p{WB=ExtendNumLet}" + _JOINED + r")*[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}]"
+    r".*?(?:\b|(?<=\u200d)(?=" + _EMOJI + r"))"  # a word's joiner does not pull the emoji after it in
     r"|\b[\p{Ideographic}\p{Script=Hiragana}\p{WB=Regional_Indicator}].*?\b"
-    r"|\b" + _EMOJI_SEQ + r"|\u200d(?=[\p{Extended_Pictographic}\u2605])" + _EMOJI_SEQ
+    r"|(?:\b|(?<=\u200d))" + _EMOJI_SEQ + r"|\u200d(?=[\p{Extended_Pictographic}\u2605])" + _EMOJI_SEQ
 )
 # The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
 # joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).
