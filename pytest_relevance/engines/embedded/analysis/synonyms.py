@@ -148,7 +148,8 @@ def _match(table: SynonymTable, terms: list[str], i: int) -> tuple[int, _Entry] 
 
 def synonym_graph(table: SynonymTable) -> StreamFilter:
     """SynonymGraphFilter: each match becomes paths from one start node to one end node, synonyms before the
-    original at each node; synonym tokens carry the offsets of the whole matched input."""
+    original at each node; synonym tokens carry the offsets of the whole matched input. As in Lucene, a match
+    starts right after the token before it: a position gap (a removed stop word) before or inside it is lost."""
     firsts = table.firsts
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
@@ -156,14 +157,11 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
         if firsts.isdisjoint(terms):
             return tokens, end_inc
         out: list[Tok] = []
-        extra = 0  # positions a previous match added, owed to the next token's increment
         i, n = 0, len(tokens)
         while i < n:
             tok = tokens[i]
             found = _match(table, terms, i) if tok.term in firsts else None
             if found is None:
-                tok.inc += extra
-                extra = 0
                 out.append(tok)
                 i += 1
                 continue
@@ -172,13 +170,12 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
             previous = 0
             for index, (start, end, piece) in enumerate(entry.layout):
                 new = Tok(piece, first.start, last.end, type="SYNONYM") if isinstance(piece, str) else tokens[i + piece]
-                new.inc = tok.inc + extra if index == 0 else start - previous
+                new.inc = 1 if index == 0 else start - previous
                 new.plen = end - start
                 previous = start
                 out.append(new)
-            extra = entry.end - 1 - previous
-            i += size
-        return out, end_inc + extra
+            i += size  # the last start node is the end node's predecessor: the next token keeps its increment
+        return out, end_inc
 
     def fast(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
         """The same on bare (term, position) lists: the indexing path, where offsets and lengths do not count.
@@ -198,11 +195,11 @@ def synonym_graph(table: SynonymTable) -> StreamFilter:
             out_terms.extend(terms[done:i])
             out_positions.extend(positions[done:i] if not shift else [p + shift for p in positions[done:i]])
             size, entry = found
-            start = positions[i] + shift
+            start = out_positions[-1] + 1 if out_positions else 0
             for node, _, piece in entry.layout:
                 out_terms.append(piece if isinstance(piece, str) else terms[i + piece])
                 out_positions.append(start + node)
-            shift += entry.end - (positions[i + size - 1] - positions[i] + 1)
+            shift = start + entry.end - 1 - positions[i + size - 1]
             done = i + size
         out_terms.extend(terms[done:])
         out_positions.extend(positions[done:] if not shift else [p + shift for p in positions[done:]])
@@ -230,51 +227,63 @@ def _relative(placed: list[tuple[int, Tok]]) -> list[Tok]:
 
 
 def synonym_flat(table: SynonymTable) -> StreamFilter:
-    """SynonymFilter (the legacy `synonym` type): output token k of every synonym is stacked on the k-th position of
-    the match (after the original), going on over the tokens that follow when a synonym is longer than the match.
-    A one-word synonym spans the whole match (position length = its size when the original stays); the words of a
-    longer one take the offsets of the token they sit on."""
+    """SynonymFilter (the legacy `synonym` type): output word k of every synonym is stacked on the k-th input token
+    of the match (after the original), going on over the tokens that follow when a synonym is longer than the match
+    (past the last token, on new positions with its offsets). A one-word synonym spans the whole match (position
+    length = its size when the original stays); the words of a longer one take the offsets of the token they sit on.
+    A match that replaces its input starts right after the token before it (a stop-word gap there is lost)."""
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         terms = [tok.term for tok in tokens]
         if table.max_len == 0 or table.firsts.isdisjoint(terms):
             return tokens, end_inc
         positions = _absolute(tokens)
-        pending: dict[int, list[Tok]] = {}  # position -> synonym words to stack after the token found there
+        n = len(tokens)
+        pending: dict[int, list[Tok]] = {}  # token index (n and up: past the end) -> words to stack on it
         placed: list[tuple[int, Tok]] = []
+        shift = 0  # positions lost to gaps before replacing matches
 
-        def place(position: int, tok: Tok) -> None:
-            placed.append((position, tok))
-            for extra in pending.pop(position, ()):
+        def place(index: int, keep: bool = True) -> None:
+            """Token `index` (unless a match replaces it), then what earlier matches stacked on it."""
+            tok = tokens[index]
+            if keep:
+                placed.append((positions[index] + shift, tok))
+            for extra in pending.pop(index, ()):
                 extra.start, extra.end = tok.start, tok.end
-                placed.append((position, extra))
+                placed.append((positions[index] + shift, extra))
 
         i = 0
-        while i < len(tokens):
+        while i < n:
             found = _match(table, terms, i) if terms[i] in table.firsts else None
             if found is None:
-                place(positions[i], tokens[i])
+                place(i)
                 i += 1
                 continue
             size, entry = found
-            base, first, last = positions[i], tokens[i], tokens[i + size - 1]
+            first, last = tokens[i], tokens[i + size - 1]
+            if not entry.keep_orig:
+                before = placed[-1][0] if placed else -1
+                shift -= positions[i] + shift - before - 1
             for k in range(size):
-                if entry.keep_orig:
-                    placed.append((base + k, tokens[i + k]))
+                place(i + k, entry.keep_orig)
                 for path in entry.outputs:
                     if k < len(path):
                         if len(path) == 1:
                             plen = size if entry.keep_orig else 1
-                            placed.append((base, Tok(path[0], first.start, last.end, plen=plen, type="SYNONYM")))
+                            new = Tok(path[0], first.start, last.end, plen=plen, type="SYNONYM")
                         else:
-                            at = tokens[i + k]
-                            placed.append((base + k, Tok(path[k], at.start, at.end, type="SYNONYM")))
+                            new = Tok(path[k], tokens[i + k].start, tokens[i + k].end, type="SYNONYM")
+                        placed.append((positions[i + k] + shift, new))
             for path in entry.outputs:
                 for k in range(size, len(path)):
-                    pending.setdefault(base + k, []).append(Tok(path[k], last.start, last.end, type="SYNONYM"))
+                    pending.setdefault(i + k, []).append(Tok(path[k], 0, 0, type="SYNONYM"))
+            if not entry.keep_orig:  # input positions no output word sits on are gone
+                shift -= size - min(size, max(len(path) for path in entry.outputs))
             i += size
-        for position in sorted(pending):
-            placed.extend((position, extra) for extra in pending[position])
+        for index in sorted(pending):  # past the last token: new positions, with its offsets
+            for extra in pending[index]:
+                extra.start, extra.end = tokens[-1].start, tokens[-1].end
+                placed.append((positions[-1] + shift + index - n + 1, extra))
         placed.sort(key=lambda p: p[0])
         return _relative(placed), end_inc
 
@@ -283,11 +292,12 @@ def synonym_flat(table: SynonymTable) -> StreamFilter:
 
 def flatten_graph() -> StreamFilter:
     """FlattenGraphFilter: a token graph squashed into a stream an index can hold. Positions are graph nodes; each
-    node moves to one step after the furthest (moved) node with an edge into it (a node nothing enters keeps its
-    distance to the node before it, so stop-word gaps stay), and a token spans the moved nodes of its two ends."""
+    node moves to one step after the furthest (moved) node with an edge into it; a node nothing enters (after a
+    removed stop word) moves one step past the node before it, so a gap of any length becomes one position, as in
+    Lucene; a token spans the moved nodes of its two ends."""
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
-        if all(tok.plen == 1 for tok in tokens):
+        if not tokens:
             return tokens, end_inc
         starts, position = [], -1
         for tok in tokens:
@@ -303,7 +313,7 @@ def flatten_graph() -> StreamFilter:
             if sources:
                 moved[node] = max(sources) + 1
             else:
-                moved[node] = node if previous is None else moved[previous] + node - previous
+                moved[node] = min(node, 1) if previous is None else moved[previous] + 1
             previous = node
         placed = sorted(
             (
