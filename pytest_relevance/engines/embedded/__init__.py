@@ -38,9 +38,9 @@ def _tokenizer(analyzer: Analyzer) -> Tokenize:
     if key not in _TOKENIZERS:
         term_positions = analyzer.term_positions
 
-        def tokenize(text: str) -> tuple[list[str], list[int]]:
+        def tokenize(text: str) -> tuple[Sequence[str], Sequence[int]]:
             pairs = term_positions(text)
-            return [t for t, _ in pairs], [p for _, p in pairs]
+            return tuple(zip(*pairs, strict=True)) if pairs else ((), ())  # type: ignore[return-value]
 
         _TOKENIZERS[key] = tokenize
     return _TOKENIZERS[key]
@@ -62,6 +62,7 @@ class EmbeddedIndex:
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
         self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
         self.ids = [str(doc[id_field]) for doc in corpus]
+        self.id_array = np.array(self.ids, dtype=object)
         self.n = len(self.ids)
         self.ordinal = {doc_id: o for o, doc_id in enumerate(self.ids)}
         # rank of each ordinal in id order: the tiebreak among equal scores
@@ -69,6 +70,10 @@ class EmbeddedIndex:
         self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(self.n)
         self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dates: dict[Any, float] = {}
+        # scratch arrays the query handlers sum into and leave zeroed (queries run one at a time per index)
+        self.scratch_sum, self.scratch_best = np.zeros(self.n), np.zeros(self.n)
+        self.scratch_count = np.zeros(self.n, dtype=np.int16)
+        self.scratch_mark = np.zeros(self.n, dtype=bool)
         base_dir = Path(source).parent if Path(source).parent.is_dir() else None
         self.mapping = IndexMapping(config, source, base_dir)
         self.fields: dict[str, Field] = dict(self.mapping.fields)
@@ -322,6 +327,12 @@ class EmbeddedIndex:
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:
     """A field's values: a dotted path through objects and arrays of objects (flattened, as Elasticsearch indexes
     them), keys that themselves contain dots included; None values are left out."""
+    if name in doc:  # the common case: a top-level key
+        value = doc[name]
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            return [value]
     out: list[Any] = []
 
     def walk(value: Any, parts: list[str]) -> None:

@@ -23,9 +23,8 @@ if TYPE_CHECKING:
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
 
-# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym);
-# a `range` says the positions are consecutive (nothing removed, nothing stacked)
-Tokenize = Callable[[str], tuple[list[str], Sequence[int]]]
+# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym)
+Tokenize = Callable[[str], tuple[Sequence[str], Sequence[int]]]
 
 
 @dataclass
@@ -78,13 +77,10 @@ class TextField:
             base = position + 1
             self._tids.extend(map(term_id, terms))
             count += len(terms)
-            if isinstance(positions, range):
-                self._pos.extend(range(base + positions.start, base + positions.stop))
-                length += len(terms)
-            else:
-                self._pos.extend([base + p for p in positions])
-                overlaps = sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
-                length += len(terms) - (overlaps if self.similarity.discount_overlaps else 0)
+            self._pos.extend([base + p for p in positions])
+            length += len(terms)
+            if self.similarity.discount_overlaps and len(set(positions)) != len(positions):
+                length -= sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
             position = base + positions[-1]
         self._counts.append(count)
         self._lengths.append(length)

@@ -41,13 +41,13 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
     scores = evaluate(index, body.get("query") or {"match_all": {}}, "query")
-    matched = scores.matched
+    docs, values = scores.docs, scores.values
     if body.get("min_score") is not None:
-        matched = matched & (scores.score >= number(body, "min_score", "the search body"))
+        keep = values >= number(body, "min_score", "the search body")
+        docs, values = docs[keep], values[keep]
     if body.get("post_filter") is not None:
-        matched = matched & evaluate(index, body["post_filter"], "post_filter").matched
-    docs = np.flatnonzero(matched)
-    values = scores.score[docs]
+        keep = evaluate(index, body["post_filter"], "post_filter").matched[docs]
+        docs, values = docs[keep], values[keep]
     if body.get("sort") is not None:
         if body.get("rescore") is not None:
             raise Invalid("sort", "Elasticsearch refuses rescore together with sort")
@@ -60,7 +60,7 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     if body.get("collapse") is not None:
         docs, values = _collapse(index, body["collapse"], docs, values)
     docs, values = docs[start : start + size], values[start : start + size]
-    return [(index.ids[int(o)], float(s)) for o, s in zip(docs, values, strict=True)]
+    return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
 
 
 def ranked(index: EmbeddedIndex, docs: np.ndarray, values: np.ndarray, limit: int | None) -> tuple[Any, Any]:

@@ -77,7 +77,7 @@ def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     boost = boost_of(options, path, boost)
     queries = clause_list(options, "queries")
     parts = [evaluate(index, q, f"{path}.queries[{i}]", boost) for i, q in enumerate(queries)]
-    return dis_max(parts, number(options, "tie_breaker", path, 0.0), index.n)
+    return dis_max(index, parts, number(options, "tie_breaker", path, 0.0))
 
 
 @query("constant_score")
@@ -127,8 +127,8 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     if boost_mode not in _BOOST_MODES:
         raise Invalid(f"{path}.boost_mode", f"{boost_mode!r} is not one of {', '.join(_BOOST_MODES)}")
     max_boost = number(options, "max_boost", path, _MAX_BOOST)
-    docs = np.flatnonzero(base.matched)
-    query_score = base.score[docs].astype(np.float64)
+    docs = base.docs
+    query_score = base.values.astype(np.float64)
     compiled = []
     for i, function in enumerate(functions):
         at = f"{where}[{i}]" if where != path else path
@@ -141,14 +141,10 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         doc = index.ids[int(docs[bad[0]])]
         problem = f"document {doc!r} gets the score {float(final[bad[0]])!r}; Elasticsearch refuses a negative or "
         raise Invalid(path, problem + "non-numeric function score (check modifiers, weights and missing values)")
-    keep = np.ones(docs.size, dtype=bool)
     if options.get("min_score") is not None:
         keep = final >= number(options, "min_score", path)
-    matched = np.zeros(index.n, dtype=bool)
-    matched[docs[keep]] = True
-    score = np.zeros(index.n, dtype=F32)
-    score[docs[keep]] = final[keep]
-    return Scores(matched, score)
+        docs, final = docs[keep], final[keep]
+    return Scores.of(index.n, docs, final)
 
 
 def _combine(mode: str, compiled: list[tuple[np.ndarray | None, np.ndarray, float]], m: int) -> np.ndarray:

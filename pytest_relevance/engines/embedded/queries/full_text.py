@@ -16,9 +16,11 @@ import numpy as np
 
 from pytest_relevance.engines.embedded.queries import (
     F32,
+    Clause,
     Invalid,
     Scores,
     Unsupported,
+    accumulate,
     allowed,
     boost_of,
     field_spec,
@@ -45,30 +47,28 @@ _MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms
 
 def term_clauses(
     index: EmbeddedIndex, field: str, terms: list[str], boost: float, path: str, fuzzy: dict[str, Any] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
-    their scores summed in double, and how many clauses each document matches. With `fuzzy` (the match query's
+    (ordinals, their scores summed in double, how many clauses each matches). With `fuzzy` (the match query's
     fuzziness options) each clause is a blended fuzzy query."""
     target = index.postings_field(field, path)
-    total = np.zeros(index.n, dtype=np.float64)
-    hits = np.zeros(index.n, dtype=np.int32)
+    clauses: list[Clause] = []
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
             edits = edits_for(fuzzy["fuzziness"], term, path)
             expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-            scores, hit = blended(index, field, expansions, clause_boost)
-            total += scores
-            hits += np.where(hit, count, 0).astype(np.int32)
+            clauses.append((blended(index, field, expansions, clause_boost), count))
             continue
         postings = target.postings(term)
         if postings is None:
             continue
         weight = target.bm25.weight(clause_boost, idf(postings.doc_freq, target.bm25.doc_count))
-        total[postings.docs] += target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
-        hits[postings.docs] += count
-    return total, hits
+        clauses.append(
+            ([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], count)
+        )
+    return accumulate(index, clauses)
 
 
 def term_disjunction(
@@ -83,9 +83,11 @@ def term_disjunction(
     """A boolean query of term clauses; a document matches when it holds at least `required` of them (None: one)."""
     if not terms:
         return Scores.none(index.n)
-    total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
-    matched = hits >= (required or 1)
-    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+    docs, total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
+    if required is not None and required > 1:
+        keep = hits >= required
+        docs, total = docs[keep], total[keep]
+    return Scores.of(index.n, docs, total.astype(F32))
 
 
 def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
@@ -179,11 +181,7 @@ def phrase_groups(
     docs, freqs = candidates[keep], freqs[keep]
     doc_freqs = [p.doc_freq for group in members for p in group]
     weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
-    matched = np.zeros(index.n, dtype=bool)
-    matched[docs] = True
-    score = np.zeros(index.n, dtype=F32)
-    score[docs] = target.bm25.score(weight, freqs, target.norms[docs])
-    return Scores(matched, score)
+    return Scores.of(index.n, docs, target.bm25.score(weight, freqs, target.norms[docs]))
 
 
 def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
@@ -309,14 +307,17 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         return Scores.none(index.n)
     fuzzy = options if options.get("fuzziness") is not None else None
     clauses = len(terms)
-    total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
+    docs, total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
     target = index.postings_field(field, path)
-    last = np.zeros(index.n, dtype=bool)
-    for term in prefix_terms(index, field, terms[-1], 2**31):
-        postings = target.postings(term)
-        if postings is not None:
-            last[postings.docs] = True
-    count = count + last
+    expanded = [p.docs for p in map(target.postings, prefix_terms(index, field, terms[-1], 2**31)) if p is not None]
+    last = np.unique(np.concatenate(expanded)) if expanded else np.empty(0, dtype=np.int64)
+    union = np.union1d(docs, last)
+    at = np.searchsorted(union, docs)
+    sums, counts = np.zeros(union.size), np.zeros(union.size, dtype=np.int32)
+    sums[at], counts[at] = total, count
+    in_last = np.isin(union, last, assume_unique=True)
+    sums += np.where(in_last, float(F32(boost)), 0.0)
+    counts += in_last
     operator = str(options.get("operator", "or")).lower()
     if operator == "and":
         required = clauses
@@ -324,9 +325,8 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         required = max(minimum_should_match(options["minimum_should_match"], clauses, path), 1)
     else:
         required = 1
-    matched = count >= required
-    score = np.where(matched, total + np.where(last, float(F32(boost)), 0.0), 0.0)
-    return Scores(matched, score.astype(F32))
+    keep = counts >= required
+    return Scores.of(index.n, union[keep], sums[keep].astype(F32))
 
 
 @query("match_bool_prefix")
@@ -338,18 +338,24 @@ def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) 
     return bool_prefix(index, field, options, path, boost_of(options, path, boost))
 
 
-def dis_max(parts: list[Scores], tie: float, n: int) -> Scores:
+def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
     """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float."""
+    parts = [p for p in parts if p.docs.size]
     if not parts:
-        return Scores.none(n)
+        return Scores.none(index.n)
     if len(parts) == 1:
         return parts[0]
-    stacked = np.stack([p.score for p in parts]).astype(np.float64)
-    best = stacked.max(axis=0)
-    others = stacked.sum(axis=0) - best
-    matched = np.logical_or.reduce([p.matched for p in parts])
-    score = (best + others * float(F32(tie))).astype(F32)
-    return Scores(matched, np.where(matched, score, F32(0)))
+    total, best, seen = index.scratch_sum, index.scratch_best, index.scratch_mark
+    for part in parts:
+        values = part.values.astype(np.float64)
+        total[part.docs] += values
+        best[part.docs] = np.maximum(best[part.docs], values)
+        seen[part.docs] = True
+    docs = np.flatnonzero(seen)
+    sums, top = total[docs], best[docs]
+    total[docs] = best[docs] = 0.0
+    seen[docs] = False
+    return Scores.of(index.n, docs, (top + (sums - top) * float(F32(tie))).astype(F32))
 
 
 def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str, float]]:
@@ -406,4 +412,4 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
                                                  "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
-    return dis_max(parts, tie, index.n)
+    return dis_max(index, parts, tie)
