@@ -204,3 +204,33 @@ def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
     )
     assert [d for d, _ in filtered] == ["3"]
     assert body_hits(index, {"query": {"match": {"t": "headphones"}}, "min_score": 100}) == []
+
+
+def test_query_string_follows_the_classic_parser(index: EmbeddedIndex) -> None:
+    def qs(text: str, **options: object) -> dict[str, float]:
+        return hits(index, {"query_string": {"query": text, "fields": ["t"], **options}})
+
+    assert set(qs("wireless OR stand")) == {"1", "3"}
+    assert set(qs("headphones AND NOT wired")) == {"1"}
+    assert set(qs("wireless stand", default_operator="and")) == set()
+    assert set(qs("head* -wir?d")) == {"1", "3", "4"}  # prefix and wildcard terms, a prohibited clause
+    assert qs("stand^3") == pytest.approx({"3": 3 * qs("stand")["3"]})
+    assert set(qs('"head phones"~1 +tag:audio')) == {"1", "2", "4"}  # field:term, a required clause
+    assert set(qs("_exists_:d AND (stand OR wired)")) == {"2", "3"}
+    # each bare term searches every field as a best_fields multi_match
+    both = hits(index, {"query_string": {"query": "audio", "fields": ["t", "tag^2"]}})
+    assert both == pytest.approx(hits(index, {"term": {"tag": {"value": "audio", "boost": 2}}}))
+    assert set(qs("wireless stand", minimum_should_match=2)) == set()
+
+
+def test_simple_query_string_follows_the_simple_parser(index: EmbeddedIndex) -> None:
+    def sqs(text: str, **options: object) -> dict[str, float]:
+        return hits(index, {"simple_query_string": {"query": text, "fields": ["t"], **options}})
+
+    # "-x" is everything but x: with the OR default it matches every document without "wired"
+    assert set(sqs("headphones -wired")) == {"1", "3", "4", "5"}
+    assert set(sqs("headphones -wired", default_operator="and")) == {"1"}
+    assert set(sqs('"wired headphone" | stand')) == {"2", "3"}
+    assert set(sqs("hea*")) == {"1", "2", "3", "4"}
+    assert set(sqs("hea*", flags="AND|OR")) == set()  # PREFIX off: "hea" is a plain term
+    assert set(sqs("headphnes~2")) == {"1", "2"}

@@ -234,8 +234,20 @@ from pytest_relevance.engines.embedded.queries import (  # noqa: E402
     compound,
     full_text,
     multi_term,
+    query_string,
     scripts,
     term_level,
 )
 
-__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "scripts", "term_level"]
+__all__ = [
+    "HANDLERS",
+    "Scores",
+    "compound",
+    "evaluate",
+    "full_text",
+    "multi_term",
+    "query",
+    "query_string",
+    "scripts",
+    "term_level",
+]

@@ -52,14 +52,27 @@ def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     must, should, must_not, filters = clauses("must"), clauses("should"), clauses("must_not"), clauses("filter")
     if not (must or should or must_not or filters):
         return Scores.constant(np.ones(index.n, dtype=bool), boost)
+    spec_msm = options.get("minimum_should_match")
+    required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None and should else 0
+    return boolean(index, must, should, must_not, filters, required)
+
+
+def boolean(
+    index: EmbeddedIndex,
+    must: list[Scores],
+    should: list[Scores],
+    must_not: list[Scores],
+    filters: list[Scores],
+    required: int = 0,
+) -> Scores:
+    """Lucene's BooleanQuery: every must and filter clause, no must_not clause, at least `required` should clauses
+    (at least one when nothing else is required); the must and should scores summed in double."""
     matched = np.ones(index.n, dtype=bool)
     for clause in must + filters:
         matched &= clause.matched
     for clause in must_not:
         matched &= ~clause.matched
     if should:
-        spec_msm = options.get("minimum_should_match")
-        required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None else 0
         if not (must or filters):
             required = max(required, 1)
         if required:
