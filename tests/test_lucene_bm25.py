@@ -117,22 +117,17 @@ def query_texts(kind: str) -> dict[str, str]:
     return {q["qid"]: q[kind] for q in map(json.loads, lines) if kind in q}
 
 
-NOT_EXACT = {  # known differences, see the report
-    "h_fuzzy_auto_or": "Lucene flattens the expansions of all fuzzy clauses into one disjunction and merges a term "
-    "two tokens expand to (boosts summed, the first clause's blended statistics kept); not yet reproduced",
-    "i_fuzzy1_prefix1_and_first3": "a fuzzy AND with prefix_length 1 scores lower in Lucene for some documents; "
-    "not yet understood",
-}
-
-
-@pytest.mark.parametrize(
-    "shape",
-    [pytest.param(s, marks=pytest.mark.xfail(reason=NOT_EXACT[s], strict=True)) if s in NOT_EXACT else s
-     for s in sorted(SHAPES) + sorted(EXTRA_SHAPES)],
-)  # fmt: skip
+@pytest.mark.parametrize("shape", sorted(SHAPES) + sorted(EXTRA_SHAPES))
 def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
     kind, build, factor = (*SHAPES[shape], 2.2) if shape in SHAPES else EXTRA_SHAPES[shape]
     texts, expected = query_texts(kind), lucene_run(shape)
+    unstable = EXTRA / f"{shape}.unstable"
+    if unstable.is_file():
+        # Lucene itself ranks these differently from one JVM run to the next: its BooleanQuery rewrite merges a term
+        # that two fuzzy clauses reach through a HashMap keyed by queries whose hash depends on the JVM, so which
+        # clause's blended statistics the term keeps varies (16 of 225 queries over three runs)
+        for qid in unstable.read_text().split():
+            texts.pop(qid)
     bodies = {qid: {"query": build(text)} for qid, text in texts.items()}
     ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
     compared = 0
@@ -159,4 +154,4 @@ def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: E
         # nothing Lucene left out ranks above its last document
         floor = factor * reference[-1][1] * (1 + 1e-5)
         assert {d for d, s in hits if s > floor} <= {d for d, _ in reference}, f"query {qid}: extra documents"
-    assert compared == sum(len(v) for v in expected.values())
+    assert compared == sum(len(v) for q, v in expected.items() if q in texts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,19 +47,36 @@ _MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms
 
 
 def term_clauses(
-    index: EmbeddedIndex, field: str, terms: list[str], boost: float, path: str, fuzzy: dict[str, Any] | None = None
+    index: EmbeddedIndex,
+    field: str,
+    terms: Sequence[str],
+    boost: float,
+    path: str,
+    fuzzy: dict[str, Any] | None = None,
+    disjunction: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
     (ordinals, their scores summed in double, how many clauses each matches). With `fuzzy` (the match query's
-    fuzziness options) each clause is a blended fuzzy query."""
+    fuzziness options) each clause is a blended fuzzy query; in a pure `disjunction` Lucene then flattens the
+    expansions of the clauses that are not boosted into one disjunction and merges a term reached from two tokens
+    (boosts summed, the statistics of its first occurrence kept)."""
     target = index.postings_field(field, path)
     clauses: list[Clause] = []
+    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
             edits = edits_for(fuzzy["fuzziness"], term, path)
             expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
+            if disjunction and count == 1:
+                found = [(t, b, target.postings(t)) for t, b in expansions]
+                found = [(t, b, p) for t, b, p in found if p is not None]
+                shared = max((p.doc_freq for _, _, p in found), default=0)
+                for t, b, p in found:
+                    entry = flat.setdefault(t, [0.0, p, shared])
+                    entry[0] += b
+                continue
             clauses.append((blended(index, field, expansions, clause_boost), count))
             continue
         postings = target.postings(term)
@@ -68,6 +86,10 @@ def term_clauses(
         clauses.append(
             ([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], count)
         )
+    for summed, postings, doc_freq in flat.values():
+        term_boost = float(F32(F32(summed) * F32(boost)))
+        weight = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
+        clauses.append(([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], 1))
     return accumulate(index, clauses)
 
 
@@ -83,7 +105,7 @@ def term_disjunction(
     """A boolean query of term clauses; a document matches when it holds at least `required` of them (None: one)."""
     if not terms:
         return Scores.none(index.n)
-    docs, total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
+    docs, total, hits = term_clauses(index, field, terms, boost, path, fuzzy, required is None or required <= 1)
     if required is not None and required > 1:
         keep = hits >= required
         docs, total = docs[keep], total[keep]

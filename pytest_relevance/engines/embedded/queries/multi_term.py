@@ -66,7 +66,7 @@ def fuzzy_expansions(
     cache = target.expansions
     if key in cache:
         return cache[key]
-    if max_edits == 0 or prefix_length >= len(term):
+    if max_edits == 0:
         found = [(term, 1.0)] if term in target.vocab else []
         cache[key] = found
         return found
