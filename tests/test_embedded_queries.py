@@ -234,3 +234,48 @@ def test_simple_query_string_follows_the_simple_parser(index: EmbeddedIndex) -> 
     assert set(sqs("hea*")) == {"1", "2", "3", "4"}
     assert set(sqs("hea*", flags="AND|OR")) == set()  # PREFIX off: "hea" is a plain term
     assert set(sqs("headphnes~2")) == {"1", "2"}
+
+
+VECTOR_DOCS = [
+    {"id": "a", "v": [1, 0], "pr": 8, "d": "2026-01-01", "t": "red shoe"},
+    {"id": "b", "v": [0, 1], "pr": 2, "d": "2025-01-01", "t": "blue shoe"},
+    {"id": "c", "v": [1, 1], "t": "red hat"},
+]
+VECTOR_MAPPING = {
+    "mappings": {
+        "properties": {
+            "v": {"type": "dense_vector", "dims": 2, "similarity": "cosine"},
+            "pr": {"type": "rank_feature"},
+            "d": {"type": "date"},
+            "t": {"type": "text"},
+        }
+    }
+}
+
+
+def test_knn_hybrid_and_rrf_follow_elasticsearch_formulas() -> None:
+    index = EmbeddedEngine().open(VECTOR_DOCS, VECTOR_MAPPING, "id")
+    # cosine similarity, scored (1 + cos) / 2: exact nearest neighbours, the best k kept
+    knn = {"field": "v", "query_vector": [1, 0], "k": 2, "num_candidates": 10}
+    assert body_hits(index, {"knn": knn}) == [("a", 1.0), ("c", pytest.approx((1 + math.sqrt(0.5)) / 2))]
+    # hybrid: a document's query and knn scores add up
+    red = hits(index, {"match": {"t": "red"}})
+    hybrid = dict(body_hits(index, {"query": {"match": {"t": "red"}}, "knn": {**knn, "query_vector": [0, 1], "k": 1}}))
+    assert hybrid == pytest.approx({"b": 1.0, **red})
+    # reciprocal rank fusion: 1 / (rank_constant + rank) summed over the retrievers
+    retrievers = [{"standard": {"query": {"match": {"t": "red"}}}}, {"knn": {**knn, "query_vector": [0, 1], "k": 3}}]
+    fused = body_hits(index, {"retriever": {"rrf": {"retrievers": retrievers, "rank_constant": 1}}})
+    assert fused == [("a", 0.5 + 0.25), ("c", pytest.approx(1 / 3 + 1 / 3)), ("b", 0.5)]
+
+
+def test_rank_feature_distance_feature_and_pinned() -> None:
+    index = EmbeddedEngine().open(VECTOR_DOCS, VECTOR_MAPPING, "id")
+    # saturation with the default pivot: the mean of the stored values (8 and 2 are stored exactly) -> 4 here
+    assert hits(index, {"rank_feature": {"field": "pr"}}) == pytest.approx({"a": 8 / 12, "b": 2 / 6})
+    assert hits(index, {"rank_feature": {"field": "pr", "log": {"scaling_factor": 1}}}) == pytest.approx(
+        {"a": math.log(9), "b": math.log(3)}
+    )
+    near = hits(index, {"distance_feature": {"field": "d", "origin": "2026-01-11", "pivot": "10d"}})
+    assert near == pytest.approx({"a": 0.5, "b": 10 / (10 + 375)})
+    pinned = body_hits(index, {"query": {"pinned": {"ids": ["c", "b"], "organic": {"match": {"t": "shoe"}}}}})
+    assert [d for d, _ in pinned] == ["c", "b", "a"]

@@ -75,10 +75,14 @@ class EmbeddedIndex:
         self.scratch_count = np.zeros(self.n, dtype=np.int16)
         self.scratch_mark = np.zeros(self.n, dtype=bool)
         base_dir = Path(source).parent if Path(source).parent.is_dir() else None
+        config, self.vector_similarity = _without_vector_similarity(config)
         self.mapping = IndexMapping(config, source, base_dir)
         self.fields: dict[str, Field] = dict(self.mapping.fields)
         self._add_dynamic_fields(corpus)
-        self.kinds = {name: field.kind for name, field in self.fields.items()}
+        # the vector and feature types the mapping parser leaves as "other" get kinds of their own here
+        special = {"dense_vector", "rank_feature"}
+        self.kinds = {n: f.type if f.type in special else f.kind for n, f in self.fields.items()}
+        self.vectors: dict[str, np.ndarray] = {}  # dense_vector field -> float32 (n, dims), NaN rows when absent
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
@@ -94,8 +98,10 @@ class EmbeddedIndex:
                 )  # fmt: skip
             elif field.kind == "keyword":
                 self.keyword[name] = KeywordField(name, field.similarity)
-            elif field.kind in ("number", "date", "boolean"):
+            elif field.kind in ("number", "date", "boolean") or field.type == "rank_feature":
                 self.numeric[name] = NumericField(name)
+            elif field.type == "dense_vector":
+                self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
         copies: dict[str, list[str]] = {name: [field.parent or name] for name, field in self.fields.items()}
         for name, field in self.fields.items():
             for target in field.copy_to:
@@ -112,12 +118,30 @@ class EmbeddedIndex:
                 values = [v for path in copies[name] for v in _values(doc, path)]
                 if values:
                     column.add(ordinal, [self._convert(name, self.kinds[name], v, ordinal) for v in values])
+            for name in self.vectors:
+                values = _values(doc, self.fields[name].parent or name)
+                if values:
+                    self._vector(name, values, ordinal)
         for text in self.text.values():
             text.freeze()
         for other in (*self.keyword.values(), *self.numeric.values()):
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
+
+    def _vector(self, name: str, values: list[Any], ordinal: int) -> None:
+        matrix = self.vectors[name]
+        if matrix.shape[1] == 0:  # dims left out of the mapping: the first vector sets them, as Elasticsearch does
+            matrix = self.vectors[name] = np.full((self.n, len(values)), np.nan, dtype=np.float32)
+        try:
+            vector = np.array(values, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise self._document_error(ordinal, f"field {name!r} is a dense_vector but holds non-numbers") from None
+        if vector.shape != (matrix.shape[1],) or not np.isfinite(vector).all():
+            raise self._document_error(
+                ordinal, f"field {name!r} is a dense_vector of {matrix.shape[1]} dims but holds {len(values)} values"
+            )
+        matrix[ordinal] = vector
 
     def _add_dynamic_fields(self, corpus: Sequence[dict[str, Any]]) -> None:
         """Fields the documents have and the mappings do not, mapped as Elasticsearch's dynamic mapping maps them
@@ -199,6 +223,14 @@ class EmbeddedIndex:
                     raise ValueError("not a date")
                 self._dates[key] = resolve_date(value).timestamp() * 1000
             return self._dates[key]
+        if kind == "rank_feature":
+            number = float(value)
+            if not np.isfinite(number) or number <= 0:
+                raise ValueError("a rank_feature must be a positive number")
+            # stored with 9 significant bits, as Lucene's FeatureField: the low 15 bits of the float32 dropped
+            return float(
+                (np.array([number], dtype=np.float32).view(np.uint32) & np.uint32(0xFFFF8000)).view(np.float32)[0]
+            )
         if kind == "boolean":
             if isinstance(value, bool):
                 return float(value)
@@ -253,6 +285,8 @@ class EmbeddedIndex:
     def has_value(self, field: str) -> np.ndarray:
         if field in self.text:
             return self.text[field].has_value
+        if field in self.vectors:
+            return ~np.isnan(self.vectors[field][:, 0]) if self.vectors[field].shape[1] else np.zeros(self.n, bool)
         return (self.keyword.get(field) or self.numeric[field]).has_value
 
     def doc_values(self, field: str) -> np.ndarray | None:
@@ -322,6 +356,31 @@ class EmbeddedIndex:
 
     def close(self) -> None:
         self.function_cache.clear()
+
+
+def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The body without the `similarity` of dense_vector fields (a vector metric, not a scoring similarity the
+    mapping parser would look up), and those metrics by field."""
+    metrics: dict[str, str] = {}
+
+    def strip(properties: Any, prefix: str) -> Any:
+        if not isinstance(properties, Mapping):
+            return properties
+        out = {}
+        for key, spec in properties.items():
+            if isinstance(spec, Mapping) and spec.get("type") == "dense_vector" and "similarity" in spec:
+                metrics[f"{prefix}{key}"] = str(spec["similarity"])
+                spec = {k: v for k, v in spec.items() if k != "similarity"}
+            elif isinstance(spec, Mapping) and isinstance(spec.get("properties"), Mapping):
+                spec = {**spec, "properties": strip(spec["properties"], f"{prefix}{key}.")}
+            out[key] = spec
+        return out
+
+    mappings = config.get("mappings")
+    if not isinstance(mappings, Mapping) or not isinstance(mappings.get("properties"), Mapping):
+        return config, metrics
+    properties = strip(mappings["properties"], "")
+    return {**config, "mappings": {**mappings, "properties": properties}}, metrics
 
 
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:

@@ -236,7 +236,9 @@ from pytest_relevance.engines.embedded.queries import (  # noqa: E402
     multi_term,
     query_string,
     scripts,
+    specialized,
     term_level,
+    vectors,
 )
 
 __all__ = [
@@ -249,5 +251,7 @@ __all__ = [
     "query",
     "query_string",
     "scripts",
+    "specialized",
     "term_level",
+    "vectors",
 ]
