@@ -279,3 +279,27 @@ def test_rank_feature_distance_feature_and_pinned() -> None:
     assert near == pytest.approx({"a": 0.5, "b": 10 / (10 + 375)})
     pinned = body_hits(index, {"query": {"pinned": {"ids": ["c", "b"], "organic": {"match": {"t": "shoe"}}}}})
     assert [d for d, _ in pinned] == ["c", "b", "a"]
+
+
+def test_cross_fields_blends_term_statistics_across_fields() -> None:
+    people = [
+        {"id": "1", "first": "will", "last": "smith"},
+        {"id": "2", "first": "smith", "last": "jones"},
+        {"id": "3", "first": "will", "last": "smith"},
+        {"id": "4", "first": "john", "last": "smith"},
+    ]
+    mapping = {"mappings": {"properties": {"first": {"type": "text"}, "last": {"type": "text"}}}}
+    index = EmbeddedEngine().open(people, mapping, "id")
+    query = {"query": "will smith", "fields": ["first", "last"], "operator": "and"}
+    assert hits(index, {"multi_match": query}) == {}  # best_fields: no single field holds both terms
+    got = hits(index, {"multi_match": {**query, "type": "cross_fields"}})
+
+    # "smith": 3 documents in last, 1 in first -> blended, first counts it in 3 - 1 = 2 documents; "will" is only
+    # in first (2 documents); every field here is one token long, its average length 1, so tf-norm = 1 / 2.2
+    def idf(n: int) -> float:
+        return math.log(1 + (4 - n + 0.5) / (n + 0.5))
+
+    expected = 2.2 * (idf(2) + idf(3)) / 2.2
+    assert got == pytest.approx({"1": expected, "3": expected})
+    only_smith = hits(index, {"multi_match": {**query, "query": "smith", "type": "cross_fields"}})
+    assert only_smith["2"] == pytest.approx(idf(2))  # first's own document frequency (1) is raised to 2

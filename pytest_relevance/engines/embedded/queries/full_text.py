@@ -412,12 +412,14 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
                *_FUZZY_KEYS}, path
     )  # fmt: skip
     kind = options.get("type", "best_fields")
-    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix"):
+    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix", "cross_fields"):
         raise Unsupported(f"multi_match type {kind}", path)
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     boost = boost_of(options, path, boost)
     tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
+    if kind == "cross_fields":
+        return cross_fields(index, options, field_weights(index, options.get("fields"), path), boost, tie, path)
     parts = []
     for field, weight in field_weights(index, options.get("fields"), path):
         field_boost = float(F32(weight) * F32(boost))
@@ -435,3 +437,88 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
                                                  "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
     return dis_max(index, parts, tie)
+
+
+def cross_fields(
+    index: EmbeddedIndex, options: dict[str, Any], fields: list[tuple[str, float]], boost: float, tie: float, path: str
+) -> Scores:
+    """Elasticsearch's cross_fields: the fields that share a search analyzer form one group, in which each query term
+    is one clause: a dis_max over the fields of that term with blended statistics (the most frequent field gets
+    the largest document frequency, each less frequent one 1 less, as Elasticsearch's BlendedTermQuery), so a
+    term is as rare in every field as it is in the fields overall. Groups combine as a dis_max."""
+    groups: dict[int, list[tuple[str, float]]] = {}
+    for field, weight in fields:
+        if index.kinds[field] == "text":
+            key = id(index.fields[field].search_analyzer)
+        else:
+            key = id(index.fields[field].normalizer) if index.kinds[field] == "keyword" else -len(groups) - 1
+        groups.setdefault(key, []).append((field, weight))
+    per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer")
+                 if k in options}  # fmt: skip
+    parts = []
+    for members in groups.values():
+        if len(members) == 1 or index.kinds[members[0][0]] not in ("text", "keyword"):
+            for field, weight in members:
+                parts.append(match_field(index, field, per_field, path, float(F32(weight) * F32(boost))))
+            continue
+        parts.append(_blended_group(index, options, members, boost, tie, path))
+    return dis_max(index, parts, tie)
+
+
+def _blended_group(
+    index: EmbeddedIndex, options: dict[str, Any], members: list[tuple[str, float]], boost: float, tie: float, path: str
+) -> Scores:
+    first = members[0][0]
+    text = str(options["query"])
+    if index.kinds[first] == "text":
+        terms = list(index.search_terms(first, text, options.get("analyzer"), path))
+    else:
+        terms = [index.normalize(first, text)]
+    if not terms:
+        return Scores.none(index.n)
+    clauses: list[Clause] = []
+    for term, count in Counter(terms).items():
+        targets = [(index.postings_field(f, path), w) for f, w in members]
+        found = [(t, w, t.postings(term)) for t, w in targets]
+        doc_freqs = _blend([0 if p is None else p.doc_freq for _, _, p in found],
+                           [t.sum_total_term_freq for t, _, _ in found], index.n)  # fmt: skip
+        field_scores = []
+        for (target, weight, postings), doc_freq in zip(found, doc_freqs, strict=True):
+            if postings is None:
+                continue
+            term_boost = float(F32(F32(weight) * F32(count)) * F32(boost))
+            weight_ = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
+            scores = target.bm25.score(weight_, postings.freqs, target.norms[postings.docs])
+            field_scores.append(Scores.of(index.n, postings.docs, scores))
+        clause = dis_max(index, field_scores, tie)
+        if clause.docs.size:
+            clauses.append(([(clause.docs, clause.values)], count))
+    docs, total, hits = accumulate(index, clauses)
+    operator = str(options.get("operator", "or")).lower()
+    if operator == "and":
+        required = len(terms)
+    elif options.get("minimum_should_match") is not None and len(terms) > 1:
+        required = max(minimum_should_match(options["minimum_should_match"], len(terms), path), 1)
+    else:
+        required = 1
+    keep = hits >= required
+    return Scores.of(index.n, docs[keep], total[keep].astype(F32))
+
+
+def _blend(doc_freqs: list[int], sum_ttfs: list[int], max_doc: int) -> list[int]:
+    """Elasticsearch's BlendedTermQuery.blend, document frequencies only (BM25 reads nothing else of them)."""
+    if len(doc_freqs) <= 1 or max(doc_freqs) == 0:
+        return doc_freqs
+    present = [ttf for df, ttf in zip(doc_freqs, sum_ttfs, strict=True) if df > 0]
+    max_doc = min(max_doc, min(present))
+    order = sorted(range(len(doc_freqs)), key=lambda i: -doc_freqs[i])  # stable: descending document frequency
+    out = list(doc_freqs)
+    previous, actual = doc_freqs[order[0]], min(max_doc, max(doc_freqs))
+    for i in order:
+        if doc_freqs[i] == 0:
+            break
+        if previous > doc_freqs[i]:
+            actual -= 1
+        out[i] = min(max_doc, actual)
+        previous = doc_freqs[i]
+    return out
