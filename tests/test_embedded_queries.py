@@ -303,3 +303,36 @@ def test_cross_fields_blends_term_statistics_across_fields() -> None:
     assert got == pytest.approx({"1": expected, "3": expected})
     only_smith = hits(index, {"multi_match": {**query, "query": "smith", "type": "cross_fields"}})
     assert only_smith["2"] == pytest.approx(idf(2))  # first's own document frequency (1) is raised to 2
+
+
+def test_nested_matches_within_one_object_and_aggregates_scores() -> None:
+    posts = [
+        {
+            "id": "a",
+            "comments": [{"author": "ann", "text": "great red shoe", "stars": 5}, {"author": "bob", "text": "bad"}],
+        },
+        {
+            "id": "b",
+            "comments": [{"author": "ann", "text": "bad shoe", "stars": 1}, {"author": "bob", "text": "great"}],
+        },
+        {"id": "c", "comments": {"author": "cy", "text": "shoe shoe", "stars": 3}},
+        {"id": "d"},
+    ]
+    properties = {"author": {"type": "keyword"}, "text": {"type": "text"}, "stars": {"type": "integer"}}
+    index = EmbeddedEngine().open(
+        posts, {"mappings": {"properties": {"comments": {"type": "nested", "properties": properties}}}}, "id"
+    )
+    both = {"bool": {"must": [{"match": {"comments.text": "great"}}, {"term": {"comments.author": "ann"}}]}}
+    assert set(hits(index, {"nested": {"path": "comments", "query": both}})) == {"a"}  # not b: two different comments
+    assert hits(index, {"match": {"comments.text": "shoe"}}) == {}  # outside a nested query the objects are not seen
+    stars = {"path": "comments", "query": {"range": {"comments.stars": {"gte": 1}}}}
+    assert hits(index, {"nested": {**stars, "score_mode": "sum"}}) == {"a": 1.0, "b": 1.0, "c": 1.0}
+    shoe = {"path": "comments", "query": {"match": {"comments.text": "shoe"}}}
+    # the same comments as documents of their own: the nested field statistics count comments, not posts
+    texts = {"a0": "great red shoe", "a1": "bad", "b0": "bad shoe", "b1": "great", "c0": "shoe shoe"}
+    comments = [{"id": k, "t": v} for k, v in texts.items()]
+    child = EmbeddedEngine().open(comments, {"mappings": {"properties": {"t": {"type": "text"}}}}, "id")
+    per_comment = hits(child, {"match": {"t": "shoe"}})
+    assert hits(index, {"nested": {**shoe, "score_mode": "max"}}) == pytest.approx(
+        {"a": per_comment["a0"], "b": per_comment["b0"], "c": per_comment["c0"]}
+    )

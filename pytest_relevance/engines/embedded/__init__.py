@@ -102,10 +102,19 @@ class EmbeddedIndex:
                 self.numeric[name] = NumericField(name)
             elif field.type == "dense_vector":
                 self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
-        copies: dict[str, list[str]] = {name: [field.parent or name] for name, field in self.fields.items()}
+        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
+        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
+        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
+        outer = {f.nested for f in self.fields.values() if f.nested}
+        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
+            self.nested[path] = self._child_index(corpus, config, path, source)
+        copies: dict[str, list[str]] = {
+            name: [] if field.nested else [field.parent or name] for name, field in self.fields.items()
+        }
         for name, field in self.fields.items():
             for target in field.copy_to:
-                copies[target].append(field.parent or name)
+                if not field.nested:
+                    copies[target].append(field.parent or name)
         for ordinal, doc in enumerate(corpus):
             for name, text in self.text.items():
                 values = [v for path in copies[name] for v in _values(doc, path)]
@@ -128,6 +137,29 @@ class EmbeddedIndex:
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
+
+    def _child_index(
+        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str
+    ) -> tuple[EmbeddedIndex, np.ndarray]:
+        """The objects under a nested path as documents of their own, and the parent ordinal of each."""
+        properties: Any = (config.get("mappings") or {}).get("properties") or {}
+        for part in path.split("."):
+            properties = (properties.get(part) or {}).get("properties") or {}
+        inner: dict[str, Any] = {"properties": dict(properties)}
+        for part in reversed(path.split(".")[1:]):
+            inner = {"properties": {part: inner}}
+        child_properties = {path.split(".")[0]: inner, "_child": {"type": "keyword"}}
+        children, parents = [], []
+        for ordinal, doc in enumerate(corpus):
+            for k, item in enumerate(_values(doc, path)):
+                if isinstance(item, Mapping):
+                    child: dict[str, Any] = dict(item)
+                    for part in reversed(path.split(".")):
+                        child = {part: child}
+                    children.append({**child, "_child": f"{self.ids[ordinal]}#{k}"})
+                    parents.append(ordinal)
+        child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
+        return EmbeddedIndex(children, child_config, "_child", source), np.array(parents, dtype=np.int64)
 
     def _vector(self, name: str, values: list[Any], ordinal: int) -> None:
         matrix = self.vectors[name]

@@ -116,6 +116,39 @@ def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     return Scores(positive.matched, score)
 
 
+@query("nested")
+def nested(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """Lucene's ToParentBlockJoinQuery: the query runs on the nested objects, a parent matches when one of its
+    objects does, and scores their avg (default), sum, max or min, or 0 (none)."""
+    options = allowed(spec, {"path", "query", "score_mode", "ignore_unmapped", "inner_hits", "boost"}, path)
+    nested_path = options.get("path")
+    if nested_path not in index.nested:
+        if options.get("ignore_unmapped"):
+            return Scores.none(index.n)
+        raise Invalid(f"{path}.path", f"{nested_path!r} is not a nested object in the mappings")
+    mode = str(options.get("score_mode", "avg"))
+    if mode not in ("avg", "sum", "max", "min", "none"):
+        raise Invalid(f"{path}.score_mode", f"{mode!r} is not one of avg, sum, max, min, none")
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query'")
+    child_index, parent_of = index.nested[nested_path]
+    inner = evaluate(child_index, options["query"], f"{path}.query", boost_of(options, path, boost))
+    parents = parent_of[inner.docs]
+    values = inner.values.astype(np.float64)
+    docs = np.unique(parents)
+    if mode == "none":
+        return Scores.of(index.n, docs, np.zeros(docs.size, dtype=F32))
+    if mode in ("avg", "sum"):
+        total = np.bincount(parents, weights=values, minlength=index.n)[docs]
+        if mode == "avg":
+            total = total / np.bincount(parents, minlength=index.n)[docs]
+        return Scores.of(index.n, docs, total.astype(F32))
+    pick, start = (np.maximum, -np.inf) if mode == "max" else (np.minimum, np.inf)
+    best = np.full(index.n, start)
+    pick.at(best, parents, values)
+    return Scores.of(index.n, docs, best[docs].astype(F32))
+
+
 _FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "weight")
 
 
