@@ -336,3 +336,24 @@ def test_nested_matches_within_one_object_and_aggregates_scores() -> None:
     assert hits(index, {"nested": {**shoe, "score_mode": "max"}}) == pytest.approx(
         {"a": per_comment["a0"], "b": per_comment["b0"], "c": per_comment["c0"]}
     )
+
+
+def test_geo_distance_bounding_box_and_random_score() -> None:
+    cities = [
+        {"id": "paris", "loc": {"lat": 48.8566, "lon": 2.3522}},
+        {"id": "london", "loc": "51.5074,-0.1278"},
+        {"id": "berlin", "loc": [13.405, 52.52]},
+        {"id": "nowhere"},
+    ]
+    index = EmbeddedEngine().open(cities, {"mappings": {"properties": {"loc": {"type": "geo_point"}}}}, "id")
+    # Paris is 43 km from (49, 2), London 330 km, Berlin 820 km (haversine on the mean earth radius)
+    assert set(hits(index, {"geo_distance": {"distance": "400km", "loc": {"lat": 49.0, "lon": 2.0}}})) == {
+        "paris", "london"
+    }  # fmt: skip
+    assert set(hits(index, {"geo_distance": {"distance": "50km", "loc": "POINT (2 49)"}})) == {"paris"}
+    box = {"top_left": {"lat": 53, "lon": -1}, "bottom_right": {"lat": 48, "lon": 3}}
+    assert set(hits(index, {"geo_bounding_box": {"loc": box}})) == {"paris", "london"}
+    shuffled = {"function_score": {"random_score": {"seed": 42, "field": "_seq_no"}}}
+    first = hits(index, shuffled)
+    assert first == hits(index, shuffled) and all(0 <= v < 1 for v in first.values())
+    assert first != hits(index, {"function_score": {"random_score": {"seed": 7, "field": "_seq_no"}}})

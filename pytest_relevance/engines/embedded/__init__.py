@@ -22,7 +22,7 @@ import numpy as np
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.analysis import Analyzer
-from pytest_relevance.engines.embedded.index import KeywordField, NumericField, TextField, Tokenize
+from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField, Tokenize
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
@@ -80,9 +80,10 @@ class EmbeddedIndex:
         self.fields: dict[str, Field] = dict(self.mapping.fields)
         self._add_dynamic_fields(corpus)
         # the vector and feature types the mapping parser leaves as "other" get kinds of their own here
-        special = {"dense_vector", "rank_feature"}
+        special = {"dense_vector", "rank_feature", "geo_point"}
         self.kinds = {n: f.type if f.type in special else f.kind for n, f in self.fields.items()}
         self.vectors: dict[str, np.ndarray] = {}  # dense_vector field -> float32 (n, dims), NaN rows when absent
+        self.geo: dict[str, GeoField] = {}
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
@@ -100,6 +101,8 @@ class EmbeddedIndex:
                 self.keyword[name] = KeywordField(name, field.similarity)
             elif field.kind in ("number", "date", "boolean") or field.type == "rank_feature":
                 self.numeric[name] = NumericField(name)
+            elif field.type == "geo_point":
+                self.geo[name] = GeoField(name)
             elif field.type == "dense_vector":
                 self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
         # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
@@ -131,9 +134,13 @@ class EmbeddedIndex:
                 values = _values(doc, self.fields[name].parent or name)
                 if values:
                     self._vector(name, values, ordinal)
+            for name, geo in self.geo.items():
+                values = _geo_values(doc, self.fields[name].parent or name)
+                if values:
+                    geo.add(ordinal, [self._point(name, v, ordinal) for v in values])
         for text in self.text.values():
             text.freeze()
-        for other in (*self.keyword.values(), *self.numeric.values()):
+        for other in (*self.keyword.values(), *self.numeric.values(), *self.geo.values()):
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
@@ -160,6 +167,12 @@ class EmbeddedIndex:
                     parents.append(ordinal)
         child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
         return EmbeddedIndex(children, child_config, "_child", source), np.array(parents, dtype=np.int64)
+
+    def _point(self, name: str, value: Any, ordinal: int) -> tuple[float, float]:
+        try:
+            return parse_point(value)
+        except (TypeError, ValueError) as exc:
+            raise self._document_error(ordinal, f"field {name!r} is a geo_point but holds {value!r} ({exc})") from None
 
     def _vector(self, name: str, values: list[Any], ordinal: int) -> None:
         matrix = self.vectors[name]
@@ -317,6 +330,8 @@ class EmbeddedIndex:
     def has_value(self, field: str) -> np.ndarray:
         if field in self.text:
             return self.text[field].has_value
+        if field in self.geo:
+            return self.geo[field].has_value
         if field in self.vectors:
             return ~np.isnan(self.vectors[field][:, 0]) if self.vectors[field].shape[1] else np.zeros(self.n, bool)
         return (self.keyword.get(field) or self.numeric[field]).has_value
@@ -413,6 +428,36 @@ def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], 
         return config, metrics
     properties = strip(mappings["properties"], "")
     return {**config, "mappings": {**mappings, "properties": properties}}, metrics
+
+
+def parse_point(value: Any) -> tuple[float, float]:
+    """(lat, lon) from the geo_point forms Elasticsearch reads: {lat, lon}, [lon, lat], "lat,lon", "POINT (lon lat)"."""
+    if isinstance(value, Mapping):
+        lat, lon = float(value["lat"]), float(value["lon"])
+    elif isinstance(value, list | tuple) and len(value) >= 2:
+        lon, lat = float(value[0]), float(value[1])
+    elif isinstance(value, str) and value.strip().upper().startswith("POINT"):
+        lon, lat = (float(x) for x in value.strip()[5:].strip(" ()").split()[:2])
+    elif isinstance(value, str) and "," in value:
+        lat, lon = (float(x) for x in value.split(",")[:2])
+    else:
+        raise ValueError("expected {lat, lon}, [lon, lat], 'lat,lon' or 'POINT (lon lat)'")
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise ValueError("latitude or longitude out of range")
+    return lat, lon
+
+
+def _geo_values(doc: Mapping[str, Any], name: str) -> list[Any]:
+    """A geo_point's values: one point ([lon, lat] or an object) or a list of points."""
+    raw = doc.get(name) if name in doc else None
+    if raw is None:
+        values = _values(doc, name)
+        if len(values) == 2 and all(isinstance(v, int | float) for v in values):
+            return [values]
+        return values
+    if isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, int | float) for v in raw):
+        return [raw]
+    return raw if isinstance(raw, list) else [raw]
 
 
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:

@@ -234,3 +234,31 @@ class NumericField:
         np.minimum.at(out, self.doc_of, derived)
         out[~self.has_value] = np.nan
         return out
+
+
+class GeoField:
+    """geo_point values as flat (ordinal, latitude, longitude) triples."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lat, self._lon, self._docs = array("d"), array("d"), array("i")
+
+    def add(self, ordinal: int, points: Sequence[tuple[float, float]]) -> None:
+        for lat, lon in points:
+            self._lat.append(lat)
+            self._lon.append(lon)
+            self._docs.append(ordinal)
+
+    def freeze(self, n_docs: int) -> None:
+        self.lat = np.frombuffer(self._lat, dtype=np.float64).copy()
+        self.lon = np.frombuffer(self._lon, dtype=np.float64).copy()
+        self.doc_of = np.frombuffer(self._docs, dtype=np.int32).copy()
+        self.n_docs = n_docs
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        del self._lat, self._lon, self._docs
+
+    def any(self, condition: np.ndarray) -> np.ndarray:
+        mask = np.zeros(self.n_docs, dtype=bool)
+        mask[self.doc_of[condition]] = True
+        return mask

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -149,7 +150,7 @@ def nested(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     return Scores.of(index.n, docs, best[docs].astype(F32))
 
 
-_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "weight")
+_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "random_score", "weight")
 
 
 @query("function_score")
@@ -243,6 +244,8 @@ def _function(
     kind = kinds[0]
     if kind == "field_value_factor":
         values = _field_value_factor(index, options[kind], f"{path}.{kind}", docs)
+    elif kind == "random_score":
+        values = _random_score(index, options[kind], f"{path}.{kind}", docs)
     elif kind == "script_score":
         script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
         tree, params = compile_script(script, f"{path}.{kind}.script")
@@ -250,6 +253,24 @@ def _function(
     else:
         values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight
+
+
+def _random_score(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
+    """A deterministic score in [0, 1) from the seed and the document's `field` value (its id without a field).
+    Elasticsearch's values also depend on its index name and shard, so they are not reproduced, only the properties
+    (the same seed and value give the same score on every run)."""
+    options = allowed(spec or {}, {"seed", "field"}, path)
+    seed = int(number(options, "seed", path, 0))
+    field = options.get("field")
+    if field is not None and field not in ("_seq_no", "_id"):
+        index.check_field(field, path)
+        keys = index.doc_values(field)
+        if keys is None:
+            raise Invalid(f"{path}.field", f"{field!r} is a text field; random_score needs a keyword or number")
+        raw = [repr(k) for k in keys[docs]]
+    else:
+        raw = [index.ids[int(d)] for d in docs]
+    return np.array([(zlib.crc32(r.encode(), seed & 0xFFFFFFFF) & 0xFFFFFF) / float(1 << 24) for r in raw])
 
 
 def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:

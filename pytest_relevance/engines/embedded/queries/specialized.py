@@ -112,3 +112,76 @@ def pinned(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     matched = organic.matched.copy()
     matched[np.array([index.ordinal[d] for d in seen], dtype=np.int64)] = True
     return Scores(matched, score)
+
+
+_EARTH_RADIUS = 6371008.7714  # metres, Lucene's GeoUtils.EARTH_MEAN_RADIUS
+_UNITS = {"mi": 1609.344, "miles": 1609.344, "yd": 0.9144, "yards": 0.9144, "ft": 0.3048, "feet": 0.3048,
+          "in": 0.0254, "inch": 0.0254, "km": 1000.0, "kilometers": 1000.0, "m": 1.0, "meters": 1.0, "cm": 0.01,
+          "centimeters": 0.01, "mm": 0.001, "millimeters": 0.001, "nmi": 1852.0, "NM": 1852.0}  # fmt: skip
+
+
+def _metres(value: Any, path: str) -> float:
+    text = str(value).strip()
+    number_part = text.rstrip("abcdefghijklmnopqrstuvwxyzNM ")
+    unit = text[len(number_part) :].strip() or "m"
+    try:
+        return float(number_part) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise Invalid(path, f"cannot read the distance {value!r} (e.g. 10km, 500m, 3mi)") from None
+
+
+def _geo_field(index: EmbeddedIndex, options: dict[str, Any], keys: set[str], path: str) -> tuple[str, Any]:
+    fields = [k for k in options if k not in keys and k != "_name"]
+    if len(fields) != 1:
+        raise Invalid(path, "expected one geo_point field")
+    field = fields[0]
+    index.check_field(field, path)
+    if field not in index.geo:
+        raise Invalid(path, f"{field!r} is not a geo_point field")
+    return field, options[field]
+
+
+def haversine(lat: np.ndarray, lon: np.ndarray, lat0: float, lon0: float) -> np.ndarray:
+    """Great-circle distance in metres (haversine on Lucene's mean earth radius)."""
+    p1, p2 = np.radians(lat), math.radians(lat0)
+    a = np.sin((p2 - p1) / 2) ** 2 + np.cos(p1) * math.cos(p2) * np.sin(np.radians(lon0 - lon) / 2) ** 2
+    return 2 * _EARTH_RADIUS * np.arcsin(np.minimum(1.0, np.sqrt(a)))
+
+
+@query("geo_distance")
+def geo_distance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    keys = {"distance", "distance_type", "validation_method", "ignore_unmapped", "boost"}
+    options = spec if isinstance(spec, dict) else {}
+    field, origin = _geo_field(index, options, keys, path)
+    if options.get("distance") is None:
+        raise Invalid(path, "needs 'distance' (e.g. 10km)")
+    from pytest_relevance.engines.embedded import parse_point
+
+    try:
+        lat0, lon0 = parse_point(origin)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise Invalid(f"{path}.{field}", f"cannot read the point {origin!r} ({exc})") from None
+    limit = _metres(options["distance"], f"{path}.distance")
+    geo = index.geo[field]
+    return Scores.constant(geo.any(haversine(geo.lat, geo.lon, lat0, lon0) <= limit), boost_of(options, path, boost))
+
+
+@query("geo_bounding_box")
+def geo_bounding_box(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    keys = {"validation_method", "ignore_unmapped", "boost", "type"}
+    options = spec if isinstance(spec, dict) else {}
+    field, box = _geo_field(index, options, keys, path)
+    from pytest_relevance.engines.embedded import parse_point
+
+    try:
+        if isinstance(box, dict) and "top_left" in box:
+            top, left = parse_point(box["top_left"])
+            bottom, right = parse_point(box["bottom_right"])
+        else:
+            top, left, bottom, right = (float(box[k]) for k in ("top", "left", "bottom", "right"))
+    except (TypeError, ValueError, KeyError) as exc:
+        raise Invalid(f"{path}.{field}", f"cannot read the box {box!r} ({exc})") from None
+    geo = index.geo[field]
+    inside_lat = (geo.lat <= top) & (geo.lat >= bottom)
+    inside_lon = (geo.lon >= left) & (geo.lon <= right) if left <= right else (geo.lon >= left) | (geo.lon <= right)
+    return Scores.constant(geo.any(inside_lat & inside_lon), boost_of(options, path, boost))
