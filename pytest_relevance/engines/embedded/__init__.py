@@ -1,10 +1,11 @@
 """The embedded engine: an in-process index of numpy arrays, so the demo gate runs with no server.
 
 It reads Elasticsearch's own formats (a create-index body, a search body), so one configuration serves both engines.
-Text fields get an inverted index scored with BM25 exactly as Elasticsearch 8 scores it (`scoring.py`); keyword,
-numeric, date and boolean fields are columns over document ordinals for filters and functions. A query is evaluated
-over *every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and
-the top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
+Text is analyzed as Lucene analyzes it (`analysis/`, `mapping.py`) into an inverted index scored with BM25 exactly
+as Elasticsearch 8 scores it (`scoring.py`); keyword, numeric, date, boolean, geo_point, rank_feature and
+dense_vector fields are columns over document ordinals; nested objects are child indexes. A query is evaluated over
+*every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and the
+top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
 
 The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct,
 where it is, and that the Elasticsearch engine supports it.
