@@ -357,3 +357,25 @@ def test_geo_distance_bounding_box_and_random_score() -> None:
     first = hits(index, shuffled)
     assert first == hits(index, shuffled) and all(0 <= v < 1 for v in first.values())
     assert first != hits(index, {"function_score": {"random_score": {"seed": 7, "field": "_seq_no"}}})
+
+
+def test_synonyms_at_one_position_score_as_one_synonym_query() -> None:
+    texts = ["cheap tv stand", "new television", "tv tv television", "radio"]
+    docs = [{"id": str(i), "t": t} for i, t in enumerate(texts, 1)]
+    analysis = {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["tv, television"]}},
+                "analyzer": {"q": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}}  # fmt: skip
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "search_analyzer": "q"}}},
+    }
+    index = EmbeddedEngine().open(docs, mapping, "id")
+
+    # Lucene's SynonymQuery: frequency = the sum over the synonyms (3 in document 3), document frequency = the larger
+    # of theirs (2); lengths 3, 2, 3, 1 -> average 2.25
+    def expected(freq: float, length: int) -> float:
+        return 2.2 * math.log(2) * freq / (freq + 1.2 * (0.25 + 0.75 * length / 2.25))
+
+    assert hits(index, {"match": {"t": "tv"}}) == pytest.approx(
+        {"3": expected(3, 3), "2": expected(1, 2), "1": expected(1, 3)}
+    )
+    assert set(hits(index, {"match": {"t": {"query": "tv stand", "operator": "and"}}})) == {"1"}

@@ -49,7 +49,7 @@ _MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms
 def term_clauses(
     index: EmbeddedIndex,
     field: str,
-    terms: Sequence[str],
+    terms: Sequence[Any],
     boost: float,
     path: str,
     fuzzy: dict[str, Any] | None = None,
@@ -65,6 +65,9 @@ def term_clauses(
     flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
+        if isinstance(term, tuple):
+            clauses.append(_synonym_clause(target, term, clause_boost, count))
+            continue
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
             edits = edits_for(fuzzy["fuzziness"], term, path)
@@ -93,10 +96,36 @@ def term_clauses(
     return accumulate(index, clauses)
 
 
+def synonym_groups(terms: Sequence[str], positions: Sequence[int]) -> list[Any]:
+    """Analyzed tokens as Lucene's QueryBuilder sees them: a term per position, or a tuple of the terms stacked at
+    one position (synonyms), which it scores as one SynonymQuery."""
+    groups: list[list[str]] = []
+    previous = None
+    for term, position in zip(terms, positions, strict=True):
+        if position == previous:
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+        previous = position
+    return [g[0] if len(g) == 1 else tuple(dict.fromkeys(g)) for g in groups]
+
+
+def _synonym_clause(target: Any, terms: tuple[str, ...], boost: float, count: int) -> Clause:
+    """Lucene's SynonymQuery: one pseudo-term whose frequency is the sum of the terms' frequencies in a document
+    and whose document frequency is the largest of theirs."""
+    found = [p for p in map(target.postings, terms) if p is not None]
+    if not found:
+        return ([], count)
+    docs, where = np.unique(np.concatenate([p.docs for p in found]), return_inverse=True)
+    freqs = np.bincount(where, weights=np.concatenate([p.freqs for p in found]).astype(np.float64)).astype(F32)
+    weight = target.bm25.weight(boost, idf(max(p.doc_freq for p in found), target.bm25.doc_count))
+    return ([(docs, target.bm25.score(weight, freqs, target.norms[docs]))], count)
+
+
 def term_disjunction(
     index: EmbeddedIndex,
     field: str,
-    terms: list[str],
+    terms: Sequence[Any],
     boost: float,
     required: int | None,
     path: str,
@@ -125,8 +154,9 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     kind = index.kinds[field]
     if kind not in ("text", "keyword"):
         return index.equal(field, [text], boost, path)
+    terms: list[Any]
     if kind == "text":
-        terms = index.search_terms(field, str(text), options.get("analyzer"), path)
+        terms = synonym_groups(*index.search_tokens(field, str(text), options.get("analyzer"), path=path))
     else:
         terms = [index.normalize(field, str(text))]
     if not terms:
