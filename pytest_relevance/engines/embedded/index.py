@@ -129,10 +129,22 @@ class TextField:
         """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
         return sorted(self.vocab)
 
+    @cached_property
+    def terms_by_length(self) -> dict[int, list[str]]:
+        """The terms grouped by length: a fuzzy term only compares with terms within its edit distance in length."""
+        return _by_length(self.sorted_terms)
+
     def positions_of(self, postings: Postings, index: int) -> np.ndarray:
         """The positions of the posting at `index` within `postings` (ascending)."""
         at = postings.start + index
         return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
+
+
+def _by_length(terms: list[str]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for term in terms:
+        out.setdefault(len(term), []).append(term)
+    return out
 
 
 def similarity_for(similarity: Similarity, doc_count: int, sum_total_term_freq: int) -> BM25 | BooleanSimilarity:
@@ -182,6 +194,10 @@ class KeywordField:
     @cached_property
     def sorted_terms(self) -> list[str]:
         return sorted(self.vocab)
+
+    @cached_property
+    def terms_by_length(self) -> dict[int, list[str]]:
+        return _by_length(self.sorted_terms)
 
     def docs_of(self, value: str) -> np.ndarray:
         tid = self.vocab.get(value)

@@ -73,13 +73,17 @@ def fuzzy_expansions(
     from rapidfuzz import process
     from rapidfuzz.distance import OSA, Levenshtein
 
-    terms = target.sorted_terms
     prefix, rest = term[:prefix_length], term[prefix_length:]
-    lo = bisect.bisect_left(terms, prefix)
-    hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    candidates = terms[lo:hi]
+    lengths = range(len(term) - max_edits, len(term) + max_edits + 1)  # an edit changes the length by one at most
+    if prefix:
+        terms = target.sorted_terms
+        lo, hi = bisect.bisect_left(terms, prefix), bisect.bisect_left(terms, prefix + "\U0010ffff")
+        candidates = [t for t in terms[lo:hi] if len(t) in lengths]
+        suffixes = [t[prefix_length:] for t in candidates]
+    else:
+        by_length = target.terms_by_length
+        candidates = suffixes = [t for size in lengths for t in by_length.get(size, ())]
     scorer = OSA.distance if transpositions else Levenshtein.distance
-    suffixes = [t[prefix_length:] for t in candidates]
     matches = process.extract(rest, suffixes, scorer=scorer, score_cutoff=max_edits, limit=None)
     scored = []
     for _, edits, at in matches:
