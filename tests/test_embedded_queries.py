@@ -221,6 +221,11 @@ def test_query_string_follows_the_classic_parser(index: EmbeddedIndex) -> None:
     both = hits(index, {"query_string": {"query": "audio", "fields": ["t", "tag^2"]}})
     assert both == pytest.approx(hits(index, {"term": {"tag": {"value": "audio", "boost": 2}}}))
     assert set(qs("wireless stand", minimum_should_match=2)) == set()
+    # ranges: [inclusive], {exclusive}, * open, and comparisons; a multi-valued field matches on any value
+    assert set(qs("n:[2 TO 5]")) == {"1", "4"}
+    assert set(qs("n:{2 TO 9]")) == {"1", "2"}
+    assert set(qs("n:>=9")) == {"2", "4"}
+    assert set(qs("headphones AND n:[* TO 5]")) == {"1"}
 
 
 def test_simple_query_string_follows_the_simple_parser(index: EmbeddedIndex) -> None:

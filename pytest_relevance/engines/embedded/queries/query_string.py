@@ -12,7 +12,8 @@ analyzed, as Elasticsearch normalizes them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from pytest_relevance.engines.embedded.queries import (
     accumulate,
     allowed,
     boost_of,
+    evaluate,
     minimum_should_match,
     number,
     query,
@@ -57,18 +59,34 @@ class Term:
 
 @dataclass
 class Group:
-    clauses: list[tuple[str, Any]] = field(default_factory=list)
+    clauses: list[tuple[str, Any]] = dataclass_field(default_factory=list)
     boost: float = 1.0
 
 
 @dataclass
 class Special:
-    kind: str  # exists, all
-    field: str = ""
+    kind: str  # exists, all, range
+    name: str = ""
+    bounds: dict[str, str] = dataclass_field(default_factory=dict)
+
+
+def _bounds(match: re.Match[str]) -> dict[str, str]:
+    """`[a TO b]` (inclusive), `{a TO b}` (exclusive), `*` open, or `>=a`, `<b`: range query bounds."""
+    if match.group("cmp"):
+        key = {">=": "gte", ">": "gt", "<=": "lte", "<": "lt"}[match.group("cmp")]
+        return {key: match.group("bound")}
+    out = {}
+    if match.group("lo") != "*":
+        out["gte" if match.group("lo_in") == "[" else "gt"] = match.group("lo")
+    if match.group("hi") != "*":
+        out["lte" if match.group("hi_in") == "]" else "lt"] = match.group("hi")
+    return out
 
 
 _CLASSIC = re.compile(
-    r"\s*(?:(?P<open>\()|(?P<close>\))(?:\^(?P<gboost>[\d.]+))?|(?P<op>&&|\|\||AND\b|OR\b|NOT\b|[+\-!])"
+    r"\s*(?:(?P<range>(?P<rfield>[\w.*]+):(?:(?P<lo_in>[\[{])\s*(?P<lo>\S+)\s+TO\s+(?P<hi>[^\]}\s]+)\s*(?P<hi_in>[\]}])"
+    r"|(?P<cmp>>=|<=|>|<)(?P<bound>[^\s()]+)))"
+    r"|(?P<open>\()|(?P<close>\))(?:\^(?P<gboost>[\d.]+))?|(?P<op>&&|\|\||AND\b|OR\b|NOT\b|[+\-!])"
     r'|(?P<term>(?:(?P<field>[\w.*]+):)?(?:"(?P<phrase>(?:[^"\\]|\\.)*)"|(?P<word>(?:[^\s()"\\:^~]|\\.)+))'
     r"(?:~(?P<fuzzy>[\d.]*))?(?:\^(?P<boost>[\d.]+))?))"
 )
@@ -111,7 +129,9 @@ def parse_classic(text: str, default_and: bool, path: str) -> Group:
             continue
         node: Any
         name, word = match.group("field"), match.group("word")
-        if name == "_exists_":
+        if match.group("range"):
+            node = Special("range", match.group("rfield"), _bounds(match))
+        elif name == "_exists_":
             node = Special("exists", word or match.group("phrase") or "")
         elif word == "*" and name in (None, "*"):
             node = Special("all")
@@ -234,8 +254,11 @@ class _Evaluator:
         if isinstance(node, Special):
             if node.kind == "all":
                 return Scores.constant(np.ones(self.index.n, dtype=bool), boost)
-            self.index.check_field(node.field, f"{self.path}.query")
-            return Scores.constant(self.index.has_value(node.field), boost)
+            if node.kind == "range":
+                self.index.check_field(node.name, f"{self.path}.query")
+                return evaluate(self.index, {"range": {node.name: node.bounds}}, f"{self.path}.query", boost)
+            self.index.check_field(node.name, f"{self.path}.query")
+            return Scores.constant(self.index.has_value(node.name), boost)
         boost = float(F32(node.boost) * F32(boost))
         targets = self.fields
         if node.field is not None:
