@@ -206,23 +206,17 @@ def main() -> None:
     # a project with pytest and this plugin only (other plugins installed here are not the gate's cost)
     gate = [sys.executable, "-m", "pytest", "-q", "-p", "pytest_relevance.plugin", "-p", "no:cacheprovider"]
     gate += ["-m", "relevance"]
-    print(f"{'size':>6} {'update s':>9} {'check s':>8} {'GiB':>5} {'reference s':>12} {'GiB':>5} {'ratio':>6} "
-          f"{'baseline':>9}")  # fmt: skip
     for name in chosen:
         n_docs, n_queries = SIZES[name]
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             generate(folder, n_docs, n_queries)
             update, update_memory = measure([*gate, "--relevance-update"], folder)
+            print(f"{name}/{n_queries}: gate --relevance-update {update:.1f} s, {update_memory:.2f} GiB", flush=True)
             check, check_memory = measure(gate, folder)
-            reference, reference_memory = measure([sys.executable, "reference.py", str(folder)], folder)
             size = (folder / "relevance-baseline.json").stat().st_size
-            print(
-                f"{name + '/' + str(n_queries):>10} {update:9.1f} {check:8.1f} {max(update_memory, check_memory):5.2f} "
-                f"{reference:12.1f} {reference_memory:5.2f} {check / reference:6.2f} {size / 1e6:8.1f}M",
-                flush=True,
-            )
-
-
-if __name__ == "__main__":
-    main()
+            print(f"{name}/{n_queries}: gate check {check:.1f} s, {check_memory:.2f} GiB, baseline {size / 1e6:.1f} MB",
+                  flush=True)  # fmt: skip
+            reference, reference_memory = measure([sys.executable, "reference.py", str(folder)], folder)
+            print(f"{name}/{n_queries}: reference {reference:.1f} s, {reference_memory:.2f} GiB; "
+                  f"ratio check / reference {check / reference:.2f}", flush=True)  # fmt: skip

@@ -87,12 +87,12 @@ def test_repeat_runs_every_query_n_times(demo: pytest.Pytester) -> None:
 
 
 def test_an_unsupported_construct_names_itself_and_the_template(demo: pytest.Pytester) -> None:
-    (demo.path / "fixtures" / "query.yaml").write_text("query:\n  query_string: {query: '{{query}}'}\n")
+    (demo.path / "fixtures" / "query.yaml").write_text("query:\n  percolate: {field: '{{query}}'}\n")
     result = run(demo, [], "--relevance-update")
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "*fixtures/query.yaml: query 'q001': 'query_string' at query is not supported by the embedded engine*"
+            "*fixtures/query.yaml: query 'q001': 'percolate' at query is not supported by the embedded engine*"
             "the elasticsearch engine supports it"
         ]
     )
@@ -196,9 +196,9 @@ def test_engine_errors_name_the_construct() -> None:
         search({"percolate": {"field": "query"}})
     with pytest.raises(RelevanceInputError, match=r"'match\.cutoff_frequency' at query\.match is not supported"):
         search({"match": {"title": {"query": "x", "cutoff_frequency": 0.01}}})
-    vectors = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"v": {"type": "dense_vector"}}}}, "id")
-    with pytest.raises(RelevanceInputError, match=r"a query on the dense_vector field 'v' at query\.exists is not"):
-        vectors.search_many({"q": {"query": {"exists": {"field": "v"}}}}, 10, "query.yaml")
+    points = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"g": {"type": "geo_point"}}}}, "id")
+    with pytest.raises(RelevanceInputError, match=r"a query on the geo_point field 'g' at query\.exists is not"):
+        points.search_many({"q": {"query": {"exists": {"field": "g"}}}}, 10, "query.yaml")
 
 
 # ---------------------------------------------------------------- Cranfield, end to end

@@ -204,3 +204,183 @@ def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
     )
     assert [d for d, _ in filtered] == ["3"]
     assert body_hits(index, {"query": {"match": {"t": "headphones"}}, "min_score": 100}) == []
+
+
+def test_query_string_follows_the_classic_parser(index: EmbeddedIndex) -> None:
+    def qs(text: str, **options: object) -> dict[str, float]:
+        return hits(index, {"query_string": {"query": text, "fields": ["t"], **options}})
+
+    assert set(qs("wireless OR stand")) == {"1", "3"}
+    assert set(qs("headphones AND NOT wired")) == {"1"}
+    assert set(qs("wireless stand", default_operator="and")) == set()
+    assert set(qs("head* -wir?d")) == {"1", "3", "4"}  # prefix and wildcard terms, a prohibited clause
+    assert qs("stand^3") == pytest.approx({"3": 3 * qs("stand")["3"]})
+    assert set(qs('"head phones"~1 +tag:audio')) == {"1", "2", "4"}  # field:term, a required clause
+    assert set(qs("_exists_:d AND (stand OR wired)")) == {"2", "3"}
+    # each bare term searches every field as a best_fields multi_match
+    both = hits(index, {"query_string": {"query": "audio", "fields": ["t", "tag^2"]}})
+    assert both == pytest.approx(hits(index, {"term": {"tag": {"value": "audio", "boost": 2}}}))
+    assert set(qs("wireless stand", minimum_should_match=2)) == set()
+    # ranges: [inclusive], {exclusive}, * open, and comparisons; a multi-valued field matches on any value
+    assert set(qs("n:[2 TO 5]")) == {"1", "4"}
+    assert set(qs("n:{2 TO 9]")) == {"1", "2"}
+    assert set(qs("n:>=9")) == {"2", "4"}
+    assert set(qs("headphones AND n:[* TO 5]")) == {"1"}
+
+
+def test_simple_query_string_follows_the_simple_parser(index: EmbeddedIndex) -> None:
+    def sqs(text: str, **options: object) -> dict[str, float]:
+        return hits(index, {"simple_query_string": {"query": text, "fields": ["t"], **options}})
+
+    # "-x" is everything but x: with the OR default it matches every document without "wired"
+    assert set(sqs("headphones -wired")) == {"1", "3", "4", "5"}
+    assert set(sqs("headphones -wired", default_operator="and")) == {"1"}
+    assert set(sqs('"wired headphone" | stand')) == {"2", "3"}
+    assert set(sqs("hea*")) == {"1", "2", "3", "4"}
+    assert set(sqs("hea*", flags="AND|OR")) == set()  # PREFIX off: "hea" is a plain term
+    assert set(sqs("headphnes~2")) == {"1", "2"}
+
+
+VECTOR_DOCS = [
+    {"id": "a", "v": [1, 0], "pr": 8, "d": "2026-01-01", "t": "red shoe"},
+    {"id": "b", "v": [0, 1], "pr": 2, "d": "2025-01-01", "t": "blue shoe"},
+    {"id": "c", "v": [1, 1], "t": "red hat"},
+]
+VECTOR_MAPPING = {
+    "mappings": {
+        "properties": {
+            "v": {"type": "dense_vector", "dims": 2, "similarity": "cosine"},
+            "pr": {"type": "rank_feature"},
+            "d": {"type": "date"},
+            "t": {"type": "text"},
+        }
+    }
+}
+
+
+def test_knn_hybrid_and_rrf_follow_elasticsearch_formulas() -> None:
+    index = EmbeddedEngine().open(VECTOR_DOCS, VECTOR_MAPPING, "id")
+    # cosine similarity, scored (1 + cos) / 2: exact nearest neighbours, the best k kept
+    knn = {"field": "v", "query_vector": [1, 0], "k": 2, "num_candidates": 10}
+    assert body_hits(index, {"knn": knn}) == [("a", 1.0), ("c", pytest.approx((1 + math.sqrt(0.5)) / 2))]
+    # hybrid: a document's query and knn scores add up
+    red = hits(index, {"match": {"t": "red"}})
+    hybrid = dict(body_hits(index, {"query": {"match": {"t": "red"}}, "knn": {**knn, "query_vector": [0, 1], "k": 1}}))
+    assert hybrid == pytest.approx({"b": 1.0, **red})
+    # reciprocal rank fusion: 1 / (rank_constant + rank) summed over the retrievers
+    retrievers = [{"standard": {"query": {"match": {"t": "red"}}}}, {"knn": {**knn, "query_vector": [0, 1], "k": 3}}]
+    fused = body_hits(index, {"retriever": {"rrf": {"retrievers": retrievers, "rank_constant": 1}}})
+    assert fused == [("a", 0.5 + 0.25), ("c", pytest.approx(1 / 3 + 1 / 3)), ("b", 0.5)]
+
+
+def test_rank_feature_distance_feature_and_pinned() -> None:
+    index = EmbeddedEngine().open(VECTOR_DOCS, VECTOR_MAPPING, "id")
+    # saturation with the default pivot: the mean of the stored values (8 and 2 are stored exactly) -> 4 here
+    assert hits(index, {"rank_feature": {"field": "pr"}}) == pytest.approx({"a": 8 / 12, "b": 2 / 6})
+    assert hits(index, {"rank_feature": {"field": "pr", "log": {"scaling_factor": 1}}}) == pytest.approx(
+        {"a": math.log(9), "b": math.log(3)}
+    )
+    near = hits(index, {"distance_feature": {"field": "d", "origin": "2026-01-11", "pivot": "10d"}})
+    assert near == pytest.approx({"a": 0.5, "b": 10 / (10 + 375)})
+    pinned = body_hits(index, {"query": {"pinned": {"ids": ["c", "b"], "organic": {"match": {"t": "shoe"}}}}})
+    assert [d for d, _ in pinned] == ["c", "b", "a"]
+
+
+def test_cross_fields_blends_term_statistics_across_fields() -> None:
+    people = [
+        {"id": "1", "first": "will", "last": "smith"},
+        {"id": "2", "first": "smith", "last": "jones"},
+        {"id": "3", "first": "will", "last": "smith"},
+        {"id": "4", "first": "john", "last": "smith"},
+    ]
+    mapping = {"mappings": {"properties": {"first": {"type": "text"}, "last": {"type": "text"}}}}
+    index = EmbeddedEngine().open(people, mapping, "id")
+    query = {"query": "will smith", "fields": ["first", "last"], "operator": "and"}
+    assert hits(index, {"multi_match": query}) == {}  # best_fields: no single field holds both terms
+    got = hits(index, {"multi_match": {**query, "type": "cross_fields"}})
+
+    # "smith": 3 documents in last, 1 in first -> blended, first counts it in 3 - 1 = 2 documents; "will" is only
+    # in first (2 documents); every field here is one token long, its average length 1, so tf-norm = 1 / 2.2
+    def idf(n: int) -> float:
+        return math.log(1 + (4 - n + 0.5) / (n + 0.5))
+
+    expected = 2.2 * (idf(2) + idf(3)) / 2.2
+    assert got == pytest.approx({"1": expected, "3": expected})
+    only_smith = hits(index, {"multi_match": {**query, "query": "smith", "type": "cross_fields"}})
+    assert only_smith["2"] == pytest.approx(idf(2))  # first's own document frequency (1) is raised to 2
+
+
+def test_nested_matches_within_one_object_and_aggregates_scores() -> None:
+    posts = [
+        {
+            "id": "a",
+            "comments": [{"author": "ann", "text": "great red shoe", "stars": 5}, {"author": "bob", "text": "bad"}],
+        },
+        {
+            "id": "b",
+            "comments": [{"author": "ann", "text": "bad shoe", "stars": 1}, {"author": "bob", "text": "great"}],
+        },
+        {"id": "c", "comments": {"author": "cy", "text": "shoe shoe", "stars": 3}},
+        {"id": "d"},
+    ]
+    properties = {"author": {"type": "keyword"}, "text": {"type": "text"}, "stars": {"type": "integer"}}
+    index = EmbeddedEngine().open(
+        posts, {"mappings": {"properties": {"comments": {"type": "nested", "properties": properties}}}}, "id"
+    )
+    both = {"bool": {"must": [{"match": {"comments.text": "great"}}, {"term": {"comments.author": "ann"}}]}}
+    assert set(hits(index, {"nested": {"path": "comments", "query": both}})) == {"a"}  # not b: two different comments
+    assert hits(index, {"match": {"comments.text": "shoe"}}) == {}  # outside a nested query the objects are not seen
+    stars = {"path": "comments", "query": {"range": {"comments.stars": {"gte": 1}}}}
+    assert hits(index, {"nested": {**stars, "score_mode": "sum"}}) == {"a": 1.0, "b": 1.0, "c": 1.0}
+    shoe = {"path": "comments", "query": {"match": {"comments.text": "shoe"}}}
+    # the same comments as documents of their own: the nested field statistics count comments, not posts
+    texts = {"a0": "great red shoe", "a1": "bad", "b0": "bad shoe", "b1": "great", "c0": "shoe shoe"}
+    comments = [{"id": k, "t": v} for k, v in texts.items()]
+    child = EmbeddedEngine().open(comments, {"mappings": {"properties": {"t": {"type": "text"}}}}, "id")
+    per_comment = hits(child, {"match": {"t": "shoe"}})
+    assert hits(index, {"nested": {**shoe, "score_mode": "max"}}) == pytest.approx(
+        {"a": per_comment["a0"], "b": per_comment["b0"], "c": per_comment["c0"]}
+    )
+
+
+def test_geo_distance_bounding_box_and_random_score() -> None:
+    cities = [
+        {"id": "paris", "loc": {"lat": 48.8566, "lon": 2.3522}},
+        {"id": "london", "loc": "51.5074,-0.1278"},
+        {"id": "berlin", "loc": [13.405, 52.52]},
+        {"id": "nowhere"},
+    ]
+    index = EmbeddedEngine().open(cities, {"mappings": {"properties": {"loc": {"type": "geo_point"}}}}, "id")
+    # Paris is 43 km from (49, 2), London 330 km, Berlin 820 km (haversine on the mean earth radius)
+    assert set(hits(index, {"geo_distance": {"distance": "400km", "loc": {"lat": 49.0, "lon": 2.0}}})) == {
+        "paris", "london"
+    }  # fmt: skip
+    assert set(hits(index, {"geo_distance": {"distance": "50km", "loc": "POINT (2 49)"}})) == {"paris"}
+    box = {"top_left": {"lat": 53, "lon": -1}, "bottom_right": {"lat": 48, "lon": 3}}
+    assert set(hits(index, {"geo_bounding_box": {"loc": box}})) == {"paris", "london"}
+    shuffled = {"function_score": {"random_score": {"seed": 42, "field": "_seq_no"}}}
+    first = hits(index, shuffled)
+    assert first == hits(index, shuffled) and all(0 <= v < 1 for v in first.values())
+    assert first != hits(index, {"function_score": {"random_score": {"seed": 7, "field": "_seq_no"}}})
+
+
+def test_synonyms_at_one_position_score_as_one_synonym_query() -> None:
+    texts = ["cheap tv stand", "new television", "tv tv television", "radio"]
+    docs = [{"id": str(i), "t": t} for i, t in enumerate(texts, 1)]
+    analysis = {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["tv, television"]}},
+                "analyzer": {"q": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}}  # fmt: skip
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "search_analyzer": "q"}}},
+    }
+    index = EmbeddedEngine().open(docs, mapping, "id")
+
+    # Lucene's SynonymQuery: frequency = the sum over the synonyms (3 in document 3), document frequency = the larger
+    # of theirs (2); lengths 3, 2, 3, 1 -> average 2.25
+    def expected(freq: float, length: int) -> float:
+        return 2.2 * math.log(2) * freq / (freq + 1.2 * (0.25 + 0.75 * length / 2.25))
+
+    assert hits(index, {"match": {"t": "tv"}}) == pytest.approx(
+        {"3": expected(3, 3), "2": expected(1, 2), "1": expected(1, 3)}
+    )
+    assert set(hits(index, {"match": {"t": {"query": "tv stand", "operator": "and"}}})) == {"1"}

@@ -8,6 +8,7 @@ keeps BM25's (k1 + 1) factor).
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 from collections import defaultdict
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 MOST = "most_fields"
+EXTRA = Path(__file__).resolve().parent / "data" / "lucene_extra"  # made with gen_golden.patch, top 10 per query
 SHAPES = {
     "a_match_or": ("full", lambda t: {"match": {"body": t}}),
     "b_match_and": ("full", lambda t: {"match": {"body": {"query": t, "operator": "and"}}}),
@@ -47,6 +49,18 @@ SHAPES = {
     "x_match_and_first3": ("x_match_and_first3", lambda t: {"match": {"body": {"query": t, "operator": "and"}}}),
     "x_phrase_first2_slop0": ("x_phrase_first2_slop0", lambda t: {"match_phrase": {"body": {"query": t}}}),
     "x_phrase_first2_slop2": ("x_phrase_first2_slop2", lambda t: {"match_phrase": {"body": {"query": t, "slop": 2}}}),
+}
+PHRASE_PREFIX = "match_phrase_prefix"
+EXTRA_SHAPES = {  # shape: (derived text key or "full", search body, factor: 2.2 for BM25, 1 for constant scores)
+    "h_fuzzy_auto_or": ("full", lambda t: {"match": {"body": {"query": t, "fuzziness": "AUTO"}}}, 2.2),
+    "i_fuzzy1_prefix1_and_first3": (
+        "i_fuzzy1_prefix1_and_first3",
+        lambda t: {"match": {"body": {"query": t, "fuzziness": 1, "prefix_length": 1, "operator": "and"}}},
+        2.2,
+    ),
+    "j_prefix_first3chars": ("j_prefix_first3chars", lambda t: {"prefix": {"body": t}}, 1.0),
+    "k_phrase_prefix_first1": ("k_phrase_prefix_first1", lambda t: {PHRASE_PREFIX: {"body": t}}, 2.2),
+    "k_phrase_prefix_first2": ("k_phrase_prefix_first2", lambda t: {PHRASE_PREFIX: {"body": t}}, 2.2),
 }
 
 
@@ -82,7 +96,13 @@ def cranfield_index() -> EmbeddedIndex:
 
 def lucene_run(shape: str) -> dict[str, list[tuple[str, float]]]:
     run: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    for line in (LUCENE / "runs" / f"{shape}.trec").read_text().splitlines():
+    extra = EXTRA / f"{shape}.trec.gz"
+    text = (
+        gzip.decompress(extra.read_bytes()).decode()
+        if extra.is_file()
+        else (LUCENE / "runs" / f"{shape}.trec").read_text()
+    )
+    for line in text.splitlines():
         qid, _, doc, _, score, _ = line.split()
         run[qid].append((doc, float(score)))
     return run
@@ -93,13 +113,21 @@ def query_texts(kind: str) -> dict[str, str]:
         lines = (LUCENE / "cranfield_queries.jsonl").read_text().splitlines()
         return {q["qid"]: q["text"] for q in map(json.loads, lines)}
     lines = (LUCENE / "derived_queries.jsonl").read_text().splitlines()
+    lines += (EXTRA / "derived_extra.jsonl").read_text().splitlines()
     return {q["qid"]: q[kind] for q in map(json.loads, lines) if kind in q}
 
 
-@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("shape", sorted(SHAPES) + sorted(EXTRA_SHAPES))
 def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
-    kind, build = SHAPES[shape]
+    kind, build, factor = (*SHAPES[shape], 2.2) if shape in SHAPES else EXTRA_SHAPES[shape]
     texts, expected = query_texts(kind), lucene_run(shape)
+    unstable = EXTRA / f"{shape}.unstable"
+    if unstable.is_file():
+        # Lucene itself ranks these differently from one JVM run to the next: its BooleanQuery rewrite merges a term
+        # that two fuzzy clauses reach through a HashMap keyed by queries whose hash depends on the JVM, so which
+        # clause's blended statistics the term keeps varies (16 of 225 queries over three runs)
+        for qid in unstable.read_text().split():
+            texts.pop(qid)
     bodies = {qid: {"query": build(text)} for qid, text in texts.items()}
     ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
     compared = 0
@@ -112,7 +140,7 @@ def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: E
         rank_of = {doc: rank for rank, (doc, _) in enumerate(hits)}
         for doc, lucene in reference:
             assert doc in score_of, f"query {qid}: document {doc} missing"
-            assert score_of[doc] == pytest.approx(2.2 * lucene, rel=1e-5), f"query {qid}, document {doc}"
+            assert score_of[doc] == pytest.approx(factor * lucene, rel=1e-5), f"query {qid}, document {doc}"
             compared += 1
         # order: between documents whose Lucene scores differ, ours agree
         groups: list[list[str]] = []
@@ -124,6 +152,6 @@ def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: E
         for higher, lower in itertools.pairwise(groups):
             assert max(rank_of[d] for d in higher) < min(rank_of[d] for d in lower), f"query {qid}: order"
         # nothing Lucene left out ranks above its last document
-        floor = 2.2 * reference[-1][1] * (1 + 1e-5)
+        floor = factor * reference[-1][1] * (1 + 1e-5)
         assert {d for d, s in hits if s > floor} <= {d for d, _ in reference}, f"query {qid}: extra documents"
-    assert compared == sum(len(v) for v in expected.values())
+    assert compared == sum(len(v) for q, v in expected.items() if q in texts)

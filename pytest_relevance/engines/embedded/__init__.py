@@ -1,10 +1,11 @@
 """The embedded engine: an in-process index of numpy arrays, so the demo gate runs with no server.
 
 It reads Elasticsearch's own formats (a create-index body, a search body), so one configuration serves both engines.
-Text fields get an inverted index scored with BM25 exactly as Elasticsearch 8 scores it (`scoring.py`); keyword,
-numeric, date and boolean fields are columns over document ordinals for filters and functions. A query is evaluated
-over *every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and
-the top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
+Text is analyzed as Lucene analyzes it (`analysis/`, `mapping.py`) into an inverted index scored with BM25 exactly
+as Elasticsearch 8 scores it (`scoring.py`); keyword, numeric, date, boolean, geo_point, rank_feature and
+dense_vector fields are columns over document ordinals; nested objects are child indexes. A query is evaluated over
+*every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and the
+top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
 
 The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct,
 where it is, and that the Elasticsearch engine supports it.
@@ -22,7 +23,7 @@ import numpy as np
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.analysis import Analyzer
-from pytest_relevance.engines.embedded.index import KeywordField, NumericField, TextField, Tokenize
+from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField, Tokenize
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
@@ -38,9 +39,9 @@ def _tokenizer(analyzer: Analyzer) -> Tokenize:
     if key not in _TOKENIZERS:
         term_positions = analyzer.term_positions
 
-        def tokenize(text: str) -> tuple[list[str], list[int]]:
+        def tokenize(text: str) -> tuple[Sequence[str], Sequence[int]]:
             pairs = term_positions(text)
-            return [t for t, _ in pairs], [p for _, p in pairs]
+            return tuple(zip(*pairs, strict=True)) if pairs else ((), ())  # type: ignore[return-value]
 
         _TOKENIZERS[key] = tokenize
     return _TOKENIZERS[key]
@@ -62,6 +63,7 @@ class EmbeddedIndex:
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
         self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
         self.ids = [str(doc[id_field]) for doc in corpus]
+        self.id_array = np.array(self.ids, dtype=object)
         self.n = len(self.ids)
         self.ordinal = {doc_id: o for o, doc_id in enumerate(self.ids)}
         # rank of each ordinal in id order: the tiebreak among equal scores
@@ -69,11 +71,20 @@ class EmbeddedIndex:
         self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(self.n)
         self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dates: dict[Any, float] = {}
+        # scratch arrays the query handlers sum into and leave zeroed (queries run one at a time per index)
+        self.scratch_sum, self.scratch_best = np.zeros(self.n), np.zeros(self.n)
+        self.scratch_count = np.zeros(self.n, dtype=np.int16)
+        self.scratch_mark = np.zeros(self.n, dtype=bool)
         base_dir = Path(source).parent if Path(source).parent.is_dir() else None
+        config, self.vector_similarity = _without_vector_similarity(config)
         self.mapping = IndexMapping(config, source, base_dir)
         self.fields: dict[str, Field] = dict(self.mapping.fields)
         self._add_dynamic_fields(corpus)
-        self.kinds = {name: field.kind for name, field in self.fields.items()}
+        # the vector and feature types the mapping parser leaves as "other" get kinds of their own here
+        special = {"dense_vector", "rank_feature", "geo_point"}
+        self.kinds = {n: f.type if f.type in special else f.kind for n, f in self.fields.items()}
+        self.vectors: dict[str, np.ndarray] = {}  # dense_vector field -> float32 (n, dims), NaN rows when absent
+        self.geo: dict[str, GeoField] = {}
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
@@ -89,12 +100,25 @@ class EmbeddedIndex:
                 )  # fmt: skip
             elif field.kind == "keyword":
                 self.keyword[name] = KeywordField(name, field.similarity)
-            elif field.kind in ("number", "date", "boolean"):
+            elif field.kind in ("number", "date", "boolean") or field.type == "rank_feature":
                 self.numeric[name] = NumericField(name)
-        copies: dict[str, list[str]] = {name: [field.parent or name] for name, field in self.fields.items()}
+            elif field.type == "geo_point":
+                self.geo[name] = GeoField(name)
+            elif field.type == "dense_vector":
+                self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
+        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
+        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
+        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
+        outer = {f.nested for f in self.fields.values() if f.nested}
+        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
+            self.nested[path] = self._child_index(corpus, config, path, source)
+        copies: dict[str, list[str]] = {
+            name: [] if field.nested else [field.parent or name] for name, field in self.fields.items()
+        }
         for name, field in self.fields.items():
             for target in field.copy_to:
-                copies[target].append(field.parent or name)
+                if not field.nested:
+                    copies[target].append(field.parent or name)
         for ordinal, doc in enumerate(corpus):
             for name, text in self.text.items():
                 values = [v for path in copies[name] for v in _values(doc, path)]
@@ -107,12 +131,63 @@ class EmbeddedIndex:
                 values = [v for path in copies[name] for v in _values(doc, path)]
                 if values:
                     column.add(ordinal, [self._convert(name, self.kinds[name], v, ordinal) for v in values])
+            for name in self.vectors:
+                values = _values(doc, self.fields[name].parent or name)
+                if values:
+                    self._vector(name, values, ordinal)
+            for name, geo in self.geo.items():
+                values = _geo_values(doc, self.fields[name].parent or name)
+                if values:
+                    geo.add(ordinal, [self._point(name, v, ordinal) for v in values])
         for text in self.text.values():
             text.freeze()
-        for other in (*self.keyword.values(), *self.numeric.values()):
+        for other in (*self.keyword.values(), *self.numeric.values(), *self.geo.values()):
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
+
+    def _child_index(
+        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str
+    ) -> tuple[EmbeddedIndex, np.ndarray]:
+        """The objects under a nested path as documents of their own, and the parent ordinal of each."""
+        properties: Any = (config.get("mappings") or {}).get("properties") or {}
+        for part in path.split("."):
+            properties = (properties.get(part) or {}).get("properties") or {}
+        inner: dict[str, Any] = {"properties": dict(properties)}
+        for part in reversed(path.split(".")[1:]):
+            inner = {"properties": {part: inner}}
+        child_properties = {path.split(".")[0]: inner, "_child": {"type": "keyword"}}
+        children, parents = [], []
+        for ordinal, doc in enumerate(corpus):
+            for k, item in enumerate(_values(doc, path)):
+                if isinstance(item, Mapping):
+                    child: dict[str, Any] = dict(item)
+                    for part in reversed(path.split(".")):
+                        child = {part: child}
+                    children.append({**child, "_child": f"{self.ids[ordinal]}#{k}"})
+                    parents.append(ordinal)
+        child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
+        return EmbeddedIndex(children, child_config, "_child", source), np.array(parents, dtype=np.int64)
+
+    def _point(self, name: str, value: Any, ordinal: int) -> tuple[float, float]:
+        try:
+            return parse_point(value)
+        except (TypeError, ValueError) as exc:
+            raise self._document_error(ordinal, f"field {name!r} is a geo_point but holds {value!r} ({exc})") from None
+
+    def _vector(self, name: str, values: list[Any], ordinal: int) -> None:
+        matrix = self.vectors[name]
+        if matrix.shape[1] == 0:  # dims left out of the mapping: the first vector sets them, as Elasticsearch does
+            matrix = self.vectors[name] = np.full((self.n, len(values)), np.nan, dtype=np.float32)
+        try:
+            vector = np.array(values, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise self._document_error(ordinal, f"field {name!r} is a dense_vector but holds non-numbers") from None
+        if vector.shape != (matrix.shape[1],) or not np.isfinite(vector).all():
+            raise self._document_error(
+                ordinal, f"field {name!r} is a dense_vector of {matrix.shape[1]} dims but holds {len(values)} values"
+            )
+        matrix[ordinal] = vector
 
     def _add_dynamic_fields(self, corpus: Sequence[dict[str, Any]]) -> None:
         """Fields the documents have and the mappings do not, mapped as Elasticsearch's dynamic mapping maps them
@@ -194,6 +269,14 @@ class EmbeddedIndex:
                     raise ValueError("not a date")
                 self._dates[key] = resolve_date(value).timestamp() * 1000
             return self._dates[key]
+        if kind == "rank_feature":
+            number = float(value)
+            if not np.isfinite(number) or number <= 0:
+                raise ValueError("a rank_feature must be a positive number")
+            # stored with 9 significant bits, as Lucene's FeatureField: the low 15 bits of the float32 dropped
+            return float(
+                (np.array([number], dtype=np.float32).view(np.uint32) & np.uint32(0xFFFF8000)).view(np.float32)[0]
+            )
         if kind == "boolean":
             if isinstance(value, bool):
                 return float(value)
@@ -248,6 +331,10 @@ class EmbeddedIndex:
     def has_value(self, field: str) -> np.ndarray:
         if field in self.text:
             return self.text[field].has_value
+        if field in self.geo:
+            return self.geo[field].has_value
+        if field in self.vectors:
+            return ~np.isnan(self.vectors[field][:, 0]) if self.vectors[field].shape[1] else np.zeros(self.n, bool)
         return (self.keyword.get(field) or self.numeric[field]).has_value
 
     def doc_values(self, field: str) -> np.ndarray | None:
@@ -319,9 +406,70 @@ class EmbeddedIndex:
         self.function_cache.clear()
 
 
+def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The body without the `similarity` of dense_vector fields (a vector metric, not a scoring similarity the
+    mapping parser would look up), and those metrics by field."""
+    metrics: dict[str, str] = {}
+
+    def strip(properties: Any, prefix: str) -> Any:
+        if not isinstance(properties, Mapping):
+            return properties
+        out = {}
+        for key, spec in properties.items():
+            if isinstance(spec, Mapping) and spec.get("type") == "dense_vector" and "similarity" in spec:
+                metrics[f"{prefix}{key}"] = str(spec["similarity"])
+                spec = {k: v for k, v in spec.items() if k != "similarity"}
+            elif isinstance(spec, Mapping) and isinstance(spec.get("properties"), Mapping):
+                spec = {**spec, "properties": strip(spec["properties"], f"{prefix}{key}.")}
+            out[key] = spec
+        return out
+
+    mappings = config.get("mappings")
+    if not isinstance(mappings, Mapping) or not isinstance(mappings.get("properties"), Mapping):
+        return config, metrics
+    properties = strip(mappings["properties"], "")
+    return {**config, "mappings": {**mappings, "properties": properties}}, metrics
+
+
+def parse_point(value: Any) -> tuple[float, float]:
+    """(lat, lon) from the geo_point forms Elasticsearch reads: {lat, lon}, [lon, lat], "lat,lon", "POINT (lon lat)"."""
+    if isinstance(value, Mapping):
+        lat, lon = float(value["lat"]), float(value["lon"])
+    elif isinstance(value, list | tuple) and len(value) >= 2:
+        lon, lat = float(value[0]), float(value[1])
+    elif isinstance(value, str) and value.strip().upper().startswith("POINT"):
+        lon, lat = (float(x) for x in value.strip()[5:].strip(" ()").split()[:2])
+    elif isinstance(value, str) and "," in value:
+        lat, lon = (float(x) for x in value.split(",")[:2])
+    else:
+        raise ValueError("expected {lat, lon}, [lon, lat], 'lat,lon' or 'POINT (lon lat)'")
+    if not (-90 <= lat <= 90 and -180 <= lon <= 180):
+        raise ValueError("latitude or longitude out of range")
+    return lat, lon
+
+
+def _geo_values(doc: Mapping[str, Any], name: str) -> list[Any]:
+    """A geo_point's values: one point ([lon, lat] or an object) or a list of points."""
+    raw = doc.get(name) if name in doc else None
+    if raw is None:
+        values = _values(doc, name)
+        if len(values) == 2 and all(isinstance(v, int | float) for v in values):
+            return [values]
+        return values
+    if isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, int | float) for v in raw):
+        return [raw]
+    return raw if isinstance(raw, list) else [raw]
+
+
 def _values(doc: Mapping[str, Any], name: str) -> list[Any]:
     """A field's values: a dotted path through objects and arrays of objects (flattened, as Elasticsearch indexes
     them), keys that themselves contain dots included; None values are left out."""
+    if name in doc:  # the common case: a top-level key
+        value = doc[name]
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            return [value]
     out: list[Any] = []
 
     def walk(value: Any, parts: list[str]) -> None:

@@ -23,9 +23,8 @@ if TYPE_CHECKING:
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
 
-# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym);
-# a `range` says the positions are consecutive (nothing removed, nothing stacked)
-Tokenize = Callable[[str], tuple[list[str], Sequence[int]]]
+# text -> (terms, positions); positions count increments, so a repeated position is a stacked token (a synonym)
+Tokenize = Callable[[str], tuple[Sequence[str], Sequence[int]]]
 
 
 @dataclass
@@ -78,13 +77,10 @@ class TextField:
             base = position + 1
             self._tids.extend(map(term_id, terms))
             count += len(terms)
-            if isinstance(positions, range):
-                self._pos.extend(range(base + positions.start, base + positions.stop))
-                length += len(terms)
-            else:
-                self._pos.extend([base + p for p in positions])
-                overlaps = sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
-                length += len(terms) - (overlaps if self.similarity.discount_overlaps else 0)
+            self._pos.extend([base + p for p in positions])
+            length += len(terms)
+            if self.similarity.discount_overlaps and len(set(positions)) != len(positions):
+                length -= sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
             position = base + positions[-1]
         self._counts.append(count)
         self._lengths.append(length)
@@ -133,10 +129,22 @@ class TextField:
         """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
         return sorted(self.vocab)
 
+    @cached_property
+    def terms_by_length(self) -> dict[int, list[str]]:
+        """The terms grouped by length: a fuzzy term only compares with terms within its edit distance in length."""
+        return _by_length(self.sorted_terms)
+
     def positions_of(self, postings: Postings, index: int) -> np.ndarray:
         """The positions of the posting at `index` within `postings` (ascending)."""
         at = postings.start + index
         return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
+
+
+def _by_length(terms: list[str]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for term in terms:
+        out.setdefault(len(term), []).append(term)
+    return out
 
 
 def similarity_for(similarity: Similarity, doc_count: int, sum_total_term_freq: int) -> BM25 | BooleanSimilarity:
@@ -186,6 +194,10 @@ class KeywordField:
     @cached_property
     def sorted_terms(self) -> list[str]:
         return sorted(self.vocab)
+
+    @cached_property
+    def terms_by_length(self) -> dict[int, list[str]]:
+        return _by_length(self.sorted_terms)
 
     def docs_of(self, value: str) -> np.ndarray:
         tid = self.vocab.get(value)
@@ -238,3 +250,31 @@ class NumericField:
         np.minimum.at(out, self.doc_of, derived)
         out[~self.has_value] = np.nan
         return out
+
+
+class GeoField:
+    """geo_point values as flat (ordinal, latitude, longitude) triples."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lat, self._lon, self._docs = array("d"), array("d"), array("i")
+
+    def add(self, ordinal: int, points: Sequence[tuple[float, float]]) -> None:
+        for lat, lon in points:
+            self._lat.append(lat)
+            self._lon.append(lon)
+            self._docs.append(ordinal)
+
+    def freeze(self, n_docs: int) -> None:
+        self.lat = np.frombuffer(self._lat, dtype=np.float64).copy()
+        self.lon = np.frombuffer(self._lon, dtype=np.float64).copy()
+        self.doc_of = np.frombuffer(self._docs, dtype=np.int32).copy()
+        self.n_docs = n_docs
+        self.has_value = np.zeros(n_docs, dtype=bool)
+        self.has_value[self.doc_of] = True
+        del self._lat, self._lon, self._docs
+
+    def any(self, condition: np.ndarray) -> np.ndarray:
+        mask = np.zeros(self.n_docs, dtype=bool)
+        mask[self.doc_of[condition]] = True
+        return mask

@@ -13,17 +13,28 @@ from pytest_relevance.engines.embedded.queries import (
     F32,
     IGNORED_BODY_KEYS,
     Invalid,
+    Scores,
     Unsupported,
     allowed,
     evaluate,
     number,
 )
+from pytest_relevance.engines.embedded.queries.vectors import nearest
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Hits
     from pytest_relevance.engines.embedded import EmbeddedIndex
 
-_BODY_KEYS = IGNORED_BODY_KEYS | {"query", "min_score", "post_filter", "rescore", "collapse", "sort"}
+_BODY_KEYS = IGNORED_BODY_KEYS | {
+    "query",
+    "min_score",
+    "post_filter",
+    "rescore",
+    "collapse",
+    "sort",
+    "knn",
+    "retriever",
+}
 _RESCORE_MODES = {
     "total": lambda a, b: a + b,
     "multiply": lambda a, b: a * b,
@@ -40,14 +51,19 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
-    scores = evaluate(index, body.get("query") or {"match_all": {}}, "query")
-    matched = scores.matched
+    if body.get("retriever") is not None:
+        if body.get("query") is not None or body.get("knn") is not None:
+            raise Invalid("retriever", "a body with a retriever has no query or knn of its own")
+        scores = retrieve(index, body["retriever"], "retriever", max(size, 10))
+    else:
+        scores = _query_and_knn(index, body, max(size, 10))
+    docs, values = scores.docs, scores.values
     if body.get("min_score") is not None:
-        matched = matched & (scores.score >= number(body, "min_score", "the search body"))
+        keep = values >= number(body, "min_score", "the search body")
+        docs, values = docs[keep], values[keep]
     if body.get("post_filter") is not None:
-        matched = matched & evaluate(index, body["post_filter"], "post_filter").matched
-    docs = np.flatnonzero(matched)
-    values = scores.score[docs]
+        keep = evaluate(index, body["post_filter"], "post_filter").matched[docs]
+        docs, values = docs[keep], values[keep]
     if body.get("sort") is not None:
         if body.get("rescore") is not None:
             raise Invalid("sort", "Elasticsearch refuses rescore together with sort")
@@ -60,7 +76,59 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     if body.get("collapse") is not None:
         docs, values = _collapse(index, body["collapse"], docs, values)
     docs, values = docs[start : start + size], values[start : start + size]
-    return [(index.ids[int(o)], float(s)) for o, s in zip(docs, values, strict=True)]
+    return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
+
+
+def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Scores:
+    """The query, the knn section, or both: a hybrid search sums a document's query and knn scores."""
+    if body.get("knn") is None:
+        return evaluate(index, body.get("query") or {"match_all": {}}, "query")
+    sections = body["knn"] if isinstance(body["knn"], list) else [body["knn"]]
+    parts = [nearest(index, s, f"knn[{i}]" if len(sections) > 1 else "knn", 1.0, size) for i, s in enumerate(sections)]
+    if body.get("query") is not None:
+        parts.append(evaluate(index, body["query"], "query"))
+    matched = np.logical_or.reduce([p.matched for p in parts])
+    total = np.sum([p.score.astype(np.float64) for p in parts], axis=0)
+    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+
+
+def retrieve(index: EmbeddedIndex, spec: Any, path: str, size: int) -> Scores:
+    """Elasticsearch's retrievers: standard (a query), knn, and rrf (reciprocal rank fusion of retrievers)."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise Invalid(path, "a retriever is one of standard, knn, rrf")
+    ((kind, options),) = spec.items()
+    at = f"{path}.{kind}"
+    if kind == "standard":
+        options = allowed(options, {"query", "filter", "min_score"}, at)
+        scores = evaluate(index, options.get("query") or {"match_all": {}}, f"{at}.query")
+        if options.get("filter") is None and options.get("min_score") is None:
+            return scores
+        keep = np.ones(scores.docs.size, dtype=bool)
+        if options.get("filter") is not None:
+            keep &= evaluate(index, options["filter"], f"{at}.filter").matched[scores.docs]
+        if options.get("min_score") is not None:
+            keep &= scores.values >= number(options, "min_score", at)
+        return Scores.of(index.n, scores.docs[keep], scores.values[keep])
+    if kind == "knn":
+        return nearest(index, options, at, 1.0, size)
+    if kind != "rrf":
+        raise Unsupported(f"retriever {kind}", path)
+    options = allowed(options, {"retrievers", "rank_constant", "rank_window_size", "filter"}, at)
+    constant = number(options, "rank_constant", at, 60)
+    window = int(number(options, "rank_window_size", at, size))
+    children = options.get("retrievers")
+    if not isinstance(children, list) or not children:
+        raise Invalid(f"{at}.retrievers", "needs a list of retrievers")
+    total = np.zeros(index.n)
+    matched = np.zeros(index.n, dtype=bool)
+    for i, child in enumerate(children):
+        result = retrieve(index, child, f"{at}.retrievers[{i}]", window)
+        docs, _ = ranked(index, result.docs, result.values, window)
+        total[docs] += 1.0 / (constant + np.arange(1, docs.size + 1))
+        matched[docs] = True
+    if options.get("filter") is not None:
+        matched &= evaluate(index, options["filter"], f"{at}.filter").matched
+    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
 
 
 def ranked(index: EmbeddedIndex, docs: np.ndarray, values: np.ndarray, limit: int | None) -> tuple[Any, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,20 +20,89 @@ if TYPE_CHECKING:
 F32 = np.float32
 
 
-@dataclass
 class Scores:
-    """Which documents match, and their float32 score (0 where they do not)."""
+    """Which documents match, and their float32 scores: sparse (ascending ordinals with their scores) or dense (a
+    mask and a score per ordinal). Either form is derived from the other on first use, so the hot path (term
+    clauses, dis_max, function_score, ranking) stays proportional to the match set and the rest may use masks."""
 
-    matched: np.ndarray
-    score: np.ndarray
+    __slots__ = ("_docs", "_matched", "_score", "_values", "n")
+
+    def __init__(self, matched: np.ndarray, score: np.ndarray) -> None:
+        self.n = matched.size
+        self._matched, self._score = matched, score
+        self._docs: np.ndarray | None = None
+        self._values: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, n: int, docs: np.ndarray, values: np.ndarray) -> Scores:
+        """From ascending unique ordinals and their float32 scores."""
+        out = cls.__new__(cls)
+        out.n, out._docs, out._values = n, docs, values
+        out._matched = out._score = None
+        return out
 
     @classmethod
     def none(cls, n: int) -> Scores:
-        return cls(np.zeros(n, dtype=bool), np.zeros(n, dtype=F32))
+        return cls.of(n, np.empty(0, dtype=np.int64), np.empty(0, dtype=F32))
 
     @classmethod
     def constant(cls, matched: np.ndarray, boost: float) -> Scores:
         return cls(matched, np.where(matched, F32(boost), F32(0)).astype(F32))
+
+    @property
+    def matched(self) -> np.ndarray:
+        if self._matched is None:
+            self._matched = np.zeros(self.n, dtype=bool)
+            self._matched[self.docs] = True
+        return self._matched
+
+    @property
+    def score(self) -> np.ndarray:
+        if self._score is None:
+            self._score = np.zeros(self.n, dtype=F32)
+            self._score[self.docs] = self.values
+        return self._score
+
+    @property
+    def docs(self) -> np.ndarray:
+        if self._docs is None:
+            self._docs = np.flatnonzero(self._matched)
+        return self._docs
+
+    @property
+    def values(self) -> np.ndarray:
+        if self._values is None:
+            self._values = self.score[self.docs]
+        return self._values
+
+
+# one clause of a disjunction: its (ordinals, float32 scores) parts, and how many clause matches it counts for
+Clause = tuple[list[tuple[np.ndarray, np.ndarray]], int]
+
+
+def accumulate(index: EmbeddedIndex, clauses: list[Clause]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sum clause scores per document in double (in clause order, as Lucene's disjunction sums them) and count the
+    clauses each matches: (ascending ordinals, sums, counts). Works in the index's scratch arrays, which it leaves
+    zeroed, so the cost is the postings read plus one scan, whatever the corpus size."""
+    parts = [(docs, values, count, len(clause) > 1) for clause, count in clauses for docs, values in clause]
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0, dtype=np.int16)
+    if len(parts) == 1:
+        docs, values, count, _ = parts[0]
+        return docs, values.astype(np.float64), np.full(docs.size, count, dtype=np.int16)
+    total, hits = index.scratch_sum, index.scratch_count
+    for clause, count in clauses:
+        for docs, values in clause:
+            total[docs] += values
+        if len(clause) == 1:
+            hits[clause[0][0]] += count
+        elif clause:
+            hits[np.unique(np.concatenate([docs for docs, _ in clause]))] += count
+    docs = np.flatnonzero(hits)
+    sums, counts = total[docs], hits[docs]
+    total[docs] = 0.0
+    hits[docs] = 0
+    return docs, sums, counts
 
 
 Handler = Callable[["EmbeddedIndex", Any, str, float], Scores]
@@ -166,8 +234,24 @@ from pytest_relevance.engines.embedded.queries import (  # noqa: E402
     compound,
     full_text,
     multi_term,
+    query_string,
     scripts,
+    specialized,
     term_level,
+    vectors,
 )
 
-__all__ = ["HANDLERS", "Scores", "compound", "evaluate", "full_text", "multi_term", "query", "scripts", "term_level"]
+__all__ = [
+    "HANDLERS",
+    "Scores",
+    "compound",
+    "evaluate",
+    "full_text",
+    "multi_term",
+    "query",
+    "query_string",
+    "scripts",
+    "specialized",
+    "term_level",
+    "vectors",
+]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -52,14 +53,27 @@ def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     must, should, must_not, filters = clauses("must"), clauses("should"), clauses("must_not"), clauses("filter")
     if not (must or should or must_not or filters):
         return Scores.constant(np.ones(index.n, dtype=bool), boost)
+    spec_msm = options.get("minimum_should_match")
+    required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None and should else 0
+    return boolean(index, must, should, must_not, filters, required)
+
+
+def boolean(
+    index: EmbeddedIndex,
+    must: list[Scores],
+    should: list[Scores],
+    must_not: list[Scores],
+    filters: list[Scores],
+    required: int = 0,
+) -> Scores:
+    """Lucene's BooleanQuery: every must and filter clause, no must_not clause, at least `required` should clauses
+    (at least one when nothing else is required); the must and should scores summed in double."""
     matched = np.ones(index.n, dtype=bool)
     for clause in must + filters:
         matched &= clause.matched
     for clause in must_not:
         matched &= ~clause.matched
     if should:
-        spec_msm = options.get("minimum_should_match")
-        required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None else 0
         if not (must or filters):
             required = max(required, 1)
         if required:
@@ -77,7 +91,7 @@ def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     boost = boost_of(options, path, boost)
     queries = clause_list(options, "queries")
     parts = [evaluate(index, q, f"{path}.queries[{i}]", boost) for i, q in enumerate(queries)]
-    return dis_max(parts, number(options, "tie_breaker", path, 0.0), index.n)
+    return dis_max(index, parts, number(options, "tie_breaker", path, 0.0))
 
 
 @query("constant_score")
@@ -103,7 +117,40 @@ def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     return Scores(positive.matched, score)
 
 
-_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "weight")
+@query("nested")
+def nested(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """Lucene's ToParentBlockJoinQuery: the query runs on the nested objects, a parent matches when one of its
+    objects does, and scores their avg (default), sum, max or min, or 0 (none)."""
+    options = allowed(spec, {"path", "query", "score_mode", "ignore_unmapped", "inner_hits", "boost"}, path)
+    nested_path = options.get("path")
+    if nested_path not in index.nested:
+        if options.get("ignore_unmapped"):
+            return Scores.none(index.n)
+        raise Invalid(f"{path}.path", f"{nested_path!r} is not a nested object in the mappings")
+    mode = str(options.get("score_mode", "avg"))
+    if mode not in ("avg", "sum", "max", "min", "none"):
+        raise Invalid(f"{path}.score_mode", f"{mode!r} is not one of avg, sum, max, min, none")
+    if options.get("query") is None:
+        raise Invalid(path, "needs 'query'")
+    child_index, parent_of = index.nested[nested_path]
+    inner = evaluate(child_index, options["query"], f"{path}.query", boost_of(options, path, boost))
+    parents = parent_of[inner.docs]
+    values = inner.values.astype(np.float64)
+    docs = np.unique(parents)
+    if mode == "none":
+        return Scores.of(index.n, docs, np.zeros(docs.size, dtype=F32))
+    if mode in ("avg", "sum"):
+        total = np.bincount(parents, weights=values, minlength=index.n)[docs]
+        if mode == "avg":
+            total = total / np.bincount(parents, minlength=index.n)[docs]
+        return Scores.of(index.n, docs, total.astype(F32))
+    pick, start = (np.maximum, -np.inf) if mode == "max" else (np.minimum, np.inf)
+    best = np.full(index.n, start)
+    pick.at(best, parents, values)
+    return Scores.of(index.n, docs, best[docs].astype(F32))
+
+
+_FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "random_score", "weight")
 
 
 @query("function_score")
@@ -127,8 +174,8 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     if boost_mode not in _BOOST_MODES:
         raise Invalid(f"{path}.boost_mode", f"{boost_mode!r} is not one of {', '.join(_BOOST_MODES)}")
     max_boost = number(options, "max_boost", path, _MAX_BOOST)
-    docs = np.flatnonzero(base.matched)
-    query_score = base.score[docs].astype(np.float64)
+    docs = base.docs
+    query_score = base.values.astype(np.float64)
     compiled = []
     for i, function in enumerate(functions):
         at = f"{where}[{i}]" if where != path else path
@@ -141,14 +188,10 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         doc = index.ids[int(docs[bad[0]])]
         problem = f"document {doc!r} gets the score {float(final[bad[0]])!r}; Elasticsearch refuses a negative or "
         raise Invalid(path, problem + "non-numeric function score (check modifiers, weights and missing values)")
-    keep = np.ones(docs.size, dtype=bool)
     if options.get("min_score") is not None:
         keep = final >= number(options, "min_score", path)
-    matched = np.zeros(index.n, dtype=bool)
-    matched[docs[keep]] = True
-    score = np.zeros(index.n, dtype=F32)
-    score[docs[keep]] = final[keep]
-    return Scores(matched, score)
+        docs, final = docs[keep], final[keep]
+    return Scores.of(index.n, docs, final)
 
 
 def _combine(mode: str, compiled: list[tuple[np.ndarray | None, np.ndarray, float]], m: int) -> np.ndarray:
@@ -201,6 +244,8 @@ def _function(
     kind = kinds[0]
     if kind == "field_value_factor":
         values = _field_value_factor(index, options[kind], f"{path}.{kind}", docs)
+    elif kind == "random_score":
+        values = _random_score(index, options[kind], f"{path}.{kind}", docs)
     elif kind == "script_score":
         script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
         tree, params = compile_script(script, f"{path}.{kind}.script")
@@ -208,6 +253,24 @@ def _function(
     else:
         values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight
+
+
+def _random_score(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
+    """A deterministic score in [0, 1) from the seed and the document's `field` value (its id without a field).
+    Elasticsearch's values also depend on its index name and shard, so they are not reproduced, only the properties
+    (the same seed and value give the same score on every run)."""
+    options = allowed(spec or {}, {"seed", "field"}, path)
+    seed = int(number(options, "seed", path, 0))
+    field = options.get("field")
+    if field is not None and field not in ("_seq_no", "_id"):
+        index.check_field(field, path)
+        keys = index.doc_values(field)
+        if keys is None:
+            raise Invalid(f"{path}.field", f"{field!r} is a text field; random_score needs a keyword or number")
+        raw = [repr(k) for k in keys[docs]]
+    else:
+        raw = [index.ids[int(d)] for d in docs]
+    return np.array([(zlib.crc32(r.encode(), seed & 0xFFFFFFFF) & 0xFFFFFF) / float(1 << 24) for r in raw])
 
 
 def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:

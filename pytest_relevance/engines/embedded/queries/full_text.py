@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pytest_relevance.engines.embedded.queries import (
     F32,
+    Clause,
     Invalid,
     Scores,
     Unsupported,
+    accumulate,
     allowed,
     boost_of,
     field_spec,
@@ -44,37 +47,85 @@ _MATCH_KEYS = {"query", "operator", "boost", "minimum_should_match", "zero_terms
 
 
 def term_clauses(
-    index: EmbeddedIndex, field: str, terms: list[str], boost: float, path: str, fuzzy: dict[str, Any] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+    index: EmbeddedIndex,
+    field: str,
+    terms: Sequence[Any],
+    boost: float,
+    path: str,
+    fuzzy: dict[str, Any] | None = None,
+    disjunction: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
-    their scores summed in double, and how many clauses each document matches. With `fuzzy` (the match query's
-    fuzziness options) each clause is a blended fuzzy query."""
+    (ordinals, their scores summed in double, how many clauses each matches). With `fuzzy` (the match query's
+    fuzziness options) each clause is a blended fuzzy query; in a pure `disjunction` Lucene then flattens the
+    expansions of the clauses that are not boosted into one disjunction and merges a term reached from two tokens
+    (boosts summed, the statistics of its first occurrence kept)."""
     target = index.postings_field(field, path)
-    total = np.zeros(index.n, dtype=np.float64)
-    hits = np.zeros(index.n, dtype=np.int32)
+    clauses: list[Clause] = []
+    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
+        if isinstance(term, tuple):
+            clauses.append(_synonym_clause(target, term, clause_boost, count))
+            continue
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
             edits = edits_for(fuzzy["fuzziness"], term, path)
             expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-            scores, hit = blended(index, field, expansions, clause_boost)
-            total += scores
-            hits += np.where(hit, count, 0).astype(np.int32)
+            if disjunction and count == 1:
+                found = [(t, b, target.postings(t)) for t, b in expansions]
+                found = [(t, b, p) for t, b, p in found if p is not None]
+                shared = max((p.doc_freq for _, _, p in found), default=0)
+                for t, b, p in found:
+                    entry = flat.setdefault(t, [0.0, p, shared])
+                    entry[0] += b
+                continue
+            clauses.append((blended(index, field, expansions, clause_boost), count))
             continue
         postings = target.postings(term)
         if postings is None:
             continue
         weight = target.bm25.weight(clause_boost, idf(postings.doc_freq, target.bm25.doc_count))
-        total[postings.docs] += target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
-        hits[postings.docs] += count
-    return total, hits
+        clauses.append(
+            ([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], count)
+        )
+    for summed, postings, doc_freq in flat.values():
+        term_boost = float(F32(F32(summed) * F32(boost)))
+        weight = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
+        clauses.append(([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], 1))
+    return accumulate(index, clauses)
+
+
+def synonym_groups(terms: Sequence[str], positions: Sequence[int]) -> list[Any]:
+    """Analyzed tokens as Lucene's QueryBuilder sees them: a term per position, or a tuple of the terms stacked at
+    one position (synonyms), which it scores as one SynonymQuery."""
+    groups: list[list[str]] = []
+    previous = None
+    for term, position in zip(terms, positions, strict=True):
+        if position == previous:
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+        previous = position
+    return [g[0] if len(g) == 1 else tuple(dict.fromkeys(g)) for g in groups]
+
+
+def _synonym_clause(target: Any, terms: tuple[str, ...], boost: float, count: int) -> Clause:
+    """Lucene's SynonymQuery: one pseudo-term whose frequency is the sum of the terms' frequencies in a document
+    and whose document frequency is the largest of theirs."""
+    found = [p for p in map(target.postings, terms) if p is not None]
+    if not found:
+        return ([], count)
+    docs, where = np.unique(np.concatenate([p.docs for p in found]), return_inverse=True)
+    freqs = np.bincount(where, weights=np.concatenate([p.freqs for p in found]).astype(np.float64)).astype(F32)
+    weight = target.bm25.weight(boost, idf(max(p.doc_freq for p in found), target.bm25.doc_count))
+    return ([(docs, target.bm25.score(weight, freqs, target.norms[docs]))], count)
 
 
 def term_disjunction(
     index: EmbeddedIndex,
     field: str,
-    terms: list[str],
+    terms: Sequence[Any],
     boost: float,
     required: int | None,
     path: str,
@@ -83,9 +134,11 @@ def term_disjunction(
     """A boolean query of term clauses; a document matches when it holds at least `required` of them (None: one)."""
     if not terms:
         return Scores.none(index.n)
-    total, hits = term_clauses(index, field, terms, boost, path, fuzzy)
-    matched = hits >= (required or 1)
-    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+    docs, total, hits = term_clauses(index, field, terms, boost, path, fuzzy, required is None or required <= 1)
+    if required is not None and required > 1:
+        keep = hits >= required
+        docs, total = docs[keep], total[keep]
+    return Scores.of(index.n, docs, total.astype(F32))
 
 
 def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
@@ -101,8 +154,9 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     kind = index.kinds[field]
     if kind not in ("text", "keyword"):
         return index.equal(field, [text], boost, path)
+    terms: list[Any]
     if kind == "text":
-        terms = index.search_terms(field, str(text), options.get("analyzer"), path)
+        terms = synonym_groups(*index.search_tokens(field, str(text), options.get("analyzer"), path=path))
     else:
         terms = [index.normalize(field, str(text))]
     if not terms:
@@ -179,11 +233,7 @@ def phrase_groups(
     docs, freqs = candidates[keep], freqs[keep]
     doc_freqs = [p.doc_freq for group in members for p in group]
     weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
-    matched = np.zeros(index.n, dtype=bool)
-    matched[docs] = True
-    score = np.zeros(index.n, dtype=F32)
-    score[docs] = target.bm25.score(weight, freqs, target.norms[docs])
-    return Scores(matched, score)
+    return Scores.of(index.n, docs, target.bm25.score(weight, freqs, target.norms[docs]))
 
 
 def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
@@ -309,14 +359,17 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         return Scores.none(index.n)
     fuzzy = options if options.get("fuzziness") is not None else None
     clauses = len(terms)
-    total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
+    docs, total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
     target = index.postings_field(field, path)
-    last = np.zeros(index.n, dtype=bool)
-    for term in prefix_terms(index, field, terms[-1], 2**31):
-        postings = target.postings(term)
-        if postings is not None:
-            last[postings.docs] = True
-    count = count + last
+    expanded = [p.docs for p in map(target.postings, prefix_terms(index, field, terms[-1], 2**31)) if p is not None]
+    last = np.unique(np.concatenate(expanded)) if expanded else np.empty(0, dtype=np.int64)
+    union = np.union1d(docs, last)
+    at = np.searchsorted(union, docs)
+    sums, counts = np.zeros(union.size), np.zeros(union.size, dtype=np.int32)
+    sums[at], counts[at] = total, count
+    in_last = np.isin(union, last, assume_unique=True)
+    sums += np.where(in_last, float(F32(boost)), 0.0)
+    counts += in_last
     operator = str(options.get("operator", "or")).lower()
     if operator == "and":
         required = clauses
@@ -324,9 +377,8 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         required = max(minimum_should_match(options["minimum_should_match"], clauses, path), 1)
     else:
         required = 1
-    matched = count >= required
-    score = np.where(matched, total + np.where(last, float(F32(boost)), 0.0), 0.0)
-    return Scores(matched, score.astype(F32))
+    keep = counts >= required
+    return Scores.of(index.n, union[keep], sums[keep].astype(F32))
 
 
 @query("match_bool_prefix")
@@ -338,18 +390,24 @@ def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) 
     return bool_prefix(index, field, options, path, boost_of(options, path, boost))
 
 
-def dis_max(parts: list[Scores], tie: float, n: int) -> Scores:
+def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
     """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float."""
+    parts = [p for p in parts if p.docs.size]
     if not parts:
-        return Scores.none(n)
+        return Scores.none(index.n)
     if len(parts) == 1:
         return parts[0]
-    stacked = np.stack([p.score for p in parts]).astype(np.float64)
-    best = stacked.max(axis=0)
-    others = stacked.sum(axis=0) - best
-    matched = np.logical_or.reduce([p.matched for p in parts])
-    score = (best + others * float(F32(tie))).astype(F32)
-    return Scores(matched, np.where(matched, score, F32(0)))
+    total, best, seen = index.scratch_sum, index.scratch_best, index.scratch_mark
+    for part in parts:
+        values = part.values.astype(np.float64)
+        total[part.docs] += values
+        best[part.docs] = np.maximum(best[part.docs], values)
+        seen[part.docs] = True
+    docs = np.flatnonzero(seen)
+    sums, top = total[docs], best[docs]
+    total[docs] = best[docs] = 0.0
+    seen[docs] = False
+    return Scores.of(index.n, docs, (top + (sums - top) * float(F32(tie))).astype(F32))
 
 
 def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str, float]]:
@@ -384,12 +442,14 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
                *_FUZZY_KEYS}, path
     )  # fmt: skip
     kind = options.get("type", "best_fields")
-    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix"):
+    if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix", "cross_fields"):
         raise Unsupported(f"multi_match type {kind}", path)
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     boost = boost_of(options, path, boost)
     tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
+    if kind == "cross_fields":
+        return cross_fields(index, options, field_weights(index, options.get("fields"), path), boost, tie, path)
     parts = []
     for field, weight in field_weights(index, options.get("fields"), path):
         field_boost = float(F32(weight) * F32(boost))
@@ -406,4 +466,89 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
                                                  "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
-    return dis_max(parts, tie, index.n)
+    return dis_max(index, parts, tie)
+
+
+def cross_fields(
+    index: EmbeddedIndex, options: dict[str, Any], fields: list[tuple[str, float]], boost: float, tie: float, path: str
+) -> Scores:
+    """Elasticsearch's cross_fields: the fields that share a search analyzer form one group, in which each query term
+    is one clause: a dis_max over the fields of that term with blended statistics (the most frequent field gets
+    the largest document frequency, each less frequent one 1 less, as Elasticsearch's BlendedTermQuery), so a
+    term is as rare in every field as it is in the fields overall. Groups combine as a dis_max."""
+    groups: dict[int, list[tuple[str, float]]] = {}
+    for field, weight in fields:
+        if index.kinds[field] == "text":
+            key = id(index.fields[field].search_analyzer)
+        else:
+            key = id(index.fields[field].normalizer) if index.kinds[field] == "keyword" else -len(groups) - 1
+        groups.setdefault(key, []).append((field, weight))
+    per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer")
+                 if k in options}  # fmt: skip
+    parts = []
+    for members in groups.values():
+        if len(members) == 1 or index.kinds[members[0][0]] not in ("text", "keyword"):
+            for field, weight in members:
+                parts.append(match_field(index, field, per_field, path, float(F32(weight) * F32(boost))))
+            continue
+        parts.append(_blended_group(index, options, members, boost, tie, path))
+    return dis_max(index, parts, tie)
+
+
+def _blended_group(
+    index: EmbeddedIndex, options: dict[str, Any], members: list[tuple[str, float]], boost: float, tie: float, path: str
+) -> Scores:
+    first = members[0][0]
+    text = str(options["query"])
+    if index.kinds[first] == "text":
+        terms = list(index.search_terms(first, text, options.get("analyzer"), path))
+    else:
+        terms = [index.normalize(first, text)]
+    if not terms:
+        return Scores.none(index.n)
+    clauses: list[Clause] = []
+    for term, count in Counter(terms).items():
+        targets = [(index.postings_field(f, path), w) for f, w in members]
+        found = [(t, w, t.postings(term)) for t, w in targets]
+        doc_freqs = _blend([0 if p is None else p.doc_freq for _, _, p in found],
+                           [t.sum_total_term_freq for t, _, _ in found], index.n)  # fmt: skip
+        field_scores = []
+        for (target, weight, postings), doc_freq in zip(found, doc_freqs, strict=True):
+            if postings is None:
+                continue
+            term_boost = float(F32(F32(weight) * F32(count)) * F32(boost))
+            weight_ = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
+            scores = target.bm25.score(weight_, postings.freqs, target.norms[postings.docs])
+            field_scores.append(Scores.of(index.n, postings.docs, scores))
+        clause = dis_max(index, field_scores, tie)
+        if clause.docs.size:
+            clauses.append(([(clause.docs, clause.values)], count))
+    docs, total, hits = accumulate(index, clauses)
+    operator = str(options.get("operator", "or")).lower()
+    if operator == "and":
+        required = len(terms)
+    elif options.get("minimum_should_match") is not None and len(terms) > 1:
+        required = max(minimum_should_match(options["minimum_should_match"], len(terms), path), 1)
+    else:
+        required = 1
+    keep = hits >= required
+    return Scores.of(index.n, docs[keep], total[keep].astype(F32))
+
+
+def _blend(doc_freqs: list[int], sum_ttfs: list[int], max_doc: int) -> list[int]:
+    """Elasticsearch's BlendedTermQuery.blend, document frequencies only (BM25 reads nothing else of them)."""
+    if len(doc_freqs) <= 1 or max(doc_freqs) == 0:
+        return doc_freqs
+    present = [ttf for df, ttf in zip(doc_freqs, sum_ttfs, strict=True) if df > 0]
+    max_doc = min(max_doc, min(present))
+    order = sorted(range(len(doc_freqs)), key=lambda i: -doc_freqs[i])  # stable: descending document frequency
+    out = list(doc_freqs)
+    previous, actual = doc_freqs[order[0]], min(max_doc, max(doc_freqs))
+    for i in order:
+        if doc_freqs[i] == 0:
+            break
+        if previous > doc_freqs[i]:
+            actual -= 1
+        out[i] = min(max_doc, actual)
+        previous = doc_freqs[i]
+    return out

@@ -21,6 +21,7 @@ from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
     Scores,
+    accumulate,
     allowed,
     boost_of,
     field_spec,
@@ -65,20 +66,24 @@ def fuzzy_expansions(
     cache = target.expansions
     if key in cache:
         return cache[key]
-    if max_edits == 0 or prefix_length >= len(term):
+    if max_edits == 0:
         found = [(term, 1.0)] if term in target.vocab else []
         cache[key] = found
         return found
     from rapidfuzz import process
     from rapidfuzz.distance import OSA, Levenshtein
 
-    terms = target.sorted_terms
     prefix, rest = term[:prefix_length], term[prefix_length:]
-    lo = bisect.bisect_left(terms, prefix)
-    hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    candidates = terms[lo:hi]
+    lengths = range(len(term) - max_edits, len(term) + max_edits + 1)  # an edit changes the length by one at most
+    if prefix:
+        terms = target.sorted_terms
+        lo, hi = bisect.bisect_left(terms, prefix), bisect.bisect_left(terms, prefix + "\U0010ffff")
+        candidates = [t for t in terms[lo:hi] if len(t) in lengths]
+        suffixes = [t[prefix_length:] for t in candidates]
+    else:
+        by_length = target.terms_by_length
+        candidates = suffixes = [t for size in lengths for t in by_length.get(size, ())]
     scorer = OSA.distance if transpositions else Levenshtein.distance
-    suffixes = [t[prefix_length:] for t in candidates]
     matches = process.extract(rest, suffixes, scorer=scorer, score_cutoff=max_edits, limit=None)
     scored = []
     for _, edits, at in matches:
@@ -93,22 +98,20 @@ def fuzzy_expansions(
 
 def blended(
     index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], boost: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Sum (double) and match count of the blended term clauses: each expansion is a BM25 term clause with its own
-    boost and the largest document frequency of the group."""
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The blended term clauses of one fuzzy query, as (ordinals, float32 scores) parts: each expansion a BM25 term
+    clause with its own boost and the largest document frequency of the group."""
     target = index.postings_field(field, "")
-    total = np.zeros(index.n, dtype=np.float64)
-    hit = np.zeros(index.n, dtype=bool)
     postings = [(target.postings(t), b) for t, b in expansions]
-    postings = [(p, b) for p, b in postings if p is not None]
-    if not postings:
-        return total, hit
-    shared_idf = idf(max(p.doc_freq for p, _ in postings), target.bm25.doc_count)
-    for p, term_boost in postings:
+    found = [(p, b) for p, b in postings if p is not None]
+    if not found:
+        return []
+    shared_idf = idf(max(p.doc_freq for p, _ in found), target.bm25.doc_count)
+    parts = []
+    for p, term_boost in found:
         weight = target.bm25.weight(float(F32(term_boost) * F32(boost)), shared_idf)
-        total[p.docs] += target.bm25.score(weight, p.freqs, target.norms[p.docs])
-        hit[p.docs] = True
-    return total, hit
+        parts.append((p.docs, target.bm25.score(weight, p.freqs, target.norms[p.docs])))
+    return parts
 
 
 def fuzzy_options(options: dict[str, Any], path: str) -> tuple[int, bool, int]:
@@ -132,8 +135,8 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     edits = edits_for(options.get("fuzziness", "AUTO"), term, path)
     target = index.postings_field(field, path)
     expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-    total, hit = blended(index, field, expansions, boost_of(options, path, boost))
-    return Scores(hit, np.where(hit, total, 0.0).astype(F32))
+    docs, total, _ = accumulate(index, [(blended(index, field, expansions, boost_of(options, path, boost)), 1)])
+    return Scores.of(index.n, docs, total.astype(F32))
 
 
 def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: str = "") -> np.ndarray:

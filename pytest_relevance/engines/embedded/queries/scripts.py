@@ -374,19 +374,15 @@ def script_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
         raise Invalid(path, "needs 'script'")
     tree, params = compile_script(options["script"], f"{path}.script")
     base = evaluate(index, options.get("query") or {"match_all": {}}, f"{path}.query")
-    docs = np.flatnonzero(base.matched)
-    values = run_script(index, tree, params, docs, base.score[docs].astype(np.float64), f"{path}.script")
+    docs = base.docs
+    values = run_script(index, tree, params, docs, base.values.astype(np.float64), f"{path}.script")
     final = values.astype(F32)
     bad = np.flatnonzero(~(final >= 0))
     if bad.size:
         raise Invalid(path, f"document {index.ids[int(docs[bad[0]])]!r} gets the script score {float(final[bad[0]])!r};"
                             " Elasticsearch refuses a negative or non-numeric score")  # fmt: skip
     final = final * F32(boost_of(options, path, boost))
-    keep = np.ones(docs.size, dtype=bool)
     if options.get("min_score") is not None:
         keep = final >= number(options, "min_score", path)
-    matched = np.zeros(index.n, dtype=bool)
-    matched[docs[keep]] = True
-    score = np.zeros(index.n, dtype=F32)
-    score[docs[keep]] = final[keep]
-    return Scores(matched, score)
+        docs, final = docs[keep], final[keep]
+    return Scores.of(index.n, docs, final)
