@@ -72,7 +72,7 @@ def test_set_answers_through_the_snapshot(pytester: pytest.Pytester) -> None:
         "    assert relevance_snapshot == {q: set(v) for q, v in ANSWERED.items()}\n"
     )
     args = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
-    result = pytester.runpytest_inprocess(*args, "--relevance-update", "--relevance-report", "r.json")
+    result = pytester.runpytest_inprocess(*args, "-v", "--relevance-update", "--relevance-report", "r.json")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
