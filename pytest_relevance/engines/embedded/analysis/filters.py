@@ -440,8 +440,11 @@ def _wd_digit(kind: int) -> bool:
     return bool(kind & _DIGIT) and not kind & _ALPHA
 
 
-def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: bool) -> list[tuple[int, int, int]]:
-    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it."""
+def _wd_parts(
+    term: str, split_case: bool, split_numerics: bool, possessive: bool
+) -> tuple[list[tuple[int, int, int]], bool]:
+    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it, and whether it is a single word
+    between delimiters (`--x--`, `C++`, `x's`), which Lucene keeps whatever the generate flags say."""
     types = [_wd_type(c) for c in term]
     n = len(term)
 
@@ -478,7 +481,7 @@ def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: boo
         current = end
         if end < hi - 1 and ends_possessive(end + 2):
             current += 2
-    return parts
+    return parts, len(parts) == 1 and parts[0][0] == lo and parts[0][1] == hi
 
 
 def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: bool) -> StreamFilter:
@@ -491,49 +494,69 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
     cat_words, cat_numbers, cat_all = flags["catenate_words"], flags["catenate_numbers"], flags["catenate_all"]
     preserve = flags["preserve_original"]
 
-    def expand(tok: Tok) -> list[tuple[int, int, Tok]] | None:
-        """(start position, end position, token) relative to the token, or None to pass it through unchanged."""
+    def generated(kind: int) -> bool:
+        return bool((words and kind & _ALPHA) or (numbers and kind & _DIGIT))
+
+    def concatenated(kind: int) -> bool:
+        return bool((cat_words and kind & _ALPHA) or (cat_numbers and kind & _DIGIT))
+
+    def expand(tok: Tok) -> list[tuple[int, int, int, Tok]] | None:
+        """(start position, end position, rank, token) relative to the token, as WordDelimiterGraphFilter buffers
+        them: positions count generated parts (a catenation of parts not generated takes one of its own), rank
+        orders ties (original, catenate_all, a run's catenation, a part). None passes the token through."""
         term = tok.term
         if term in protected or (flags["ignore_keywords"] and tok.kw):
             return None
-        parts = _wd_parts(term, split_case, split_numerics, possessive)
+        parts, single = _wd_parts(term, split_case, split_numerics, possessive)
         if len(parts) == 1 and parts[0][0] == 0 and parts[0][1] == len(term):
             return None
         exact_offsets = flags["adjust_offsets"] and tok.end - tok.start == len(term)
 
-        def make(start: int, end: int, text: str) -> Tok:
+        def make(first: int, last: int) -> Tok:
+            text = "".join(term[s:e] for s, e, _ in parts[first:last])
             if exact_offsets:
-                return tok.copy(term=text, start=tok.start + start, end=tok.start + end)
+                return tok.copy(term=text, start=tok.start + parts[first][0], end=tok.start + parts[last - 1][1])
             return tok.copy(term=text)
 
-        # (start, end, rank, token): the graph orders by start, longest first, then rank (original, catenate_all,
-        # a run's catenation, the part); the legacy filter stacks catenations on their first part, after it
         out: list[tuple[int, int, int, Tok]] = []
+        position = 0
+        if single:
+            out.append((0, 1, 3, make(0, 1)))
+            position = 1
+        elif parts:
+            run: list[int] = []  # [kind, start position, first part] of the catenation being built
+            whole: list[int] = []  # the same for catenate_all
+            last_count = 0
+            for index, (_, _, char_kind) in enumerate(parts):
+                kind = _ALPHA if char_kind in (_LOWER, _UPPER) else char_kind
+                if run and not run[0] & kind:
+                    position, last_count = flush(run, index, position, out, make)
+                    run = []
+                if concatenated(kind):
+                    run = run or [kind, position, index]
+                if cat_all:
+                    whole = whole or [kind, position, index]
+                if generated(kind):
+                    out.append((position, position + 1, 3, make(index, index + 1)))
+                    position += 1
+            if run:
+                position, last_count = flush(run, len(parts), position, out, make)
+            if whole and len(parts) - whole[2] > last_count:
+                if position == whole[1]:
+                    position += 1
+                out.append((whole[1], position, 1, make(whole[2], len(parts))))
         if preserve:
-            out.append((0, max(len(parts), 1), 0, tok.copy()))
-        runs: list[list[tuple[int, int, int]]] = []
-        for part in parts:
-            if runs and _wd_digit(runs[-1][-1][2]) == _wd_digit(part[2]):
-                runs[-1].append(part)
-            else:
-                runs.append([part])
-        last_count = 0
-        index = 0
-        for run_parts in runs:
-            digit = _wd_digit(run_parts[0][2])
-            if len(run_parts) > 1 and ((digit and cat_numbers) or (not digit and cat_words)):
-                text = "".join(term[s:e] for s, e, _ in run_parts)
-                out.append((index, index + len(run_parts), 2, make(run_parts[0][0], run_parts[-1][1], text)))
-                last_count = len(run_parts)
-            index += len(run_parts)
-        if cat_all and len(parts) > 1 and len(parts) > last_count:
-            text = "".join(term[s:e] for s, e, _ in parts)
-            out.append((0, len(parts), 1, make(parts[0][0], parts[-1][1], text)))
-        for position, part in enumerate(parts):
-            digit = _wd_digit(part[2])
-            if (digit and numbers) or (not digit and words):
-                out.append((position, position + 1, 3, make(part[0], part[1], term[part[0] : part[1]])))
+            out.append((0, max(position, 1), 0, tok.copy()))
         return out
+
+    def flush(run: list[int], stop: int, position: int, out: list, make: Callable) -> tuple[int, int]:
+        """A run's catenation, written unless it is a single part that is generated anyway."""
+        kind, start, first = run
+        if position == start:  # no part of it is generated: it takes a position of its own
+            position += 1
+        if stop - first != 1 or not generated(kind):
+            out.append((start, position, 2, make(first, stop)))
+        return position, stop - first
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out: list[Tok] = []
@@ -545,7 +568,7 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
                 gap = 0
                 out.append(tok)
                 continue
-            if not pieces:
+            if not pieces:  # only delimiters: dropped, leaving a gap
                 gap += tok.inc
                 continue
             if graph:
