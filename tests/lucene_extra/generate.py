@@ -240,7 +240,7 @@ FUZZ_ANALYZERS = {
 }  # fmt: skip
 
 
-def fuzz_texts(count: int = 500, seed: int = 11) -> list[str]:
+def fuzz_texts(count: int = 400, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
 
@@ -259,6 +259,64 @@ SYNONYM_WORDS = [word for rule in SYNONYM_RULES for word in rule.replace(",", " 
 def synonym_texts(count: int = 400, seed: int = 9) -> list[str]:
     rng = random.Random(seed)
     return [" ".join(rng.choice(SYNONYM_WORDS) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+WD_FLAGS = {
+    "generate_word_parts": "generateWordParts", "generate_number_parts": "generateNumberParts",
+    "catenate_words": "catenateWords", "catenate_numbers": "catenateNumbers", "catenate_all": "catenateAll",
+    "split_on_case_change": "splitOnCaseChange", "preserve_original": "preserveOriginal",
+    "split_on_numerics": "splitOnNumerics", "stem_english_possessive": "stemEnglishPossessive",
+}  # fmt: skip
+WORD_PIECES = [
+    "Wi-Fi", "PowerShot500", "O'Neil's", "SD500-X", "a1b2", "--x--", "x's", "\u00c0\u00c9-\u00fc", "3.5-inch",
+    "ABCdef", "abcDEF", "_foo_bar", "\u00e9lan-vital", "\U0001f600x", "42", "x", "the", "a", "of", "Big", "dog",
+    "e-mail", "2nd", "iPhone", "USB2.0", "foo.bar", "C++", "x/y", "AT&T",
+]  # fmt: skip
+
+
+def word_texts(count: int = 200, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORD_PIECES) for _ in range(rng.randint(1, 6))) for _ in range(count)]
+
+
+def word_cases() -> dict:
+    """word_delimiter_graph under random flag combinations, n-gram and edge n-gram filters, shingles after stop."""
+    rng = random.Random(3)
+    cases = {}
+    for k in range(10):
+        flags = {name: rng.random() < 0.5 for name in WD_FLAGS}
+        lucene = {WD_FLAGS[name]: "1" if on else "0" for name, on in flags.items()}
+        cases[f"word_delimiter_graph_flags_{k}"] = (
+            {"filter": {"f": {"type": "word_delimiter_graph", **flags}},
+             "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+            ("whitespace", {}), [("wordDelimiterGraph", lucene)], [],
+        )  # fmt: skip
+    for k in range(4):
+        low = rng.randint(1, 3)
+        preserve = rng.random() < 0.5
+        for kind, factory, high in (("ngram", "nGram", low + rng.randint(0, 1)),
+                                    ("edge_ngram", "edgeNGram", low + rng.randint(0, 4))):  # fmt: skip
+            cases[f"{kind}_filter_{k}"] = (
+                {"filter": {"f": {"type": kind, "min_gram": low, "max_gram": high, "preserve_original": preserve}},
+                 "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                ("whitespace", {}),
+                [(factory, {"minGramSize": str(low), "maxGramSize": str(high),
+                            "preserveOriginal": str(preserve).lower()})],
+                [],
+            )  # fmt: skip
+    for k, (low, high, unigrams, separator) in enumerate([(2, 4, True, ""), (2, 3, True, " "), (3, 3, False, "")]):
+        cases[f"shingle_after_stop_{k}"] = (
+            {"filter": {"s": {"type": "stop", "stopwords": ["the", "a", "of"]},
+                        "f": {"type": "shingle", "min_shingle_size": low, "max_shingle_size": high,
+                              "output_unigrams": unigrams, "token_separator": separator}},
+             "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "s", "f"]}}},
+            ("standard", {}),
+            [("lowercase", {}), ("stop", {"words": "stop_a_the_of.txt"}),
+             ("shingle", {"minShingleSize": str(low), "maxShingleSize": str(high),
+                          "outputUnigrams": str(unigrams).lower(), "tokenSeparator": separator})],
+            [],
+        )  # fmt: skip
+    return cases
 
 
 def synonym_cases() -> dict:
@@ -292,6 +350,7 @@ def synonym_cases() -> dict:
 
 
 FILES = {
+    "stop_a_the_of.txt": "a\nthe\nof\n",
     "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
     "fuzz_stop.txt": "of\n",
     "syn1.txt": "united states, usa, u s a\n",
@@ -362,7 +421,7 @@ def main() -> None:
     for name, (settings, tokenizer, filters, char_filters) in CASES.items():
         analyzer = build(tokenizer, filters, char_filters)
         out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
-    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts())]
+    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts()), (word_cases(), word_texts())]
     for group, texts in groups:
         for name, (settings, tokenizer, filters, char_filters) in group.items():
             analyzer = build(tokenizer, filters, char_filters)
