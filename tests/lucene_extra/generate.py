@@ -319,6 +319,31 @@ def word_cases() -> dict:
     return cases
 
 
+HTML_PIECES = [
+    "<b>", "</b>", "<p>", "</p>", "<div class='a'>", "</div>", "<br/>", "<br>", '<span id="x">', "</span>", "<foo>",
+    "</foo>", '<a href="http://x.com/?a=1&b=2">', "</a>", "<img src=x.png alt='hi there'>", "<!-- c -->", "<!--x-->",
+    "<script>var a=1;</script>", "<style>p{}</style>", "<![CDATA[cd]]>", "&amp;", "&lt;", "&gt;", "&nbsp;", "&eacute;",
+    "&#65;", "&#x41;", "&#233;", "&bogus;", "&amp", "&", "<", ">", "word", "other", "x", "3", " ", " ", "\n", "<h1>",
+    "</h1>", "<li>", "<td>", "<unclosed", "< b>", "<b >", "</ b>", "<b/>", "<?xml v?>", "<!DOCTYPE html>", "&quot;",
+    "&apos;", "<em>", "</em>", "<tr>", "<table>", "<B>", "</B>", "<Br>", "&AMP;", "&#0;", "&#9999999;",
+]  # fmt: skip
+
+
+def html_texts(count: int = 300, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(HTML_PIECES) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def html_cases() -> dict:
+    return {
+        f"html_strip_{tokenizer}_fuzz": (
+            {"analyzer": {"x": {"tokenizer": tokenizer, "char_filter": ["html_strip"]}}},
+            (tokenizer, {}), [], [("htmlStrip", {})],
+        )
+        for tokenizer in ("keyword", "standard")
+    }  # fmt: skip
+
+
 def synonym_cases() -> dict:
     syn = ("synonymGraph", {"synonyms": "fuzz_syn.txt"})
     stop = ("stop", {"words": "fuzz_stop.txt"})
@@ -421,7 +446,12 @@ def main() -> None:
     for name, (settings, tokenizer, filters, char_filters) in CASES.items():
         analyzer = build(tokenizer, filters, char_filters)
         out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
-    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts()), (word_cases(), word_texts())]
+    groups = [
+        (FUZZ_ANALYZERS, fuzz_texts()),
+        (synonym_cases(), synonym_texts()),
+        (word_cases(), word_texts()),
+        (html_cases(), html_texts()),
+    ]
     for group, texts in groups:
         for name, (settings, tokenizer, filters, char_filters) in group.items():
             analyzer = build(tokenizer, filters, char_filters)
