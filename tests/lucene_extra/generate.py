@@ -344,6 +344,43 @@ def html_cases() -> dict:
     }  # fmt: skip
 
 
+CHAR_MAPPINGS = [
+    ("a", "x"),
+    ("ab", "yyy"),
+    ("abc", ""),
+    ("c", "cc"),
+    ("dd", "d"),
+    ("&", " and "),
+    ("e", "\u00e9\u00e9"),
+]
+
+
+def char_texts(count: int = 300, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    pieces = ["a", "b", "c", "d", "e", "&", " ", "ab", "dd", "x", "1", "-", "z"]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+
+
+def char_cases() -> dict:
+    """Mapping (longest match, growing and shrinking replacements) and pattern_replace char filters: offsets."""
+    patterns = {"p1": ("(a+)(b?)", "$2-$1"), "p2": ("d+|c", "Q"), "p3": ("[be]", "")}
+    cases = {
+        f"mapping_{tokenizer}_fuzz": (
+            {"char_filter": {"m": {"type": "mapping", "mappings": [f'"{a}" => "{b}"' for a, b in CHAR_MAPPINGS]}},
+             "analyzer": {"x": {"tokenizer": tokenizer, "char_filter": ["m"]}}},
+            (tokenizer, {}), [], [("mapping", {"mapping": "fuzz_mapping.txt"})],
+        )
+        for tokenizer in ("standard", "whitespace")
+    }  # fmt: skip
+    for name, (pattern, replacement) in patterns.items():
+        cases[f"pattern_replace_{name}_fuzz"] = (
+            {"char_filter": {"p": {"type": "pattern_replace", "pattern": pattern, "replacement": replacement}},
+             "analyzer": {"x": {"tokenizer": "whitespace", "char_filter": ["p"]}}},
+            ("whitespace", {}), [], [("patternReplace", {"pattern": pattern, "replacement": replacement})],
+        )  # fmt: skip
+    return cases
+
+
 def synonym_cases() -> dict:
     syn = ("synonymGraph", {"synonyms": "fuzz_syn.txt"})
     stop = ("stop", {"words": "fuzz_stop.txt"})
@@ -375,6 +412,7 @@ def synonym_cases() -> dict:
 
 
 FILES = {
+    "fuzz_mapping.txt": "".join(f'"{a}" => "{b}"\n' for a, b in CHAR_MAPPINGS),
     "stop_a_the_of.txt": "a\nthe\nof\n",
     "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
     "fuzz_stop.txt": "of\n",
@@ -451,6 +489,7 @@ def main() -> None:
         (synonym_cases(), synonym_texts()),
         (word_cases(), word_texts()),
         (html_cases(), html_texts()),
+        (char_cases(), char_texts()),
     ]
     for group, texts in groups:
         for name, (settings, tokenizer, filters, char_filters) in group.items():
