@@ -11,7 +11,7 @@ and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pa
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
 tokens.json.gz beside this file, which tests/test_analysis.py reads: hand-picked texts through every case, and
 seeded random inputs (adversarial strings through the tokenizers, word sequences through overlapping synonym rules,
-words through word_delimiter_graph under random flags and n-gram and shingle filters, random markup through
+words through both word delimiters under random flags and n-gram and shingle filters, random markup through
 html_strip, random text through mapping and pattern_replace char filters).
 """
 
@@ -283,17 +283,18 @@ def word_texts(count: int = 200, seed: int = 3) -> list[str]:
 
 
 def word_cases() -> dict:
-    """word_delimiter_graph under random flag combinations, n-gram and edge n-gram filters, shingles after stop."""
+    """Both word delimiters under random flag combinations, n-gram and edge n-gram filters, shingles after stop."""
     rng = random.Random(3)
     cases = {}
     for k in range(10):
         flags = {name: rng.random() < 0.5 for name in WD_FLAGS}
         lucene = {WD_FLAGS[name]: "1" if on else "0" for name, on in flags.items()}
-        cases[f"word_delimiter_graph_flags_{k}"] = (
-            {"filter": {"f": {"type": "word_delimiter_graph", **flags}},
-             "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
-            ("whitespace", {}), [("wordDelimiterGraph", lucene)], [],
-        )  # fmt: skip
+        for es_type, factory in (("word_delimiter_graph", "wordDelimiterGraph"), ("word_delimiter", "wordDelimiter")):
+            cases[f"{es_type}_flags_{k}"] = (
+                {"filter": {"f": {"type": es_type, **flags}},
+                 "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                ("whitespace", {}), [(factory, lucene)], [],
+            )  # fmt: skip
     for k in range(4):
         low = rng.randint(1, 3)
         preserve = rng.random() < 0.5

@@ -432,9 +432,6 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
 
 
-_LEGACY_ORDER = {0: 0, 3: 1, 2: 2, 1: 3}  # at one position: original, part, its run's catenation, catenate_all
-
-
 def _wd_digit(kind: int) -> bool:
     """Whether a subword is a number part (digits only; surrogates count as letters too)."""
     return bool(kind & _DIGIT) and not kind & _ALPHA
@@ -571,17 +568,125 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
             if not pieces:  # only delimiters: dropped, leaving a gap
                 gap += tok.inc
                 continue
-            if graph:
-                pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
-            else:
-                pieces.sort(key=lambda p: (p[0], _LEGACY_ORDER[p[2]]))
+            pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
             last = None
             for start, end, _, piece in pieces:
-                piece.plen = end - start if graph else 1
+                piece.plen = end - start
                 piece.inc = (tok.inc + gap) if last is None else start - last
                 last = start
                 out.append(piece)
             gap = 0
         return out, end_inc + gap
 
+    if not graph:
+        return _legacy_word_delimiter(flags, protected, generated, concatenated)
     return StreamFilter(run)
+
+
+def _legacy_word_delimiter(
+    flags: dict[str, bool], protected: frozenset[str], generated: Callable, concatenated: Callable
+) -> StreamFilter:
+    """WordDelimiterFilter (the legacy `word_delimiter`), as its state machine runs: the original first, then parts
+    and catenations buffered with increments fixed when made (the first after the original at 0, catenations on
+    the part before them) and sorted by start offset, larger increment first."""
+    split_case, split_numerics = flags["split_on_case_change"], flags["split_on_numerics"]
+    possessive, preserve, cat_all = flags["stem_english_possessive"], flags["preserve_original"], flags["catenate_all"]
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        state = _LegacyState()
+        out: list[Tok] = []
+        for tok in tokens:
+            state.accum += tok.inc
+            term = tok.term
+            parts, single = _wd_parts(term, split_case, split_numerics, possessive)
+            if (len(parts) == 1 and parts[0][:2] == (0, len(term))) or term in protected:
+                out.append(tok.copy(inc=state.accum))
+                state.accum, state.first = 0, False
+                continue
+            if not parts and not preserve:
+                if tok.inc == 1 and not state.first:
+                    state.accum -= 1
+                continue
+            state.start_word(tok, parts, flags["adjust_offsets"], preserve)
+            if preserve:
+                out.append(tok.copy(inc=state.accum))
+                state.accum, state.first = 0, False
+            if single:
+                out.append(state.piece(0, 1, False))
+                state.first = False
+                continue
+            buffered: list[Tok] = []
+            run_kind, run_first, whole, last_count = 0, -1, -1, 0
+            index = 0
+            while index < len(parts):
+                kind = _ALPHA if parts[index][2] in (_LOWER, _UPPER) else parts[index][2]
+                if run_first >= 0 and not run_kind & kind:  # an incompatible part ends the catenation
+                    last_count = index - run_first
+                    if last_count != 1 or not generated(run_kind):
+                        buffered.append(state.piece(run_first, index, True))
+                    state.output = False
+                    run_first = -1
+                    continue
+                if concatenated(kind) and run_first < 0:
+                    run_kind, run_first = kind, index
+                if cat_all and whole < 0:
+                    whole = index
+                if generated(kind):
+                    buffered.append(state.piece(index, index + 1, False))
+                index += 1
+            if run_first >= 0:
+                last_count = len(parts) - run_first
+                if last_count != 1 or not generated(run_kind):
+                    buffered.append(state.piece(run_first, len(parts), True))
+            if whole >= 0 and len(parts) - whole > last_count:
+                buffered.append(state.piece(whole, len(parts), True))
+            buffered.sort(key=lambda t: (t.start, -t.inc))
+            for made in buffered:
+                if state.first and made.inc == 0:
+                    made.inc = 1
+                state.first = False
+                out.append(made)
+        return out, end_inc + state.accum
+
+    return StreamFilter(run)
+
+
+class _LegacyState:
+    """WordDelimiterFilter's counters: the position increment carried between tokens, and per word whether a
+    token has been made yet and whether the original has been followed."""
+
+    def __init__(self) -> None:
+        self.accum = 0
+        self.first = True
+        self.output = False
+        self.after_original = True
+        self.tok: Tok | None = None
+        self.parts: list[tuple[int, int, int]] = []
+        self.exact = False
+
+    def start_word(self, tok: Tok, parts: list[tuple[int, int, int]], adjust: bool, preserve: bool) -> None:
+        self.tok, self.parts = tok, parts
+        self.exact = adjust and tok.end - tok.start == len(tok.term)
+        self.output, self.after_original = False, not preserve
+
+    def position(self, inject: bool) -> int:
+        accum = self.accum
+        if self.output:
+            self.accum = 0
+            return 0 if inject else max(1, accum)
+        self.output = True
+        if not self.after_original:  # the first token after the original stacks on it
+            self.after_original = True
+            return 0
+        self.accum = 0
+        return max(1, accum)
+
+    def piece(self, first: int, last: int, inject: bool) -> Tok:
+        """Parts first..last-1 as one token (a part, or a catenation when `inject`)."""
+        tok, parts = self.tok, self.parts
+        assert tok is not None
+        text = "".join(tok.term[a:b] for a, b, _ in parts[first:last])
+        start, end = (
+            (tok.start + parts[first][0], tok.start + parts[last - 1][1]) if self.exact else (tok.start, tok.end)
+        )
+        return tok.copy(term=text, start=start, end=end, inc=self.position(inject), plen=1)
