@@ -308,16 +308,20 @@ def word_cases() -> dict:
                             "preserveOriginal": str(preserve).lower()})],
                 [],
             )  # fmt: skip
-    for k, (low, high, unigrams, separator) in enumerate([(2, 4, True, ""), (2, 3, True, " "), (3, 3, False, "")]):
+    shingles = [(2, 4, True, "", False), (2, 3, True, " ", False), (3, 3, False, "", False), (2, 2, True, "_", True),
+                (3, 4, True, "_", True), (3, 3, False, "_", True), (2, 3, False, "_", False)]  # fmt: skip
+    for k, (low, high, unigrams, separator, if_none) in enumerate(shingles):
         cases[f"shingle_after_stop_{k}"] = (
             {"filter": {"s": {"type": "stop", "stopwords": ["the", "a", "of"]},
                         "f": {"type": "shingle", "min_shingle_size": low, "max_shingle_size": high,
-                              "output_unigrams": unigrams, "token_separator": separator}},
+                              "output_unigrams": unigrams, "token_separator": separator,
+                              "output_unigrams_if_no_shingles": if_none}},
              "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "s", "f"]}}},
             ("standard", {}),
             [("lowercase", {}), ("stop", {"words": "stop_a_the_of.txt"}),
              ("shingle", {"minShingleSize": str(low), "maxShingleSize": str(high),
-                          "outputUnigrams": str(unigrams).lower(), "tokenSeparator": separator})],
+                          "outputUnigrams": str(unigrams).lower(), "tokenSeparator": separator,
+                          "outputUnigramsIfNoShingles": str(if_none).lower()})],
             [],
         )  # fmt: skip
     return cases

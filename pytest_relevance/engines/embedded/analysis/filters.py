@@ -363,23 +363,30 @@ def shingle(
         out: list[Tok] = []
         gap = 0
         made_shingle = False
+        # Lucene's ShingleFilter loses the text's last token when a gap comes right before it and shingles are at
+        # least three tokens long (seen against Lucene 9.9): it is neither a unigram nor the start of anything
+        last = len(window) - 1
+        lost = last if min_size > 2 and last > 0 and real[last] and not real[last - 1] else -1
         for i, tok in enumerate(window):
             emitted = False
+            if i == lost:
+                gap += 1
+                continue
             if output_unigrams and real[i]:
-                out.append(tok.copy(inc=1 + gap, plen=1))
+                out.append(tok.copy(inc=1, plen=1))
                 emitted = True
             for size in range(min_size, max_size + 1):
                 if i + size > len(window) or not any(real[i : i + size]):
                     continue
                 parts = window[i : i + size]
                 term = separator.join(p.term for p in parts)
-                inc = 0 if emitted else 1 + gap
+                inc = 0 if emitted else 1  # a start with nothing to output takes no position
                 out.append(Tok(term, tok.start, parts[-1].end, inc=inc, plen=size - base, type="shingle"))
                 emitted = True
                 made_shingle = True
             gap = 0 if emitted else gap + 1
         if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
-            return tokens, end_inc
+            return [tok for index, tok in enumerate(tokens) if index != len(tokens) - 1 or lost < 0], end_inc
         return out, gap if window else end_inc
 
     return StreamFilter(run, end_offset=True)
