@@ -243,7 +243,7 @@ FUZZ_ANALYZERS = {
 }  # fmt: skip
 
 
-def fuzz_texts(count: int = 400, seed: int = 11) -> list[str]:
+def fuzz_texts(count: int = 300, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
 
@@ -259,7 +259,7 @@ SYNONYM_WORDS = [word for rule in SYNONYM_RULES for word in rule.replace(",", " 
 ]  # fmt: skip
 
 
-def synonym_texts(count: int = 400, seed: int = 9) -> list[str]:
+def synonym_texts(count: int = 300, seed: int = 9) -> list[str]:
     rng = random.Random(seed)
     return [" ".join(rng.choice(SYNONYM_WORDS) for _ in range(rng.randint(1, 9))) for _ in range(count)]
 
@@ -277,7 +277,7 @@ WORD_PIECES = [
 ]  # fmt: skip
 
 
-def word_texts(count: int = 200, seed: int = 3) -> list[str]:
+def word_texts(count: int = 150, seed: int = 3) -> list[str]:
     rng = random.Random(seed)
     return [" ".join(rng.choice(WORD_PIECES) for _ in range(rng.randint(1, 6))) for _ in range(count)]
 
@@ -337,7 +337,7 @@ HTML_PIECES = [
 ]  # fmt: skip
 
 
-def html_texts(count: int = 300, seed: int = 5) -> list[str]:
+def html_texts(count: int = 250, seed: int = 5) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(HTML_PIECES) for _ in range(rng.randint(1, 12))) for _ in range(count)]
 
@@ -389,6 +389,58 @@ def char_cases() -> dict:
     return cases
 
 
+MISC_POOL = [
+    *(chr(c) for c in range(0xFF01, 0xFF5F, 7)), *(chr(c) for c in range(0xFF61, 0xFFA0, 3)), "\uff9e", "\uff9f",
+    "\uff76", "\uff8a", "\uff73", "\U0001f600", "\U0001f44d\U0001f3fd", "a", "b", "\u00e9", "e\u0301", "\u0967",
+    "\u0663", "\u07c2", "\U0001d7d8", "l'", "qu'", "\u2019", "/", "-", " ", "x", "12",
+]  # fmt: skip
+
+
+def misc_texts(count: int = 300, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(MISC_POOL) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def path_texts(count: int = 150, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    parts = ["a", "bb", "", "c-d", "\u00e9"]
+    made = ["/" + "/".join(rng.choice(parts) for _ in range(rng.randint(0, 4))) + rng.choice(["", "/"])
+            for _ in range(count)]  # fmt: skip
+    return [*made, "a-b-c", "-a-b-", "", "/", "//", "a//b"]
+
+
+def misc_cases() -> dict:
+    """Per-term filters on full-width, half-width, non-BMP and other scripts' digits."""
+    filters = {
+        "truncate": ({"type": "truncate", "length": 3}, ("truncate", {"prefixLength": "3"})),
+        "reverse": ({"type": "reverse"}, ("reverseString", {})),
+        "cjk_width": ({"type": "cjk_width"}, ("cjkWidth", {})),
+        "decimal_digit": ({"type": "decimal_digit"}, ("decimalDigit", {})),
+        "elision": ({"type": "elision", "articles": ["l", "qu"], "articles_case": True},
+                    ("elision", {"articles": "articles_l_qu.txt", "ignoreCase": "true"})),
+        "length": ({"type": "length", "min": 2, "max": 3}, ("length", {"min": "2", "max": "3"})),
+    }  # fmt: skip
+    return {
+        f"{name}_fuzz": ({"filter": {"f": es}, "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                         ("whitespace", {}), [lucene], [])
+        for name, (es, lucene) in filters.items()
+    }  # fmt: skip
+
+
+def path_cases() -> dict:
+    variants = {
+        "path_hierarchy": ({}, {}), "path_hierarchy_skip": ({"skip": 2}, {"skip": "2"}),
+        "path_hierarchy_reverse": ({"reverse": True}, {"reverse": "true"}),
+        "path_hierarchy_reverse_skip": ({"reverse": True, "skip": 2}, {"reverse": "true", "skip": "2"}),
+        "path_hierarchy_replacement": ({"delimiter": "-", "replacement": "/"}, {"delimiter": "-", "replace": "/"}),
+    }  # fmt: skip
+    return {
+        f"{name}_fuzz": ({"tokenizer": {"t": {"type": "path_hierarchy", **es}}, "analyzer": {"x": {"tokenizer": "t"}}},
+                         ("pathHierarchy", lucene), [], [])
+        for name, (es, lucene) in variants.items()
+    }  # fmt: skip
+
+
 def synonym_cases() -> dict:
     syn = ("synonymGraph", {"synonyms": "fuzz_syn.txt"})
     stop = ("stop", {"words": "fuzz_stop.txt"})
@@ -420,6 +472,7 @@ def synonym_cases() -> dict:
 
 
 FILES = {
+    "articles_l_qu.txt": "l\nqu\n",
     "fuzz_mapping.txt": "".join(f'"{a}" => "{b}"\n' for a, b in CHAR_MAPPINGS),
     "stop_a_the_of.txt": "a\nthe\nof\n",
     "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
@@ -473,8 +526,10 @@ def main() -> None:
         stream.reset()
         while stream.incrementToken():
             position += inc.getPositionIncrement()
-            found.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
-                          length.getPositionLength()])  # fmt: skip
+            buffer = term.buffer()  # by UTF-16 unit: a term may end in half a surrogate pair (truncate)
+            units = b"".join(int(buffer[i]).to_bytes(2, "little") for i in range(term.length()))
+            text_of_term = units.decode("utf-16-le", "surrogatepass")
+            found.append([text_of_term, position, offset.startOffset(), offset.endOffset(), length.getPositionLength()])
         stream.end()
         stream.close()
         return found
@@ -498,6 +553,8 @@ def main() -> None:
         (word_cases(), word_texts()),
         (html_cases(), html_texts()),
         (char_cases(), char_texts()),
+        (misc_cases(), misc_texts()),
+        (path_cases(), path_texts()),
     ]
     for group, texts in groups:
         for name, (settings, tokenizer, filters, char_filters) in group.items():
@@ -508,7 +565,9 @@ def main() -> None:
     parts = [f' "lucene_version": {json.dumps(out["lucene_version"])}']
     parts.append(f' "texts": {json.dumps(out["texts"], ensure_ascii=False)}')
     for key in ("cases", "fuzz"):
-        body = ",\n".join(f"  {json.dumps(n)}: {json.dumps(c, ensure_ascii=False)}" for n, c in out[key].items())
+        body = ",\n".join(
+            f"  {json.dumps(n)}: {json.dumps(c)}" for n, c in out[key].items()
+        )  # ASCII escapes: a term may hold half a surrogate pair
         parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
     with gzip.open(HERE / "tokens.json.gz", "wt", encoding="utf-8") as target:
         target.write("{\n" + ",\n".join(parts) + "\n}\n")

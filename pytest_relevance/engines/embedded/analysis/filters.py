@@ -100,7 +100,16 @@ def trim() -> MapFilter:
 
 
 def truncate(size: int) -> MapFilter:
-    return MapFilter(lambda term: term[:size] if len(term) > size else term)
+    """TruncateTokenFilter: the first `size` UTF-16 units, as Lucene counts (which can split an emoji in half)."""
+
+    def run(term: str) -> str:
+        if utf16_len(term) <= size:
+            return term
+        if term.isascii():
+            return term[:size]
+        return term.encode("utf-16-le", "surrogatepass")[: 2 * size].decode("utf-16-le", "surrogatepass")
+
+    return MapFilter(run)
 
 
 def reverse() -> MapFilter:
