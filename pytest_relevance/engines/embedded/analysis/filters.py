@@ -100,7 +100,16 @@ def trim() -> MapFilter:
 
 
 def truncate(size: int) -> MapFilter:
-    return MapFilter(lambda term: term[:size] if len(term) > size else term)
+    """TruncateTokenFilter: the first `size` UTF-16 units, as Lucene counts (which can split an emoji in half)."""
+
+    def run(term: str) -> str:
+        if utf16_len(term) <= size:
+            return term
+        if term.isascii():
+            return term[:size]
+        return term.encode("utf-16-le", "surrogatepass")[: 2 * size].decode("utf-16-le", "surrogatepass")
+
+    return MapFilter(run)
 
 
 def reverse() -> MapFilter:
@@ -363,23 +372,30 @@ def shingle(
         out: list[Tok] = []
         gap = 0
         made_shingle = False
+        # Lucene's ShingleFilter loses the text's last token when a gap comes right before it and shingles are at
+        # least three tokens long (seen against Lucene 9.9): it is neither a unigram nor the start of anything
+        last = len(window) - 1
+        lost = last if min_size > 2 and last > 0 and real[last] and not real[last - 1] else -1
         for i, tok in enumerate(window):
             emitted = False
+            if i == lost:
+                gap += 1
+                continue
             if output_unigrams and real[i]:
-                out.append(tok.copy(inc=1 + gap, plen=1))
+                out.append(tok.copy(inc=1, plen=1))
                 emitted = True
             for size in range(min_size, max_size + 1):
                 if i + size > len(window) or not any(real[i : i + size]):
                     continue
                 parts = window[i : i + size]
                 term = separator.join(p.term for p in parts)
-                inc = 0 if emitted else 1 + gap
+                inc = 0 if emitted else 1  # a start with nothing to output takes no position
                 out.append(Tok(term, tok.start, parts[-1].end, inc=inc, plen=size - base, type="shingle"))
                 emitted = True
                 made_shingle = True
             gap = 0 if emitted else gap + 1
         if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
-            return tokens, end_inc
+            return [tok for index, tok in enumerate(tokens) if index != len(tokens) - 1 or lost < 0], end_inc
         return out, gap if window else end_inc
 
     return StreamFilter(run, end_offset=True)
@@ -432,16 +448,16 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
 
 
-_LEGACY_ORDER = {0: 0, 3: 1, 2: 2, 1: 3}  # at one position: original, part, its run's catenation, catenate_all
-
-
 def _wd_digit(kind: int) -> bool:
     """Whether a subword is a number part (digits only; surrogates count as letters too)."""
     return bool(kind & _DIGIT) and not kind & _ALPHA
 
 
-def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: bool) -> list[tuple[int, int, int]]:
-    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it."""
+def _wd_parts(
+    term: str, split_case: bool, split_numerics: bool, possessive: bool
+) -> tuple[list[tuple[int, int, int]], bool]:
+    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it, and whether it is a single word
+    between delimiters (`--x--`, `C++`, `x's`), which Lucene keeps whatever the generate flags say."""
     types = [_wd_type(c) for c in term]
     n = len(term)
 
@@ -478,7 +494,7 @@ def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: boo
         current = end
         if end < hi - 1 and ends_possessive(end + 2):
             current += 2
-    return parts
+    return parts, len(parts) == 1 and parts[0][0] == lo and parts[0][1] == hi
 
 
 def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: bool) -> StreamFilter:
@@ -491,49 +507,69 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
     cat_words, cat_numbers, cat_all = flags["catenate_words"], flags["catenate_numbers"], flags["catenate_all"]
     preserve = flags["preserve_original"]
 
-    def expand(tok: Tok) -> list[tuple[int, int, Tok]] | None:
-        """(start position, end position, token) relative to the token, or None to pass it through unchanged."""
+    def generated(kind: int) -> bool:
+        return bool((words and kind & _ALPHA) or (numbers and kind & _DIGIT))
+
+    def concatenated(kind: int) -> bool:
+        return bool((cat_words and kind & _ALPHA) or (cat_numbers and kind & _DIGIT))
+
+    def expand(tok: Tok) -> list[tuple[int, int, int, Tok]] | None:
+        """(start position, end position, rank, token) relative to the token, as WordDelimiterGraphFilter buffers
+        them: positions count generated parts (a catenation of parts not generated takes one of its own), rank
+        orders ties (original, catenate_all, a run's catenation, a part). None passes the token through."""
         term = tok.term
         if term in protected or (flags["ignore_keywords"] and tok.kw):
             return None
-        parts = _wd_parts(term, split_case, split_numerics, possessive)
+        parts, single = _wd_parts(term, split_case, split_numerics, possessive)
         if len(parts) == 1 and parts[0][0] == 0 and parts[0][1] == len(term):
             return None
         exact_offsets = flags["adjust_offsets"] and tok.end - tok.start == len(term)
 
-        def make(start: int, end: int, text: str) -> Tok:
+        def make(first: int, last: int) -> Tok:
+            text = "".join(term[s:e] for s, e, _ in parts[first:last])
             if exact_offsets:
-                return tok.copy(term=text, start=tok.start + start, end=tok.start + end)
+                return tok.copy(term=text, start=tok.start + parts[first][0], end=tok.start + parts[last - 1][1])
             return tok.copy(term=text)
 
-        # (start, end, rank, token): the graph orders by start, longest first, then rank (original, catenate_all,
-        # a run's catenation, the part); the legacy filter stacks catenations on their first part, after it
         out: list[tuple[int, int, int, Tok]] = []
+        position = 0
+        if single:
+            out.append((0, 1, 3, make(0, 1)))
+            position = 1
+        elif parts:
+            run: list[int] = []  # [kind, start position, first part] of the catenation being built
+            whole: list[int] = []  # the same for catenate_all
+            last_count = 0
+            for index, (_, _, char_kind) in enumerate(parts):
+                kind = _ALPHA if char_kind in (_LOWER, _UPPER) else char_kind
+                if run and not run[0] & kind:
+                    position, last_count = flush(run, index, position, out, make)
+                    run = []
+                if concatenated(kind):
+                    run = run or [kind, position, index]
+                if cat_all:
+                    whole = whole or [kind, position, index]
+                if generated(kind):
+                    out.append((position, position + 1, 3, make(index, index + 1)))
+                    position += 1
+            if run:
+                position, last_count = flush(run, len(parts), position, out, make)
+            if whole and len(parts) - whole[2] > last_count:
+                if position == whole[1]:
+                    position += 1
+                out.append((whole[1], position, 1, make(whole[2], len(parts))))
         if preserve:
-            out.append((0, max(len(parts), 1), 0, tok.copy()))
-        runs: list[list[tuple[int, int, int]]] = []
-        for part in parts:
-            if runs and _wd_digit(runs[-1][-1][2]) == _wd_digit(part[2]):
-                runs[-1].append(part)
-            else:
-                runs.append([part])
-        last_count = 0
-        index = 0
-        for run_parts in runs:
-            digit = _wd_digit(run_parts[0][2])
-            if len(run_parts) > 1 and ((digit and cat_numbers) or (not digit and cat_words)):
-                text = "".join(term[s:e] for s, e, _ in run_parts)
-                out.append((index, index + len(run_parts), 2, make(run_parts[0][0], run_parts[-1][1], text)))
-                last_count = len(run_parts)
-            index += len(run_parts)
-        if cat_all and len(parts) > 1 and len(parts) > last_count:
-            text = "".join(term[s:e] for s, e, _ in parts)
-            out.append((0, len(parts), 1, make(parts[0][0], parts[-1][1], text)))
-        for position, part in enumerate(parts):
-            digit = _wd_digit(part[2])
-            if (digit and numbers) or (not digit and words):
-                out.append((position, position + 1, 3, make(part[0], part[1], term[part[0] : part[1]])))
+            out.append((0, max(position, 1), 0, tok.copy()))
         return out
+
+    def flush(run: list[int], stop: int, position: int, out: list, make: Callable) -> tuple[int, int]:
+        """A run's catenation, written unless it is a single part that is generated anyway."""
+        kind, start, first = run
+        if position == start:  # no part of it is generated: it takes a position of its own
+            position += 1
+        if stop - first != 1 or not generated(kind):
+            out.append((start, position, 2, make(first, stop)))
+        return position, stop - first
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out: list[Tok] = []
@@ -545,20 +581,128 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
                 gap = 0
                 out.append(tok)
                 continue
-            if not pieces:
+            if not pieces:  # only delimiters: dropped, leaving a gap
                 gap += tok.inc
                 continue
-            if graph:
-                pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
-            else:
-                pieces.sort(key=lambda p: (p[0], _LEGACY_ORDER[p[2]]))
+            pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
             last = None
             for start, end, _, piece in pieces:
-                piece.plen = end - start if graph else 1
+                piece.plen = end - start
                 piece.inc = (tok.inc + gap) if last is None else start - last
                 last = start
                 out.append(piece)
             gap = 0
         return out, end_inc + gap
 
+    if not graph:
+        return _legacy_word_delimiter(flags, protected, generated, concatenated)
     return StreamFilter(run)
+
+
+def _legacy_word_delimiter(
+    flags: dict[str, bool], protected: frozenset[str], generated: Callable, concatenated: Callable
+) -> StreamFilter:
+    """WordDelimiterFilter (the legacy `word_delimiter`), as its state machine runs: the original first, then parts
+    and catenations buffered with increments fixed when made (the first after the original at 0, catenations on
+    the part before them) and sorted by start offset, larger increment first."""
+    split_case, split_numerics = flags["split_on_case_change"], flags["split_on_numerics"]
+    possessive, preserve, cat_all = flags["stem_english_possessive"], flags["preserve_original"], flags["catenate_all"]
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        state = _LegacyState()
+        out: list[Tok] = []
+        for tok in tokens:
+            state.accum += tok.inc
+            term = tok.term
+            parts, single = _wd_parts(term, split_case, split_numerics, possessive)
+            if (len(parts) == 1 and parts[0][:2] == (0, len(term))) or term in protected:
+                out.append(tok.copy(inc=state.accum))
+                state.accum, state.first = 0, False
+                continue
+            if not parts and not preserve:
+                if tok.inc == 1 and not state.first:
+                    state.accum -= 1
+                continue
+            state.start_word(tok, parts, flags["adjust_offsets"], preserve)
+            if preserve:
+                out.append(tok.copy(inc=state.accum))
+                state.accum, state.first = 0, False
+            if single:
+                out.append(state.piece(0, 1, False))
+                state.first = False
+                continue
+            buffered: list[Tok] = []
+            run_kind, run_first, whole, last_count = 0, -1, -1, 0
+            index = 0
+            while index < len(parts):
+                kind = _ALPHA if parts[index][2] in (_LOWER, _UPPER) else parts[index][2]
+                if run_first >= 0 and not run_kind & kind:  # an incompatible part ends the catenation
+                    last_count = index - run_first
+                    if last_count != 1 or not generated(run_kind):
+                        buffered.append(state.piece(run_first, index, True))
+                    state.output = False
+                    run_first = -1
+                    continue
+                if concatenated(kind) and run_first < 0:
+                    run_kind, run_first = kind, index
+                if cat_all and whole < 0:
+                    whole = index
+                if generated(kind):
+                    buffered.append(state.piece(index, index + 1, False))
+                index += 1
+            if run_first >= 0:
+                last_count = len(parts) - run_first
+                if last_count != 1 or not generated(run_kind):
+                    buffered.append(state.piece(run_first, len(parts), True))
+            if whole >= 0 and len(parts) - whole > last_count:
+                buffered.append(state.piece(whole, len(parts), True))
+            buffered.sort(key=lambda t: (t.start, -t.inc))
+            for made in buffered:
+                if state.first and made.inc == 0:
+                    made.inc = 1
+                state.first = False
+                out.append(made)
+        return out, end_inc + state.accum
+
+    return StreamFilter(run)
+
+
+class _LegacyState:
+    """WordDelimiterFilter's counters: the position increment carried between tokens, and per word whether a
+    token has been made yet and whether the original has been followed."""
+
+    def __init__(self) -> None:
+        self.accum = 0
+        self.first = True
+        self.output = False
+        self.after_original = True
+        self.tok: Tok | None = None
+        self.parts: list[tuple[int, int, int]] = []
+        self.exact = False
+
+    def start_word(self, tok: Tok, parts: list[tuple[int, int, int]], adjust: bool, preserve: bool) -> None:
+        self.tok, self.parts = tok, parts
+        self.exact = adjust and tok.end - tok.start == len(tok.term)
+        self.output, self.after_original = False, not preserve
+
+    def position(self, inject: bool) -> int:
+        accum = self.accum
+        if self.output:
+            self.accum = 0
+            return 0 if inject else max(1, accum)
+        self.output = True
+        if not self.after_original:  # the first token after the original stacks on it
+            self.after_original = True
+            return 0
+        self.accum = 0
+        return max(1, accum)
+
+    def piece(self, first: int, last: int, inject: bool) -> Tok:
+        """Parts first..last-1 as one token (a part, or a catenation when `inject`)."""
+        tok, parts = self.tok, self.parts
+        assert tok is not None
+        text = "".join(tok.term[a:b] for a, b, _ in parts[first:last])
+        start, end = (
+            (tok.start + parts[first][0], tok.start + parts[last - 1][1]) if self.exact else (tok.start, tok.end)
+        )
+        return tok.copy(term=text, start=start, end=end, inc=self.position(inject), plen=1)

@@ -417,10 +417,7 @@ class Registry:
         self, name: Any, key_path: str, tokenizer: Callable | None = None, chars: list | None = None, before: tuple = ()
     ) -> MapFilter | StreamFilter:
         ctype, spec, path = self._spec("filter", name, key_path)
-        builder = _FILTERS.get(ctype)
-        if builder is None:
-            raise self.refuse("filter", ctype, path)
-        if ctype in ("synonym", "synonym_graph"):
+        if ctype in ("synonym", "synonym_graph"):  # rules are analyzed by the chain before the filter
             rules = Analyzer(
                 "synonym rules",
                 tokenizer or tokenizers.whitespace(),
@@ -428,6 +425,9 @@ class Registry:
                 chars or (),
             )
             return _synonym_filter(self, spec, path, rules, graph=ctype == "synonym_graph")
+        builder = _FILTERS.get(ctype)
+        if builder is None:
+            raise self.refuse("filter", ctype, path)
         return builder(self, spec, path)
 
 
@@ -722,8 +722,6 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "snowball": _snowball,
     "stemmer_override": _stemmer_override,
     "keyword_marker": _keyword_marker,
-    "synonym": _named(lambda: None),  # built in Registry.filter, which knows the chain before it
-    "synonym_graph": _named(lambda: None),
     "flatten_graph": _named(synonyms.flatten_graph),
     "word_delimiter": lambda r, s, p: _word_delimiter(r, s, p, graph=False),
     "word_delimiter_graph": lambda r, s, p: _word_delimiter(r, s, p, graph=True),
