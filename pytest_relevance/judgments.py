@@ -166,6 +166,7 @@ class _YamlEvents:
         self.pending: list[Any] = []
         self.anchors: dict[str, Any] = {}
         self.resolver = yaml.resolver.Resolver()
+        self.constructor = yaml.SafeLoader("")  # the safe constructors, made once (a loader per query costs)
 
     def raw(self) -> Any:
         try:
@@ -241,7 +242,7 @@ class _YamlEvents:
         node = self.compose(event)
         _check_duplicate_keys(self.path, node)
         _keys_as_written(node)
-        return self.yaml.SafeLoader("").construct_document(node)
+        return self.constructor.construct_document(node)
 
     def skip(self, event: Any) -> None:
         """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
@@ -443,7 +444,7 @@ class _GradeReader:
             self.events.skip(event)
             return f"a {type(event).__name__.removesuffix('StartEvent').lower()}"
         node = self.events.compose(event)
-        return self.events.yaml.SafeLoader("").construct_object(node)
+        return self.events.constructor.construct_document(node)
 
 
 # ---------------------------------------------------------------- CSV
