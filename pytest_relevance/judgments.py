@@ -166,6 +166,7 @@ class _YamlEvents:
         self.pending: list[Any] = []
         self.anchors: dict[str, Any] = {}
         self.resolver = yaml.resolver.Resolver()
+        self.constructor = yaml.SafeLoader("")  # the safe constructors, made once (a loader per query costs)
 
     def raw(self) -> Any:
         try:
@@ -241,7 +242,7 @@ class _YamlEvents:
         node = self.compose(event)
         _check_duplicate_keys(self.path, node)
         _keys_as_written(node)
-        return self.yaml.SafeLoader("").construct_document(node)
+        return self.constructor.construct_document(node)
 
     def skip(self, event: Any) -> None:
         """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
@@ -443,7 +444,7 @@ class _GradeReader:
             self.events.skip(event)
             return f"a {type(event).__name__.removesuffix('StartEvent').lower()}"
         node = self.events.compose(event)
-        return self.events.yaml.SafeLoader("").construct_object(node)
+        return self.events.constructor.construct_document(node)
 
 
 # ---------------------------------------------------------------- CSV
@@ -560,6 +561,16 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
             raise RelevanceInputError(topics, f"query {qid!r} is judged in {path} but has no topic here")
         if grades and min(grades.values()) < 0:  # read_qrels checked the rest: whole numbers up to MAX_GRADE
             doc = min(grades, key=grades.__getitem__)
-            _grade(grades[doc], path, f"query {qid!r}, document {doc!r}", None)
+            _grade(grades[doc], path, f"query {qid!r}, document {doc!r}", _qrels_line(path, qid, doc))
         queries.append(Query(qid, texts[qid][0], texts[qid][1], {}, grades))
     return _build(path, None, queries)
+
+
+def _qrels_line(path: Path, qid: str, doc: str) -> int | None:
+    """The line that grades `doc` for `qid`, for a message (the file is only walked line by line on an error)."""
+    wanted = [qid.encode(), doc.encode()]
+    for number, line in enumerate(path.read_bytes().removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+        fields = line.split()
+        if fields[0:1] + fields[2:3] == wanted:
+            return number
+    return None

@@ -142,20 +142,22 @@ def _fix(
     return [fields for fields in rows if fields]
 
 
-def _first_bad(path: Path, base: int, block: bytes, column: int, check: Callable[[str], str | None]) -> None:
-    """Raise for the first line whose `column` fails `check` (which returns the problem, or None)."""
+def _first_bad(path: Path, base: int, block: bytes, column: int, check: Callable[[bytes], str | None]) -> None:
+    """Raise for the first line whose `column` fails `check` (which returns the problem, or None); the check reads
+    the bytes as the fast path did, so that it finds the line the fast path refused."""
     for number, line in enumerate(block.split(b"\n"), base):
         fields = line.split()
-        if fields and (problem := check(fields[column].decode())) is not None:
+        if fields and (problem := check(fields[column])) is not None:
             raise RelevanceInputError(path, problem, number)
 
 
-def _grade_problem(text: str) -> str | None:
+def _grade_problem(token: bytes) -> str | None:
+    text = token.decode()
     try:
-        grade = int(text)
+        grade = int(token)
     except ValueError:
         try:
-            number = float(text)
+            number = float(token)
         except ValueError:
             return f"grade {text!r} is not a number"
         if not math.isfinite(number):
@@ -169,12 +171,12 @@ def _grade_problem(text: str) -> str | None:
     return None
 
 
-def _score_problem(text: str) -> str | None:
+def _score_problem(token: bytes) -> str | None:
     try:
-        score = float(text)
+        score = float(token)
     except ValueError:
-        return f"score {text!r} is not a number"
-    return None if math.isfinite(score) else f"score {text!r} is not a finite number"
+        return f"score {token.decode()!r} is not a number"
+    return None if math.isfinite(score) else f"score {token.decode()!r} is not a finite number"
 
 
 def _groups(qids: list[bytes]) -> Iterator[tuple[bytes, int, int]]:

@@ -19,7 +19,7 @@ RUN = "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 z 3 1.0 t\nq2 Q0 w 1 -1 t\nq2 Q0 
 
 def write(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return str(path)
 
 
@@ -99,6 +99,7 @@ BALANCED = "q1 Q0 a 1 2.0\nq1 Q0 b 2 1.0 t extra\n"  # 5 + 7 columns: as many to
             "(0, 1, 2, 3...)",
         ),
         ("q1 0 a nan\n", RUN, "qrels:1: grade 'nan' is not a finite number"),
+        ("q1 0 a \u0663\n", RUN, "qrels:1: grade '\u0663' is not a number"),  # a digit to str, not to trec_eval
         ("q1 0 a 1\nq1 0 b 1001\n", RUN, "qrels:2: grade '1001' is out of range: grades are whole numbers up to 1000"),
         (QRELS, "q1 Q0 a 1 high t\n", "run:1: score 'high' is not a number"),
         (QRELS, "q1 Q0 a 1 1 t\nq1 Q0 b 2 nan t\n", "run:2: score 'nan' is not a finite number"),

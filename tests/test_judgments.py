@@ -260,10 +260,12 @@ def test_trec_judgments_refuse_fractional_and_negative_grades(tmp_path: Path) ->
         f"{qrels}:2: grade '2.5' is not a whole number: trec_eval would truncate it to 2; write whole grades "
         "(0, 1, 2, 3...)"
     )
-    negative = write(tmp_path, "b.qrels", "q1 0 d5 -1\n")
+    negative = write(tmp_path, "b.qrels", "q1 0 d4 1\nq1 0 d5 -1\n")
     with pytest.raises(RelevanceInputError) as error:
         load_judgments(negative, topics)
-    assert str(error.value).startswith(f"{negative}: query 'q1', document 'd5': grade -1 is negative")
+    assert str(error.value) == (
+        f"{negative}:2: query 'q1', document 'd5': grade -1 is negative; grades are >= 0 (0 = irrelevant)"
+    )
 
 
 def test_the_content_hash_is_the_hash_of_one_json_list_however_many_queries() -> None:
