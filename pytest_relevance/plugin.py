@@ -162,7 +162,7 @@ class State:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every setting is read and checked here, once: a bad value stops the run before anything is built."""
-    from pytest_relevance.settings import SettingError, positive_int, read
+    from pytest_relevance.settings import positive_int, read
 
     config.addinivalue_line(
         "markers",
@@ -174,7 +174,11 @@ def pytest_configure(config: pytest.Config) -> None:
         positive_int(str(config.getoption("relevance_repeat")), "--relevance-repeat")
         for name in ("relevance_es_batch", "relevance_es_concurrency"):
             positive_int(setting(config, name), name)
-    except SettingError as exc:
+        if setting(config, "relevance_engine") == "elasticsearch" and setting(config, "relevance_es_url"):
+            from pytest_relevance.engines.elasticsearch import check_url
+
+            check_url(setting(config, "relevance_es_url"))
+    except ValueError as exc:  # SettingError, or the RelevanceInputError of a bad URL (it names the key)
         raise pytest.UsageError(str(exc)) from None
     for path in config.getoption("relevance_report"):
         if Path(path).suffix.lower() not in (".md", ".json", ".html"):
@@ -413,7 +417,7 @@ def relevance_session_index(
         len(relevance_corpus),
     )
     yield fixture
-    fixture.close()
+    _input(fixture.close)
 
 
 @pytest.fixture

@@ -146,6 +146,16 @@ SETTINGS = [
     ),
 ]
 FLAGS = [
+    (
+        "es-url-no-scheme",
+        ("--relevance-engine=elasticsearch", "--relevance-es-url=localhost:9200"),
+        "relevance_es_url: not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], e.g. http://localhost:9200",
+    ),
+    (
+        "es-url-ftp",
+        ("--relevance-engine=elasticsearch", "--relevance-es-url=ftp://files:21"),
+        "relevance_es_url: not an http(s) URL: write it as http://HOST:PORT or https://HOST[:PORT], e.g. http://localhost:9200",
+    ),
     ("repeat-zero", ("--relevance-repeat", "0"), "--relevance-repeat: 0 must be >= 1"),
     ("repeat-negative", ("--relevance-repeat=-3",), "--relevance-repeat: -3 must be >= 1"),
     (
