@@ -211,21 +211,10 @@ def _analyze(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.corpus import load_mapping
-    from pytest_relevance.engines.embedded.analysis import Analyzer, tokenizers
     from pytest_relevance.engines.embedded.mapping import IndexMapping
 
     mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
-    if args.analyzer:
-        analyzer = mapping.analysis.analyzer(args.analyzer, "--analyzer")
-    else:
-        field = mapping.field(args.field)
-        if field is None or field.kind not in ("text", "keyword"):
-            known = ", ".join(f.name for f in mapping.fields.values() if f.kind in ("text", "keyword"))
-            raise RelevanceInputError(
-                args.index_config, f"--field {args.field!r} is not a text or keyword field ({known})"
-            )
-        analyzer = field.analyzer or Analyzer(field.name, tokenizers.keyword())
-    tokens = [token.as_elasticsearch() for token in analyzer.analyze_values(args.text)]
+    tokens = mapping.analyze(args.text, args.analyzer, args.field)
     if args.format == "json":
         print(json.dumps({"tokens": tokens}, indent=2, ensure_ascii=False))
         return 0

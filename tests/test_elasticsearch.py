@@ -360,3 +360,13 @@ def test_a_teardown_after_the_server_died_is_one_line(caplog: pytest.LogCaptureF
     assert caplog.records == []
     index.close()  # a second close does nothing
     client.close()
+
+
+def test_analyze_asks_the_server(es: Any) -> None:
+    index = ElasticsearchEngine(es, "relevance-analyze-main", "http://x").open(DOCS, CONFIG, "id")
+    try:
+        tokens = index.analyze(["Red Shoes"], None, "title")
+    finally:
+        index.close()
+    assert [t["token"] for t in tokens] == ["red", "shoes"]
+    assert tokens[1] == {"token": "shoes", "start_offset": 4, "end_offset": 9, "position": 1}

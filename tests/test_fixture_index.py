@@ -54,3 +54,23 @@ def test_repeat_says_what_it_checked(demo: pytest.Pytester) -> None:
     result = demo.runpytest_inprocess("-p", "no:cacheprovider", "--relevance-repeat", "3")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*note: repeat: 165 queries x 3, identical"])
+
+
+ANALYZE = """\
+def test_analyze(relevance_index):
+    assert relevance_index.analyze("The Running Shoes", field="title") == [
+        {"token": "run", "start_offset": 4, "end_offset": 11, "position": 1},
+        {"token": "shoe", "start_offset": 12, "end_offset": 17, "position": 2},
+    ]
+    assert [t["token"] for t in relevance_index.analyze("The Running Shoes", analyzer="standard")] == [
+        "the", "running", "shoes",
+    ]
+    assert relevance_index.analyze("Wi-Fi", field="brand") == [
+        {"token": "Wi-Fi", "start_offset": 0, "end_offset": 5, "position": 0}
+    ]
+"""
+
+
+def test_relevance_index_analyzes_as_elasticsearch_does(demo: pytest.Pytester) -> None:
+    demo.makepyfile(test_gate=ANALYZE)
+    demo.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

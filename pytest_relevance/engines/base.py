@@ -29,6 +29,11 @@ class Index(Protocol):
         """query id -> [(doc id, score)], best first, ties broken by doc id; errors name `source` (the template)."""
         ...
 
+    def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
+        """Elasticsearch's `_analyze`: tokens as its response lists them (token, offsets, position, positionLength
+        when above 1), by analyzer name or by field."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -90,6 +95,15 @@ class FixtureIndex:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""
         body = render(self.template, text, params, self.instant, "<search>", self.template_source)
         return self.index.search_many({"<search>": body}, size or self.depth, self.template_source)["<search>"]
+
+    def analyze(
+        self, text: str | Sequence[str], analyzer: str | None = None, field: str | None = None
+    ) -> list[dict[str, Any]]:
+        """What an analyzer, or a field's analyzer, makes of a text: `relevance_index.analyze("Wi-Fi", field="title")`.
+
+        For debugging an analyzer change; the tokens are those of Elasticsearch's `_analyze` on either engine.
+        """
+        return self.index.analyze([text] if isinstance(text, str) else list(text), analyzer, field)
 
     def close(self) -> None:
         self.index.close()

@@ -231,6 +231,23 @@ class ElasticsearchIndex:
             results[qid] = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
         return results, failures
 
+    def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
+        """The server's own `_analyze` on this session's index (so the index config's custom analyzers apply)."""
+        body: dict[str, Any] = {"text": list(texts)}
+        body.update({"analyzer": analyzer} if analyzer is not None else {"field": field})
+        if self.opensearch:
+            answer = self._call("analyze with", lambda: self.client.indices.analyze(index=self.name, body=body))
+        else:
+            answer = self._call("analyze with", lambda: self.client.indices.analyze(index=self.name, **body))
+        keys = ("token", "start_offset", "end_offset", "position")
+        tokens = []
+        for token in answer.get("tokens", []):
+            out = {key: token[key] for key in keys if key in token}
+            if token.get("positionLength", 1) > 1:
+                out["positionLength"] = token["positionLength"]
+            tokens.append(out)
+        return tokens
+
     def close(self) -> None:
         """Delete the index this session created, by its exact name; never a pattern, never another index."""
         if not self.created:

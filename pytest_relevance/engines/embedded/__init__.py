@@ -402,6 +402,9 @@ class EmbeddedIndex:
                 raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None
         return results
 
+    def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
+        return self.mapping.analyze(texts, analyzer, field)
+
     def close(self) -> None:
         self.function_cache.clear()
 

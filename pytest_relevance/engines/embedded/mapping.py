@@ -9,6 +9,7 @@ become `name.sub` fields of their own; `copy_to` targets are listed on the sourc
 from __future__ import annotations
 
 from collections.abc import Mapping as MappingABC
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,23 @@ class IndexMapping:
 
     def text_fields(self) -> list[Field]:
         return [f for f in self.fields.values() if f.kind == "text" and f.index]
+
+    def analyze(self, texts: Sequence[str], analyzer: str | None = None, field: str | None = None) -> list[dict]:
+        """Elasticsearch's `_analyze`: the tokens an analyzer (or a field's index analyzer, or a keyword field's
+        normalizer) makes of the texts, several texts analyzed as one multi-valued field."""
+        from pytest_relevance.engines.embedded.analysis import tokenizers
+
+        if (analyzer is None) == (field is None):
+            raise RelevanceInputError(self.source, "analyze needs an analyzer name or a field name, one of the two")
+        if analyzer is not None:
+            chosen = self.analysis.analyzer(analyzer, f"analyzer {analyzer!r}")
+        else:
+            found = self.field(str(field))
+            if found is None or found.kind not in ("text", "keyword"):
+                known = ", ".join(f.name for f in self.fields.values() if f.kind in ("text", "keyword"))
+                raise RelevanceInputError(self.source, f"field {field!r} is not a text or keyword field ({known})")
+            chosen = found.analyzer or Analyzer(found.name, tokenizers.keyword())
+        return [token.as_elasticsearch() for token in chosen.analyze_values(texts)]
 
     # reading -------------------------------------------------------------------------------------------------------
 
