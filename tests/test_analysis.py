@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from pytest_relevance.cli import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Token
+from pytest_relevance.engines.embedded.analysis.kstem import kstem
 from pytest_relevance.engines.embedded.mapping import IndexMapping
 from pytest_relevance.errors import RelevanceInputError
 
@@ -22,7 +23,6 @@ LUCENE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lucen
 ANALYZERS = json.loads((LUCENE / "analyzers.json").read_text()) if (LUCENE / "analyzers.json").is_file() else {}
 # Texts where we knowingly differ from Lucene, with why; the test fails if one of them starts to agree.
 KNOWN: dict[str, dict[str, str]] = {}
-NOT_IMPLEMENTED = {"std_stemmer_light_english": "KStem needs Lucene's dictionary; the engine refuses light_english"}
 
 
 @cache
@@ -53,13 +53,7 @@ def custom(tokenizer: str, *filters: str, char_filter: tuple[str, ...] = (), **d
 
 
 @pytest.mark.skipif(not ANALYZERS, reason=f"Lucene reference data not found at {LUCENE}")
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.skip(reason=NOT_IMPLEMENTED[n])) if n in NOT_IMPLEMENTED else n
-        for n in ANALYZERS or ["none"]
-    ],
-)
+@pytest.mark.parametrize("name", list(ANALYZERS or ["none"]))
 def test_every_token_position_and_offset_equals_lucene(name: str, record_property) -> None:
     analyzer = analysis(ANALYZERS[name], "analyzers.json", LUCENE / "config").analyzer(name, "test")
     rows = lucene_tokens()[name]
@@ -117,14 +111,33 @@ def test_adversarial_strings_and_synonym_sequences_equal_lucene(case: str) -> No
     assert set(differ) == set(KNOWN_FUZZ.get(case, {})), "a known difference is gone: drop it from KNOWN_FUZZ"
 
 
-def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
-    settings = {"filter": {"light": {"type": "stemmer", "language": "light_english"}}}
-    settings["analyzer"] = {"x": {"tokenizer": "standard", "filter": ["light"]}}
-    with pytest.raises(RelevanceInputError) as caught:
-        analysis(settings, "conf/index.yaml").analyzer("x", "mappings.properties.title.analyzer")
-    message = str(caught.value)
-    assert message.startswith("conf/index.yaml: settings.analysis.filter.light.language:")
-    assert "elasticsearch engine supports it" in message
+KSTEM_STEMS = Path(__file__).parent / "lucene_extra" / "kstem_stems.tsv.gz"
+
+
+def test_kstem_equals_lucene_on_every_cranfield_word_and_50_000_more() -> None:
+    """tests/lucene_extra/kstem_stems.tsv.gz: Lucene 9.9.1's KStemFilter on Cranfield's words, the reference texts'
+    words, dictionary words with English suffixes and edge cases (made by kstem.py beside it)."""
+    with gzip.open(KSTEM_STEMS, "rt", encoding="utf-8") as lines:
+        rows = [line.rstrip("\n").split("\t") for line in lines]
+    changed = sum(len(row) == 2 for row in rows)
+    assert len(rows) > 50_000 and changed > 20_000, "the reference should exercise every step"
+    differ = [(row[0], row[-1], got) for row in rows if (got := kstem(row[0])) != row[-1]]
+    assert not differ, f"{len(differ)} of {len(rows)} stems differ from Lucene's (word, Lucene, ours): {differ[:20]}"
+
+
+def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
+    """Both of Elasticsearch's names build KStem (stems as Lucene gives them, see kstem_stems.tsv.gz), which leaves
+    a keyword_marker term and an uppercase term alone."""
+    settings = custom(
+        "standard", "lowercase", "protect", "light",
+        filter__light={"type": "stemmer", "language": "light_english"},
+        filter__protect={"type": "keyword_marker", "keywords": ["ponies"]},
+    )  # fmt: skip
+    text = "Ponies aides Italians stabilization microcoding boundaries aerodynamically pressures calculated"
+    assert terms(settings, "x", text) == [
+        "ponies", "aide", "italy", "stabilize", "microcode", "boundary", "aerodynamic", "pressure", "calculate",
+    ]  # fmt: skip
+    assert terms(custom("whitespace", "kstem"), "x", "generalizations Pressures") == ["generalization", "Pressures"]
 
 
 @pytest.mark.parametrize(

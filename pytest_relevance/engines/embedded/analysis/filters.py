@@ -12,6 +12,7 @@ import regex
 import Stemmer
 
 from pytest_relevance.engines.embedded.analysis.folding_table import FOLDING
+from pytest_relevance.engines.embedded.analysis.kstem import kstem as kstem_stem
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
@@ -176,6 +177,11 @@ def _snowball(algorithm: str) -> MapFilter:
 def porter() -> MapFilter:
     """PorterStemFilter: Porter's original algorithm as Lucene's reference port runs it, not Snowball English."""
     return MapFilter(porter_stem, skip_keyword=True)
+
+
+def kstem() -> MapFilter:
+    """KStemFilter: Krovetz's dictionary-checked stemmer (`kstem`, and the stemmer `light_english`)."""
+    return MapFilter(kstem_stem, skip_keyword=True)
 
 
 def snowball_english() -> MapFilter:

@@ -94,8 +94,6 @@ _UNSUPPORTED_STEMMERS = [
     "light_swedish",
     "turkish",
     "lovins",
-    "light_english",
-    "kstem",
 ]
 
 
@@ -177,7 +175,6 @@ _ELASTIC_ONLY = {
             "scandinavian_normalization",
             "serbian_normalization",
             "sorani_normalization",
-            "kstem",
         ]
     ),
 }
@@ -561,7 +558,7 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     language = reg.param(spec, key, path, "english", str)
     by_language = {
         "english": filters.porter, "porter": filters.porter, "porter2": filters.snowball_english,
-        "minimal_english": filters.minimal_english,
+        "minimal_english": filters.minimal_english, "light_english": filters.kstem, "kstem": filters.kstem,
         "possessive_english": filters.possessive_english,
     }  # fmt: skip
     if language not in by_language:
@@ -719,6 +716,7 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "stop": _stop,
     "stemmer": _stemmer,
     "porter_stem": _named(filters.porter),
+    "kstem": _named(filters.kstem),
     "snowball": _snowball,
     "stemmer_override": _stemmer_override,
     "keyword_marker": _keyword_marker,
