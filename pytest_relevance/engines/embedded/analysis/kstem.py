@@ -28,8 +28,6 @@ _DICT: dict[str, _Entry] = {}
 
 def _load() -> dict[str, _Entry]:
     """The dictionary as KStemmer.initializeDictHash builds it (each section of the file is one Java array)."""
-    if _DICT:
-        return _DICT
     plain: _Entry = (None, False)
     section = ""
     data = files(__package__).joinpath("kstem_dict.txt.gz").read_bytes()
@@ -109,9 +107,8 @@ class _Stemmer:
         return self.matched is not None
 
     def word_in_dict(self) -> _Entry | None:
-        """Like lookup, but remembers only a non-exception entry, and returns the remembered one if there is one."""
-        if self.matched is not None:
-            return self.matched
+        """Like lookup, but remembers only a non-exception entry. (Lucene's wordInDict first returns a pending
+        match; every call here comes with none pending.)"""
         entry = self.d.get(self.word())
         if entry is not None and not entry[1]:
             self.matched = entry
