@@ -140,6 +140,78 @@ def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
     assert terms(custom("whitespace", "kstem"), "x", "generalizations Pressures") == ["generalization", "Pressures"]
 
 
+SUGGEST_STOP = custom(
+    "whitespace", "s", filter__s={"type": "stop", "stopwords": ["to", "the", "a"], "remove_trailing": False}
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # Lucene's TestSuggestStopFilter (lucene/suggest): (term, start, end, position)
+        ("go to", [("go", 0, 2, 0), ("to", 3, 5, 1)]),
+        ("go to ", [("go", 0, 2, 0)]),
+        ("go to school", [("go", 0, 2, 0), ("school", 6, 12, 2)]),
+        ("go to a the school", [("go", 0, 2, 0), ("school", 12, 18, 4)]),
+        ("go to a the", [("go", 0, 2, 0), ("the", 8, 11, 3)]),
+        ("go to a the ", [("go", 0, 2, 0)]),
+    ],
+)
+def test_stop_without_remove_trailing_keeps_a_last_stop_word_still_being_typed(text: str, expected: list) -> None:
+    tokens = analysis(SUGGEST_STOP).analyzer("x", "test").analyze(text)
+    assert [(t.term, t.start_offset, t.end_offset, t.position) for t in tokens] == expected
+
+
+def test_a_kept_trailing_stop_word_is_a_keyword_and_leaves_no_end_gap() -> None:
+    """SuggestStopFilter marks the kept word keyword (a stemmer after it skips it), and its end() does not carry the
+    positions of stop words removed at the very end, unlike StopFilter: the next value of a multi-valued field
+    starts one position gap after the last kept token."""
+    settings = custom(
+        "standard", "lowercase", "s", "porter_stem",
+        filter__s={"type": "stop", "stopwords": ["flies", "the"], "remove_trailing": False},
+    )  # fmt: skip
+    analyzer = analysis(settings).analyzer("x", "test")
+    assert [t.term for t in analyzer.analyze("Fruit flies")] == ["fruit", "flies"]
+    assert [t.term for t in analyzer.analyze("Fruit flies.")] == ["fruit"]
+    assert [t.term for t in analyzer.analyze("flies running")] == ["run"]
+    assert analyzer.term_positions_values(["running the", "x"]) == [("run", 0), ("the", 1), ("x", 102)]
+    assert analyzer.term_positions_values(["running the ", "x"]) == [("run", 0), ("x", 101)]
+    removing = analysis(custom("whitespace", "s", filter__s={"type": "stop", "stopwords": ["the"]}))
+    assert removing.analyzer("x", "test").term_positions_values(["a the ", "x"]) == [("a", 0), ("x", 102)]
+
+
+def test_word_delimiter_type_table_from_a_file_skips_comment_lines(tmp_path: Path) -> None:
+    """`#` starts a comment in type_table_path (Elasticsearch's word list files), so `#` is typed by escape there;
+    inline rules have no comments. (Typed characters against Lucene: the type_table cases of tokens.json.gz.)"""
+    (tmp_path / "types.txt").write_text("# comment\n\\u0023 => ALPHA\n + => ALPHA \n\n", encoding="utf-8")
+    from_file = {"type": "word_delimiter_graph", "type_table_path": "types.txt"}
+    inline = {"type": "word_delimiter_graph", "type_table": ["# => ALPHA", "+ => ALPHA"]}
+    for spec in (from_file, inline):
+        settings = {"filter": {"w": spec}, "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["w"]}}}
+        analyzer = Analysis.from_settings({"analysis": settings}, tmp_path / "index.json", tmp_path)
+        assert analyzer.analyzer("x", "test").terms("c# c++ wi-fi") == ["c#", "c++", "wi", "fi"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("+ ALPHA", "expected 'character => TYPE'"),
+        ("ab => ALPHA", "only a single character"),
+        ("\U0001f600 => ALPHA", "only a single character"),
+        ("+ => LETTER", "the type must be one of LOWER, UPPER, ALPHA, DIGIT, ALPHANUM, SUBWORD_DELIM"),
+        ("\\u00 => ALPHA", "needs four hex digits"),
+        ("\\ud83d => ALPHA", "a surrogate"),
+    ],
+)
+def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
+    settings = custom(
+        "whitespace", "w", filter__w={"type": "word_delimiter", "type_table": ["- => ALPHA", rule]}
+    )
+    with pytest.raises(RelevanceInputError) as caught:
+        analysis(settings, "cfg.yaml").analyzer("x", "test")
+    assert str(caught.value).startswith("cfg.yaml: settings.analysis.filter.w.type_table[1]: ")
+    assert problem in str(caught.value)
+
+
 @pytest.mark.parametrize(
     ("settings", "key_path"),
     [
