@@ -203,9 +203,7 @@ def test_word_delimiter_type_table_from_a_file_skips_comment_lines(tmp_path: Pat
     ],
 )
 def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
-    settings = custom(
-        "whitespace", "w", filter__w={"type": "word_delimiter", "type_table": ["- => ALPHA", rule]}
-    )
+    settings = custom("whitespace", "w", filter__w={"type": "word_delimiter", "type_table": ["- => ALPHA", rule]})
     with pytest.raises(RelevanceInputError) as caught:
         analysis(settings, "cfg.yaml").analyzer("x", "test")
     assert str(caught.value).startswith("cfg.yaml: settings.analysis.filter.w.type_table[1]: ")
