@@ -126,7 +126,7 @@ def test_kstem_equals_lucene_on_every_cranfield_word_and_30_000_more() -> None:
 
 
 def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
-    """Both of Elasticsearch's names build KStem (stems as Lucene gives them, see kstem_stems.tsv.gz), which leaves
+    """Elasticsearch's three names build KStem (stems as Lucene gives them, see kstem_stems.tsv.gz), which leaves
     a keyword_marker term and an uppercase term alone."""
     settings = custom(
         "standard", "lowercase", "protect", "light",
@@ -138,6 +138,8 @@ def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
         "ponies", "aide", "italy", "stabilize", "microcode", "boundary", "aerodynamic", "pressure", "calculate",
     ]  # fmt: skip
     assert terms(custom("whitespace", "kstem"), "x", "generalizations Pressures") == ["generalization", "Pressures"]
+    by_language = custom("whitespace", "k", filter__k={"type": "stemmer", "language": "kstem"})
+    assert terms(by_language, "x", "generalizations Pressures") == ["generalization", "Pressures"]
 
 
 SUGGEST_STOP = custom(
