@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from pytest_relevance.cli import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Token
+from pytest_relevance.engines.embedded.analysis.kstem import kstem
 from pytest_relevance.engines.embedded.mapping import IndexMapping
 from pytest_relevance.errors import RelevanceInputError
 
@@ -22,7 +23,6 @@ LUCENE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lucen
 ANALYZERS = json.loads((LUCENE / "analyzers.json").read_text()) if (LUCENE / "analyzers.json").is_file() else {}
 # Texts where we knowingly differ from Lucene, with why; the test fails if one of them starts to agree.
 KNOWN: dict[str, dict[str, str]] = {}
-NOT_IMPLEMENTED = {"std_stemmer_light_english": "KStem needs Lucene's dictionary; the engine refuses light_english"}
 
 
 @cache
@@ -53,13 +53,7 @@ def custom(tokenizer: str, *filters: str, char_filter: tuple[str, ...] = (), **d
 
 
 @pytest.mark.skipif(not ANALYZERS, reason=f"Lucene reference data not found at {LUCENE}")
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.skip(reason=NOT_IMPLEMENTED[n])) if n in NOT_IMPLEMENTED else n
-        for n in ANALYZERS or ["none"]
-    ],
-)
+@pytest.mark.parametrize("name", list(ANALYZERS or ["none"]))
 def test_every_token_position_and_offset_equals_lucene(name: str, record_property) -> None:
     analyzer = analysis(ANALYZERS[name], "analyzers.json", LUCENE / "config").analyzer(name, "test")
     rows = lucene_tokens()[name]
@@ -117,14 +111,105 @@ def test_adversarial_strings_and_synonym_sequences_equal_lucene(case: str) -> No
     assert set(differ) == set(KNOWN_FUZZ.get(case, {})), "a known difference is gone: drop it from KNOWN_FUZZ"
 
 
-def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
-    settings = {"filter": {"light": {"type": "stemmer", "language": "light_english"}}}
-    settings["analyzer"] = {"x": {"tokenizer": "standard", "filter": ["light"]}}
+KSTEM_STEMS = Path(__file__).parent / "lucene_extra" / "kstem_stems.tsv.gz"
+
+
+def test_kstem_equals_lucene_on_every_cranfield_word_and_30_000_more() -> None:
+    """tests/lucene_extra/kstem_stems.tsv.gz: Lucene 9.9.1's KStemFilter on Cranfield's words, the reference texts'
+    words, dictionary words with English suffixes and edge cases (made by kstem.py beside it)."""
+    with gzip.open(KSTEM_STEMS, "rt", encoding="utf-8") as lines:
+        rows = [line.rstrip("\n").split("\t") for line in lines]
+    changed = sum(len(row) == 2 for row in rows)
+    assert len(rows) > 40_000 and changed > 15_000, "the reference should exercise every step"
+    differ = [(row[0], row[-1], got) for row in rows if (got := kstem(row[0])) != row[-1]]
+    assert not differ, f"{len(differ)} of {len(rows)} stems differ from Lucene's (word, Lucene, ours): {differ[:20]}"
+
+
+def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
+    """Elasticsearch's three names build KStem (stems as Lucene gives them, see kstem_stems.tsv.gz), which leaves
+    a keyword_marker term and an uppercase term alone."""
+    settings = custom(
+        "standard", "lowercase", "protect", "light",
+        filter__light={"type": "stemmer", "language": "light_english"},
+        filter__protect={"type": "keyword_marker", "keywords": ["ponies"]},
+    )  # fmt: skip
+    text = "Ponies aides Italians stabilization microcoding boundaries aerodynamically pressures calculated"
+    assert terms(settings, "x", text) == [
+        "ponies", "aide", "italy", "stabilize", "microcode", "boundary", "aerodynamic", "pressure", "calculate",
+    ]  # fmt: skip
+    assert terms(custom("whitespace", "kstem"), "x", "generalizations Pressures") == ["generalization", "Pressures"]
+    by_language = custom("whitespace", "k", filter__k={"type": "stemmer", "language": "kstem"})
+    assert terms(by_language, "x", "generalizations Pressures") == ["generalization", "Pressures"]
+
+
+SUGGEST_STOP = custom(
+    "whitespace", "s", filter__s={"type": "stop", "stopwords": ["to", "the", "a"], "remove_trailing": False}
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # Lucene's TestSuggestStopFilter (lucene/suggest): (term, start, end, position)
+        ("go to", [("go", 0, 2, 0), ("to", 3, 5, 1)]),
+        ("go to ", [("go", 0, 2, 0)]),
+        ("go to school", [("go", 0, 2, 0), ("school", 6, 12, 2)]),
+        ("go to a the school", [("go", 0, 2, 0), ("school", 12, 18, 4)]),
+        ("go to a the", [("go", 0, 2, 0), ("the", 8, 11, 3)]),
+        ("go to a the ", [("go", 0, 2, 0)]),
+    ],
+)
+def test_stop_without_remove_trailing_keeps_a_last_stop_word_still_being_typed(text: str, expected: list) -> None:
+    tokens = analysis(SUGGEST_STOP).analyzer("x", "test").analyze(text)
+    assert [(t.term, t.start_offset, t.end_offset, t.position) for t in tokens] == expected
+
+
+def test_a_kept_trailing_stop_word_is_a_keyword_and_leaves_no_end_gap() -> None:
+    """SuggestStopFilter marks the kept word keyword (a stemmer after it skips it), and its end() does not carry the
+    positions of stop words removed at the very end, unlike StopFilter: the next value of a multi-valued field
+    starts one position gap after the last kept token."""
+    settings = custom(
+        "standard", "lowercase", "s", "porter_stem",
+        filter__s={"type": "stop", "stopwords": ["flies", "the"], "remove_trailing": False},
+    )  # fmt: skip
+    analyzer = analysis(settings).analyzer("x", "test")
+    assert [t.term for t in analyzer.analyze("Fruit flies")] == ["fruit", "flies"]
+    assert [t.term for t in analyzer.analyze("Fruit flies.")] == ["fruit"]
+    assert [t.term for t in analyzer.analyze("flies running")] == ["run"]
+    assert analyzer.term_positions_values(["running the", "x"]) == [("run", 0), ("the", 1), ("x", 102)]
+    assert analyzer.term_positions_values(["running the ", "x"]) == [("run", 0), ("x", 101)]
+    removing = analysis(custom("whitespace", "s", filter__s={"type": "stop", "stopwords": ["the"]}))
+    assert removing.analyzer("x", "test").term_positions_values(["a the ", "x"]) == [("a", 0), ("x", 102)]
+
+
+def test_word_delimiter_type_table_from_a_file_skips_comment_lines(tmp_path: Path) -> None:
+    """`#` starts a comment in type_table_path (Elasticsearch's word list files), so `#` is typed by escape there;
+    inline rules have no comments. (Typed characters against Lucene: the type_table cases of tokens.json.gz.)"""
+    (tmp_path / "types.txt").write_text("# comment\n\\u0023 => ALPHA\n + => ALPHA \n\n", encoding="utf-8")
+    from_file = {"type": "word_delimiter_graph", "type_table_path": "types.txt"}
+    inline = {"type": "word_delimiter_graph", "type_table": ["# => ALPHA", "+ => ALPHA"]}
+    for spec in (from_file, inline):
+        settings = {"filter": {"w": spec}, "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["w"]}}}
+        analyzer = Analysis.from_settings({"analysis": settings}, tmp_path / "index.json", tmp_path)
+        assert analyzer.analyzer("x", "test").terms("c# c++ wi-fi") == ["c#", "c++", "wi", "fi"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("+ ALPHA", "expected 'character => TYPE'"),
+        ("ab => ALPHA", "only a single character"),
+        ("\U0001f600 => ALPHA", "only a single character"),
+        ("+ => LETTER", "the type must be one of LOWER, UPPER, ALPHA, DIGIT, ALPHANUM, SUBWORD_DELIM"),
+        ("\\u00 => ALPHA", "needs four hex digits"),
+        ("\\ud83d => ALPHA", "a surrogate"),
+    ],
+)
+def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
+    settings = custom("whitespace", "w", filter__w={"type": "word_delimiter", "type_table": ["- => ALPHA", rule]})
     with pytest.raises(RelevanceInputError) as caught:
-        analysis(settings, "conf/index.yaml").analyzer("x", "mappings.properties.title.analyzer")
-    message = str(caught.value)
-    assert message.startswith("conf/index.yaml: settings.analysis.filter.light.language:")
-    assert "elasticsearch engine supports it" in message
+        analysis(settings, "cfg.yaml").analyzer("x", "test")
+    assert str(caught.value).startswith("cfg.yaml: settings.analysis.filter.w.type_table[1]: ")
+    assert problem in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pa
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
 tokens.json.gz beside this file, which tests/test_analysis.py reads: hand-picked texts through every case, and
 seeded random inputs (adversarial strings through the tokenizers, word sequences through overlapping synonym rules,
-words through both word delimiters under random flags and n-gram and shingle filters, random markup through
+words through both word delimiters under random flags and type tables, n-gram and shingle filters, random markup through
 html_strip, random text through mapping and pattern_replace char filters).
 """
 
@@ -327,6 +327,30 @@ def word_cases() -> dict:
     return cases
 
 
+# Characters retyped by a word delimiter's type_table (Elasticsearch inline rules; Lucene reads them from a file,
+# where `#` starts a comment, hence the escape there).
+TYPE_RULES = ["+ => ALPHA", "# => ALPHA", "- => ALPHANUM", "\\u00e9 => SUBWORD_DELIM", "1 => LOWER", "B => LOWER",
+              "x => UPPER", " . => DIGIT ", "& => ALPHA", "_ => DIGIT", "\\u0027 => ALPHA"]  # fmt: skip
+
+
+def type_table_cases() -> dict:
+    flag_sets = {
+        "catenate_preserve": {"catenate_words": True, "catenate_numbers": True, "catenate_all": True,
+                              "preserve_original": True},
+        "defaults": {},
+    }  # fmt: skip
+    cases = {}
+    for name, flags in flag_sets.items():
+        lucene = {WD_FLAGS[key]: "1" if on else "0" for key, on in flags.items()}
+        for es_type, factory in (("word_delimiter_graph", "wordDelimiterGraph"), ("word_delimiter", "wordDelimiter")):
+            cases[f"{es_type}_type_table_{name}"] = (
+                {"filter": {"f": {"type": es_type, "type_table": TYPE_RULES, **flags}},
+                 "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f"]}}},
+                ("whitespace", {}), [(factory, {**lucene, "types": "wd_types.txt"})], [],
+            )  # fmt: skip
+    return cases
+
+
 HTML_PIECES = [
     "<b>", "</b>", "<p>", "</p>", "<div class='a'>", "</div>", "<br/>", "<br>", '<span id="x">', "</span>", "<foo>",
     "</foo>", '<a href="http://x.com/?a=1&b=2">', "</a>", "<img src=x.png alt='hi there'>", "<!-- c -->", "<!--x-->",
@@ -472,6 +496,7 @@ def synonym_cases() -> dict:
 
 
 FILES = {
+    "wd_types.txt": "".join(rule.replace("#", "\\u0023") + "\n" for rule in TYPE_RULES),
     "articles_l_qu.txt": "l\nqu\n",
     "fuzz_mapping.txt": "".join(f'"{a}" => "{b}"\n' for a, b in CHAR_MAPPINGS),
     "stop_a_the_of.txt": "a\nthe\nof\n",
@@ -551,6 +576,7 @@ def main() -> None:
         (FUZZ_ANALYZERS, fuzz_texts()),
         (synonym_cases(), synonym_texts()),
         (word_cases(), word_texts()),
+        (type_table_cases(), [*TEXTS, *word_texts()]),
         (html_cases(), html_texts()),
         (char_cases(), char_texts()),
         (misc_cases(), misc_texts()),

@@ -12,6 +12,7 @@ import regex
 import Stemmer
 
 from pytest_relevance.engines.embedded.analysis.folding_table import FOLDING
+from pytest_relevance.engines.embedded.analysis.kstem import kstem as kstem_stem
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
@@ -70,13 +71,43 @@ def uppercase() -> MapFilter:
     return MapFilter(java_upper)
 
 
-def stop(words: Collection[str], ignore_case: bool = False) -> MapFilter:
-    """StopFilter: stop words leave a position gap."""
+def _is_stop(words: Collection[str], ignore_case: bool) -> Callable[[str], bool]:
     if ignore_case:
         folded = frozenset(java_lower(w) for w in words)
-        return MapFilter(lambda term: None if java_lower(term) in folded else term)
-    exact = frozenset(words)
-    return MapFilter(lambda term: None if term in exact else term)
+        return lambda term: java_lower(term) in folded
+    return frozenset(words).__contains__
+
+
+def stop(words: Collection[str], ignore_case: bool = False) -> MapFilter:
+    """StopFilter: stop words leave a position gap."""
+    is_stop = _is_stop(words, ignore_case)
+    return MapFilter(lambda term: None if is_stop(term) else term)
+
+
+def suggest_stop(words: Collection[str], ignore_case: bool = False) -> StreamFilter:
+    """SuggestStopFilter (stop with `remove_trailing: false`, for search-as-you-type): a stop word that ends the
+    text with nothing after it may be a word being typed, so it stays, marked keyword so that no stemmer touches it.
+    As in Lucene, the positions of stop words removed at the very end are not carried to the stream's end."""
+    is_stop = _is_stop(words, ignore_case)
+
+    def run(tokens: list[Tok], end_inc: int, final: int) -> tuple[list[Tok], int]:
+        out: list[Tok] = []
+        skipped = 0
+        last = len(tokens) - 1
+        for index, tok in enumerate(tokens):
+            if is_stop(tok.term):
+                if index < last:
+                    skipped += tok.inc
+                    continue
+                if final > tok.end:
+                    break
+                tok.kw = True
+            tok.inc += skipped
+            skipped = 0
+            out.append(tok)
+        return out, end_inc
+
+    return StreamFilter(run, end_offset=True)
 
 
 def keep(words: Collection[str], ignore_case: bool = False) -> MapFilter:
@@ -176,6 +207,11 @@ def _snowball(algorithm: str) -> MapFilter:
 def porter() -> MapFilter:
     """PorterStemFilter: Porter's original algorithm as Lucene's reference port runs it, not Snowball English."""
     return MapFilter(porter_stem, skip_keyword=True)
+
+
+def kstem() -> MapFilter:
+    """KStemFilter: Krovetz's dictionary-checked stemmer (`kstem`, and the stemmer `light_english`)."""
+    return MapFilter(kstem_stem, skip_keyword=True)
 
 
 def snowball_english() -> MapFilter:
@@ -438,6 +474,55 @@ def _wd_type(c: str) -> int:
     return _DELIM
 
 
+# type_table names, as Elasticsearch's WordDelimiter(Graph)TokenFilterFactory reads them.
+WD_TYPES = {"LOWER": _LOWER, "UPPER": _UPPER, "ALPHA": _ALPHA, "DIGIT": _DIGIT, "ALPHANUM": _ALPHA | _DIGIT,
+            "SUBWORD_DELIM": _DELIM}  # fmt: skip
+_WD_RULE = regex.compile(r"(.*)\s*=>\s*(.*)\s*$")
+
+
+def parse_wd_type_rule(rule: str) -> tuple[str, int]:
+    """One `char => TYPE` rule of a word delimiter's type_table, parsed as Elasticsearch's parseTypes does (the
+    source trimmed, then Java escapes \\uXXXX, \\n, \\t...; exactly one character)."""
+    found = _WD_RULE.search(rule)
+    if found is None:
+        raise ValueError("expected 'character => TYPE'")
+    source, kind = _java_trim(found.group(1)), _java_trim(found.group(2))
+    chars, i = [], 0
+    while i < len(source):
+        c = source[i]
+        i += 1
+        if c == "\\":
+            if i >= len(source):
+                raise ValueError("a backslash ends the character")
+            c = source[i]
+            i += 1
+            if c == "u":
+                if i + 3 >= len(source) or not regex.fullmatch(r"[0-9a-fA-F]{4}", source[i : i + 4]):
+                    raise ValueError("\\u needs four hex digits")
+                c = chr(int(source[i : i + 4], 16))
+                i += 4
+            else:
+                c = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(c, c)
+        chars.append(c)
+    if len(chars) != 1 or chars[0] > "\uffff":  # Java counts UTF-16 units
+        raise ValueError("only a single character of the BMP is allowed before '=>'")
+    if kind not in WD_TYPES:
+        raise ValueError(f"the type must be one of {', '.join(WD_TYPES)}")
+    if "\ud800" <= chars[0] <= "\udfff":
+        raise ValueError("a surrogate cannot be typed here (terms hold whole characters)")
+    return chars[0], WD_TYPES[kind]
+
+
+def _java_trim(text: str) -> str:
+    """String.trim: every character up to U+0020 off both ends."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
 def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bool:
     if now & last:
         return False
@@ -454,11 +539,11 @@ def _wd_digit(kind: int) -> bool:
 
 
 def _wd_parts(
-    term: str, split_case: bool, split_numerics: bool, possessive: bool
+    term: str, split_case: bool, split_numerics: bool, possessive: bool, char_type: Callable[[str], int] = _wd_type
 ) -> tuple[list[tuple[int, int, int]], bool]:
     """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it, and whether it is a single word
     between delimiters (`--x--`, `C++`, `x's`), which Lucene keeps whatever the generate flags say."""
-    types = [_wd_type(c) for c in term]
+    types = [char_type(c) for c in term]
     n = len(term)
 
     def ends_possessive(pos: int) -> bool:
@@ -476,8 +561,7 @@ def _wd_parts(
         lo += 1
     while hi > lo and types[hi - 1] == _DELIM:
         hi -= 1
-    if ends_possessive(hi):
-        hi -= 2
+    span = hi - 2 if ends_possessive(hi) else hi  # a final possessive is skipped only where a part ends before it
     parts = []
     current = lo
     while current < hi:
@@ -494,12 +578,16 @@ def _wd_parts(
         current = end
         if end < hi - 1 and ends_possessive(end + 2):
             current += 2
-    return parts, len(parts) == 1 and parts[0][0] == lo and parts[0][1] == hi
+    return parts, len(parts) == 1 and parts[0][0] == lo and parts[0][1] == span
 
 
-def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: bool) -> StreamFilter:
+def word_delimiter(
+    flags: dict[str, bool], protected: frozenset[str], graph: bool, type_table: dict[str, int] | None = None
+) -> StreamFilter:
     """WordDelimiterGraphFilter / WordDelimiterFilter: subwords on delimiters, case changes and letter-digit
-    changes, with optional catenations and the original; graph form orders by start position, longest first."""
+    changes, with optional catenations and the original; graph form orders by start position, longest first.
+    `type_table` retypes characters (from parse_wd_type_rule), the others keep Lucene's default types."""
+    char_type = _wd_type if not type_table else lambda c: type_table.get(c) or _wd_type(c)
     split_case = flags["split_on_case_change"]
     split_numerics = flags["split_on_numerics"]
     possessive = flags["stem_english_possessive"]
@@ -520,7 +608,7 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
         term = tok.term
         if term in protected or (flags["ignore_keywords"] and tok.kw):
             return None
-        parts, single = _wd_parts(term, split_case, split_numerics, possessive)
+        parts, single = _wd_parts(term, split_case, split_numerics, possessive, char_type)
         if len(parts) == 1 and parts[0][0] == 0 and parts[0][1] == len(term):
             return None
         exact_offsets = flags["adjust_offsets"] and tok.end - tok.start == len(term)
@@ -595,12 +683,16 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
         return out, end_inc + gap
 
     if not graph:
-        return _legacy_word_delimiter(flags, protected, generated, concatenated)
+        return _legacy_word_delimiter(flags, protected, generated, concatenated, char_type)
     return StreamFilter(run)
 
 
 def _legacy_word_delimiter(
-    flags: dict[str, bool], protected: frozenset[str], generated: Callable, concatenated: Callable
+    flags: dict[str, bool],
+    protected: frozenset[str],
+    generated: Callable,
+    concatenated: Callable,
+    char_type: Callable[[str], int],
 ) -> StreamFilter:
     """WordDelimiterFilter (the legacy `word_delimiter`), as its state machine runs: the original first, then parts
     and catenations buffered with increments fixed when made (the first after the original at 0, catenations on
@@ -614,7 +706,7 @@ def _legacy_word_delimiter(
         for tok in tokens:
             state.accum += tok.inc
             term = tok.term
-            parts, single = _wd_parts(term, split_case, split_numerics, possessive)
+            parts, single = _wd_parts(term, split_case, split_numerics, possessive, char_type)
             if (len(parts) == 1 and parts[0][:2] == (0, len(term))) or term in protected:
                 out.append(tok.copy(inc=state.accum))
                 state.accum, state.first = 0, False

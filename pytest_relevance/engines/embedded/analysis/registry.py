@@ -94,8 +94,6 @@ _UNSUPPORTED_STEMMERS = [
     "light_swedish",
     "turkish",
     "lovins",
-    "light_english",
-    "kstem",
 ]
 
 
@@ -177,7 +175,6 @@ _ELASTIC_ONLY = {
             "scandinavian_normalization",
             "serbian_normalization",
             "sorani_normalization",
-            "kstem",
         ]
     ),
 }
@@ -561,7 +558,7 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     language = reg.param(spec, key, path, "english", str)
     by_language = {
         "english": filters.porter, "porter": filters.porter, "porter2": filters.snowball_english,
-        "minimal_english": filters.minimal_english,
+        "minimal_english": filters.minimal_english, "light_english": filters.kstem, "kstem": filters.kstem,
         "possessive_english": filters.possessive_english,
     }  # fmt: skip
     if language not in by_language:
@@ -578,11 +575,12 @@ def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     raise reg.unsupported(f"{path}.language", f"the Snowball {language!r} stemmer")
 
 
-def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter | StreamFilter:
+    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    ignore_case = reg.param(spec, "ignore_case", path, False, bool)
     if not reg.param(spec, "remove_trailing", path, True, bool):
-        raise reg.unsupported(f"{path}.remove_trailing", "remove_trailing: false")
-    words = reg.word_list(spec, "stopwords", path, "_english_")
-    return filters.stop(words or frozenset(), reg.param(spec, "ignore_case", path, False, bool))
+        return filters.suggest_stop(words, ignore_case)
+    return filters.stop(words, ignore_case)
 
 
 def _keep(reg: Registry, spec: Mapping, path: str) -> MapFilter:
@@ -673,10 +671,26 @@ def _word_delimiter(reg: Registry, spec: Mapping, path: str, graph: bool) -> Str
             ("adjust_offsets", True), ("ignore_keywords", False),
         )
     }  # fmt: skip
-    if "type_table" in spec or "type_table_path" in spec:
-        raise reg.unsupported(f"{path}.type_table", "a word delimiter type_table")
     protected = reg.word_list(spec, "protected_words", path, None) or frozenset()
-    return filters.word_delimiter(flags, protected, graph=graph)
+    return filters.word_delimiter(flags, protected, graph=graph, type_table=_type_table(reg, spec, path))
+
+
+def _type_table(reg: Registry, spec: Mapping, path: str) -> dict[str, int]:
+    """A word delimiter's `type_table` (inline rules) or `type_table_path` (a file; `#` lines are comments)."""
+    if "type_table_path" in spec:
+        key = "type_table_path"
+        rules = [line.strip() for line in reg.read_lines(spec, key, path) if line.strip() and line[0] != "#"]
+    else:
+        key = "type_table"
+        rules = reg.param(spec, key, path, [], list)
+    table = {}
+    for i, rule in enumerate(rules):
+        try:
+            char, kind = filters.parse_wd_type_rule(str(rule))
+        except ValueError as exc:
+            raise reg.error(f"{path}.{key}[{i}]", f"{exc}: {rule!r}") from None
+        table[char] = kind
+    return table
 
 
 def _synonym_filter(reg: Registry, spec: Mapping, path: str, rules_analyzer: Analyzer, graph: bool) -> StreamFilter:
@@ -719,6 +733,7 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "stop": _stop,
     "stemmer": _stemmer,
     "porter_stem": _named(filters.porter),
+    "kstem": _named(filters.kstem),
     "snowball": _snowball,
     "stemmer_override": _stemmer_override,
     "keyword_marker": _keyword_marker,
