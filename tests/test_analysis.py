@@ -549,7 +549,7 @@ def test_cli_analyze_prints_elasticsearch_tokens(tmp_path: Path, capsys) -> None
     assert lines[0].split() == ["token", "start_offset", "end_offset", "position"]
     assert lines[1].split() == ["runner", "4", "11", "1"]  # the trailing apostrophe is no part of the word
     assert main(["analyze", "--index-config", str(config), "--field", "nope", "x"]) == 2
-    assert "--field 'nope' is not a text or keyword field (title)" in capsys.readouterr().err
+    assert "field 'nope' is not a text or keyword field (title)" in capsys.readouterr().err
 
 
 @settings(max_examples=3000, deadline=None)
