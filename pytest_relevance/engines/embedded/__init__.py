@@ -314,7 +314,7 @@ class EmbeddedIndex:
 
     def search_tokens(
         self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
-    ) -> tuple[list[str], list[int]]:
+    ) -> tuple[Sequence[str], list[int]]:
         """The query text analyzed as Elasticsearch does for this field: a query-time `analyzer` if given, else
         the field's search analyzer (its search_quote_analyzer for phrases)."""
         if analyzer is not None:
@@ -325,7 +325,7 @@ class EmbeddedIndex:
         terms, positions = tokenize(text)
         return terms, list(positions)
 
-    def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> list[str]:
+    def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> Sequence[str]:
         return self.search_tokens(field, text, analyzer, path=path)[0]
 
     def has_value(self, field: str) -> np.ndarray:
