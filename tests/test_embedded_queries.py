@@ -199,6 +199,8 @@ def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
     assert [d for d, _ in body_hits(index, {**everything, "collapse": {"field": "tag"}})] == ["1", "3"]
     by_n = [d for d, _ in body_hits(index, {**everything, "sort": [{"n": {"order": "desc", "missing": "_first"}}]})]
     assert by_n == ["5", "2", "1", "4", "3"]  # the smallest value of a multi-valued field sorts ascending by default
+    by_tag = [d for d, _ in body_hits(index, {**everything, "sort": ["tag", {"n": "desc"}]})]
+    assert by_tag == ["2", "1", "4", "3", "5"]  # audio (n 9, 4, 2), then home (n 1, then 5 without n: last)
     filtered = body_hits(
         index, {"query": {"match": {"t": "headphones stand"}}, "post_filter": {"term": {"tag": "home"}}}
     )
