@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_relevance.cli import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Token
@@ -19,11 +21,7 @@ from pytest_relevance.errors import RelevanceInputError
 LUCENE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "lucene"
 ANALYZERS = json.loads((LUCENE / "analyzers.json").read_text()) if (LUCENE / "analyzers.json").is_file() else {}
 # Texts where we knowingly differ from Lucene, with why; the test fails if one of them starts to agree.
-KNOWN = {
-    "html_strip_standard": {
-        "std::vector<int>": "Lucene keeps the end offset of a token before a trailing start tag; we stretch it over it",
-    }
-}
+KNOWN: dict[str, dict[str, str]] = {}
 NOT_IMPLEMENTED = {"std_stemmer_light_english": "KStem needs Lucene's dictionary; the engine refuses light_english"}
 
 
@@ -70,12 +68,53 @@ def test_every_token_position_and_offset_equals_lucene(name: str, record_propert
         got = [(t.term, t.position, t.start_offset, t.end_offset, t.position_length) for t in analyzer.analyze(text)]
         if got != expected:
             differ.append((text, expected, got))
+        else:  # the indexing path (no token objects where the chain allows) agrees too
+            assert analyzer.term_positions(text) == [(t[0], t[1]) for t in expected], (name, text)
+            assert analyzer.term_lists(text) == ([t[0] for t in expected], [t[1] for t in expected]), (name, text)
     share = 1 - len(differ) / len(rows)
     record_property("exact_share", share)
     print(f"{name}: {len(rows) - len(differ)}/{len(rows)} texts exactly equal ({share:.2%})")
     unexpected = [d for d in differ if d[0] not in KNOWN.get(name, {})]
     assert not unexpected, f"{name}: {len(differ)} of {len(rows)} texts differ, first: {unexpected[0]}"
     assert {d[0] for d in differ} == set(KNOWN.get(name, {})), "a known difference is gone: drop it from KNOWN"
+
+
+with gzip.open(Path(__file__).parent / "lucene_extra" / "tokens.json.gz", "rt", encoding="utf-8") as extra:
+    EXTRA = json.load(extra)
+KNOWN_EXTRA: dict[str, dict[str, str]] = {}
+
+
+@pytest.mark.parametrize("case", list(EXTRA["cases"]))
+def test_components_beyond_the_shared_data_equal_lucene(case: str) -> None:
+    """tests/lucene_extra/tokens.json.gz: made by generate.py beside it, with real Lucene 9.9.1."""
+    spec = EXTRA["cases"][case]
+    analyzer = analysis(spec["settings"]).analyzer("x", "test")
+    differ = set()
+    for text, expected in zip(EXTRA["texts"], spec["tokens"], strict=True):
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in analyzer.analyze(text)]
+        if got != expected:
+            differ.add(text)
+            assert text in KNOWN_EXTRA.get(case, {}), f"{case}: {text!r}\nLucene {expected}\nours   {got}"
+    assert differ == set(KNOWN_EXTRA.get(case, {})), "a known difference is gone: drop it from KNOWN_EXTRA"
+
+
+# Random inputs made by tests/lucene_extra/generate.py (adversarial strings through the tokenizers, word sequences
+# through overlapping synonym rules) where we knowingly differ, with why; the test fails if one starts to agree.
+KNOWN_FUZZ: dict[str, dict[str, str]] = {}
+
+
+@pytest.mark.parametrize("case", list(EXTRA["fuzz"]))
+def test_adversarial_strings_and_synonym_sequences_equal_lucene(case: str) -> None:
+    spec = EXTRA["fuzz"][case]
+    analyzer = analysis(spec["settings"]).analyzer("x", "test")
+    differ = {}
+    for text, expected in zip(spec["texts"], spec["tokens"], strict=True):
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in analyzer.analyze(text)]
+        if got != expected:
+            differ[text] = (expected, got)
+    unexpected = {text: pair for text, pair in differ.items() if text not in KNOWN_FUZZ.get(case, {})}
+    assert not unexpected, f"{case}: {len(differ)} of {len(spec['texts'])} differ: {unexpected}"
+    assert set(differ) == set(KNOWN_FUZZ.get(case, {})), "a known difference is gone: drop it from KNOWN_FUZZ"
 
 
 def test_light_english_is_refused_naming_the_key_path_and_the_elasticsearch_engine() -> None:
@@ -107,6 +146,15 @@ def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out
     with pytest.raises(RelevanceInputError, match="elasticsearch engine supports it") as caught:
         analysis(settings, "cfg.yaml").analyzer("x", "test")
     assert str(caught.value).startswith(f"cfg.yaml: {key_path}")
+
+
+def test_a_misspelt_component_is_unknown_not_unsupported() -> None:
+    with pytest.raises(RelevanceInputError, match=r"filter\[0\]: unknown token filter 'lowecase'; check the spelling"):
+        analysis(custom("standard", "lowecase"), "cfg.yaml").analyzer("x", "test")
+    with pytest.raises(
+        RelevanceInputError, match=r"t.analyzer: the analyzer 'french' is not supported .* elasticsearch"
+    ):
+        analysis({}).analyzer("french", "mappings.properties.t.analyzer")
 
 
 def test_unsupported_tokenizer_and_unknown_analyzer() -> None:
@@ -312,6 +360,8 @@ def test_multi_valued_fields_leave_lucenes_position_and_offset_gaps() -> None:
     assert tokens[-1] == Token("again", 1 + 100 + 1, 12, 17)
     stop = analysis({"analyzer": {"x": {"type": "stop"}}}).analyzer("x", "t")
     assert stop.analyze_values(["fox the", "dog"])[-1].position == 0 + 1 + 100 + 1  # the trailing stop word counts
+    assert stop.term_positions_values(["fox the", "dog"]) == [("fox", 0), ("dog", 102)]
+    assert analyzer.term_positions_values(["Hello world", "", "again"]) == [("hello", 0), ("world", 1), ("again", 202)]
     assert analyzer.terms("Hello World") == ["hello", "world"]
     assert analysis({}).analyzer("standard", "t").analyze("😀 a")[1] == Token("a", 1, 3, 4)  # UTF-16 offsets
 
@@ -415,3 +465,30 @@ def test_cli_analyze_prints_elasticsearch_tokens(tmp_path: Path, capsys) -> None
     assert lines[1].split() == ["runner", "4", "11", "1"]  # the trailing apostrophe is no part of the word
     assert main(["analyze", "--index-config", str(config), "--field", "nope", "x"]) == 2
     assert "--field 'nope' is not a text or keyword field (title)" in capsys.readouterr().err
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127) | st.sampled_from("ab1_.:',;"), max_size=20))
+def test_the_ascii_fast_path_segments_as_uax29_does(text: str) -> None:
+    from pytest_relevance.engines.embedded.analysis.tokenizers import _STANDARD, _STANDARD_ASCII
+
+    assert [m.span() for m in _STANDARD_ASCII.finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
+
+
+SYNONYM_WORDS = ("the", "usa", "u", "s", "a", "united", "states", "ny", "new", "york", "b", "c", "x", "tv", "foo")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(SYNONYM_WORDS), max_size=12))
+def test_the_indexing_path_agrees_with_the_tokens_around_synonyms_and_gaps(words: list[str]) -> None:
+    """term_lists skips token objects; the tokens are what the Lucene tests check, so the two must agree."""
+    rules = ["united states, usa, u s a", "ny => new york", "a b c => x"]
+    settings = custom(
+        "standard", "lowercase", "stop", "syn", "porter_stem", filter__syn={"type": "synonym_graph", "synonyms": rules}
+    )
+    analyzer = analysis(settings).analyzer("x", "test")
+    text = " ".join(words)
+    tokens = analyzer.analyze(text)
+    assert analyzer.term_lists(text) == ([t.term for t in tokens], [t.position for t in tokens])
+    values = [text, text]
+    assert analyzer.term_positions_values(values) == [(t.term, t.position) for t in analyzer.analyze_values(values)]

@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.analysis.registry import Registry
 
 __all__ = ["Analysis", "Analyzer", "CharFilter", "Token", "Tokenizer"]
 
@@ -122,21 +126,19 @@ class Analyzer:
         self.position_increment_gap = position_increment_gap
         self._tokenizer = tokenizer
         self._char_filters = tuple(char_filters)
-        stages: list[Callable[[list[Tok], int], tuple[list[Tok], int]]] = []
+        stages: list[tuple[Callable[..., tuple[list[Tok], int]], bool]] = []  # (stage, wants the final offset)
         run: list[MapFilter] = []
         for f in [*filters, None]:
             if isinstance(f, MapFilter):
                 run.append(f)
                 continue
             if run:
-                stages.append(_map_stage(run))
+                stages.append((_map_stage(run), False))
                 run = []
             if f is not None:
-                stages.append(f.fn)
+                stages.append((f.fn, f.end_offset))
         self._stages = tuple(stages)
-        self._maps_only = all(isinstance(f, MapFilter) for f in filters)
-        self._fused = _fuse([f for f in filters if isinstance(f, MapFilter)]) if self._maps_only else None
-        self._plain_cache: dict[str, str | bool] = {}  # raw term -> analyzed term, False when dropped
+        self._fast = self._fast_stages(filters)
 
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
@@ -159,8 +161,8 @@ class Analyzer:
             for correct in corrections:
                 final = correct(final)
         end_inc = 0
-        for stage in self._stages:
-            tokens, end_inc = stage(tokens, end_inc)
+        for stage, wants_final in self._stages:
+            tokens, end_inc = stage(tokens, end_inc, final) if wants_final else stage(tokens, end_inc)
         return tokens, end_inc, final
 
     def analyze(self, text: str) -> list[Token]:
@@ -192,27 +194,93 @@ class Analyzer:
         return [term for term, _ in self.term_positions(text)]
 
     def term_positions(self, text: str) -> list[tuple[str, int]]:
-        """(term, position) pairs: what an index needs. Chains of per-term filters on a tokenizer with a fast path
-        skip the token objects: the tokenizer's strings go through one dict lookup each."""
-        fast = getattr(self._tokenizer, "terms", None)
-        if self._fused is None or self._char_filters or fast is None:
-            out, position = [], -1
-            for tok in self._stream(text)[0]:
+        """(term, position) pairs: what an index needs. When every stage has a fast form, no token objects are
+        made: the tokenizer's strings go through the stages as parallel lists of terms and positions."""
+        terms, positions, _ = self._lists(text)
+        return list(zip(terms, positions, strict=True))
+
+    def term_lists(self, text: str) -> tuple[list[str], list[int]]:
+        """The same as two parallel lists, terms and positions (no pairs to build or to take apart)."""
+        terms, positions, _ = self._lists(text)
+        return terms, positions
+
+    def term_positions_values(
+        self, values: Iterable[str], position_increment_gap: int | None = None
+    ) -> list[tuple[str, int]]:
+        """(term, position) pairs of a multi-valued field, positions as `analyze_values` gives them."""
+        gap = self.position_increment_gap if position_increment_gap is None else position_increment_gap
+        out: list[tuple[str, int]] = []
+        final = -gap - 1  # as if a value ended there, so that the first one starts at position 0
+        for value in values:
+            terms, positions, last = self._lists(value)
+            base = final + gap + 1
+            out.extend((term, base + position) for term, position in zip(terms, positions, strict=True))
+            final = base + last
+        return out
+
+    def _lists(self, text: str) -> tuple[list[str], list[int], int]:
+        """Terms, positions, and the position of the end of the stream (trailing removed tokens included)."""
+        if self._fast is None:
+            tokens, end_inc, _ = self._stream(text)
+            terms, positions, position = [], [], -1
+            for tok in tokens:
                 position += tok.inc
-                out.append((tok.term, position))
-            return out
-        cache = self._plain_cache
-        raw = fast(text)
-        mapped = list(map(cache.get, raw))
+                terms.append(tok.term)
+                positions.append(position)
+            return terms, positions, position + end_inc
+        terms = self._tokenizer.terms(text)  # type: ignore[attr-defined]
+        positions = list(range(len(terms)))
+        last = len(terms) - 1
+        for stage in self._fast:
+            terms, positions, last = stage(terms, positions, last)
+        return terms, positions, last
+
+    def _fast_stages(self, filters: Sequence[MapFilter | StreamFilter]) -> tuple | None:
+        """The stages on bare term lists, or None when a component has no such form (char filters, a tokenizer
+        whose tokens can leave gaps, a stream filter without `fast`, a keyword mark that must cross a stage)."""
+        if self._char_filters or not hasattr(self._tokenizer, "terms"):
+            return None
+        maps_only = all(isinstance(f, MapFilter) for f in filters)
+        stages: list[Callable] = []
+        run: list[MapFilter] = []
+        for f in [*filters, None]:
+            if isinstance(f, MapFilter):
+                if f.keyword is not None and not maps_only:
+                    return None
+                run.append(f)
+                continue
+            if run:
+                stages.append(_fast_map_stage(run))
+                run = []
+            if f is not None:
+                if f.fast is None:
+                    return None
+                stages.append(f.fast)
+        return tuple(stages)
+
+
+def _fast_map_stage(
+    filters: Sequence[MapFilter],
+) -> Callable[[list[str], list[int], int], tuple[list[str], list[int], int]]:
+    """Per-term filters on bare lists: one C-level dict lookup per term once the vocabulary is cached."""
+    fused = _fuse(filters)
+    cache: dict[str, str | bool] = {}  # term -> analyzed term, False when dropped
+
+    def stage(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
+        mapped = list(map(cache.get, terms))
         if None in mapped:
-            fused = self._fused
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             for index, term in enumerate(mapped):
                 if term is None:
-                    found = fused(raw[index], False)
-                    mapped[index] = cache[raw[index]] = False if found is None else found[0]
-        return [(term, position) for position, term in enumerate(mapped) if term is not False]
+                    found = fused(terms[index], False)
+                    mapped[index] = cache[terms[index]] = False if found is None else found[0]
+        if False in mapped:
+            keep = [index for index, term in enumerate(mapped) if term is not False]
+            return [mapped[index] for index in keep], [positions[index] for index in keep], last
+        return mapped, positions, last
+
+    return stage
 
 
 def _utf16_units(text: str) -> Callable[[int], int] | None:
@@ -228,7 +296,7 @@ def _utf16_units(text: str) -> Callable[[int], int] | None:
 class Analysis:
     """The analyzers and normalizers of one index config (its `settings.analysis`), built-ins always available."""
 
-    def __init__(self, registry: object) -> None:
+    def __init__(self, registry: Registry) -> None:
         self._registry = registry
 
     @classmethod
@@ -241,12 +309,12 @@ class Analysis:
 
     def analyzer(self, name: str, key_path: str) -> Analyzer:
         """The analyzer called `name` (custom or built-in); `key_path` says where the name was used, for errors."""
-        return self._registry.analyzer(name, key_path)  # type: ignore[attr-defined]
+        return self._registry.analyzer(name, key_path)
 
     def normalizer(self, name: str, key_path: str) -> Analyzer:
         """The normalizer called `name` (custom or the built-in `lowercase`), as a keyword-tokenizer analyzer."""
-        return self._registry.normalizer(name, key_path)  # type: ignore[attr-defined]
+        return self._registry.normalizer(name, key_path)
 
     def has_analyzer(self, name: str) -> bool:
         """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
-        return self._registry.has_analyzer(name)  # type: ignore[attr-defined]
+        return self._registry.has_analyzer(name)

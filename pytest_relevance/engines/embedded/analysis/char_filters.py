@@ -136,74 +136,54 @@ def pattern_replace(compiled: regex.Pattern, replacement: str) -> Callable[[str]
     return run
 
 
-# HTMLStripCharFilter: tags go (block-level ones become a newline, so words on either side stay apart), comments,
-# scripts and styles go whole, entities are decoded.
-_BLOCK = frozenset(
+# HTMLStripCharFilter: inline elements go without a trace (`x<b>y` is one word, as browsers render it), every other
+# tag and whole scripts and styles become a newline, so words on either side stay apart; comments, processing
+# instructions and declarations go whole; CDATA keeps its text; entities are decoded.
+_INLINE = frozenset(
     [
-        "address",
-        "article",
-        "aside",
-        "audio",
-        "blockquote",
-        "body",
-        "br",
-        "canvas",
-        "center",
-        "dd",
-        "dir",
-        "div",
-        "dl",
-        "dt",
-        "fieldset",
-        "figcaption",
-        "figure",
-        "footer",
-        "form",
-        "frame",
-        "frameset",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "head",
-        "header",
-        "hgroup",
-        "hr",
-        "html",
-        "iframe",
-        "isindex",
-        "li",
-        "map",
-        "menu",
-        "noframes",
-        "noscript",
-        "ol",
-        "output",
-        "p",
-        "pre",
-        "section",
-        "table",
-        "tbody",
-        "td",
-        "tfoot",
-        "th",
-        "thead",
-        "title",
-        "tr",
-        "ul",
-        "video",
+        "a",
+        "abbr",
+        "acronym",
+        "b",
+        "basefont",
+        "bdo",
+        "big",
+        "cite",
+        "code",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "img",
+        "input",
+        "kbd",
+        "label",
+        "q",
+        "s",
+        "samp",
+        "select",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "textarea",
+        "tt",
+        "u",
+        "var",
     ]
 )
-_ATTR = r"""(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)"""
+_ATTR = r"""(?:\s+[^\s"'<>/=&]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>]+))?)"""
 _HTML = regex.compile(
     r"(?P<comment><!--.*?(?:-->|\Z))"
     r"|(?P<script><(?P<skind>script|style)\b" + _ATTR + r"*\s*>.*?(?:</(?P=skind)\s*>|\Z))"
     r"|(?P<cdata><!\[CDATA\[(?P<cdtext>.*?)\]\]>)"
     r"|(?P<decl><[!?][^>]*>)"
-    r"|(?P<tag></?(?P<name>[A-Za-z][-.:_A-Za-z0-9]*)" + _ATTR + r"*\s*/?>)"
-    r"|(?P<entity>&(?:#[xX](?P<hex>[0-9a-fA-F]+)|#(?P<dec>[0-9]+)|(?P<named>[A-Za-z][A-Za-z0-9]*));)",
+    r"|(?P<tag></?\s*(?P<name>[A-Za-z][-.:_A-Za-z0-9]*)" + _ATTR + r"*\s*/?>)"
+    r"|(?P<unclosed></?\s*[A-Za-z][-.:_A-Za-z0-9]*\Z)"  # a bare tag name the text ends in: gone
+    # an entity ends with `;`, or without one at the very end of the text
+    r"|(?P<entity>&(?:#[xX](?P<hex>[0-9a-fA-F]+)|#(?P<dec>[0-9]+)|(?P<named>[A-Za-z][A-Za-z0-9]*))(?:;|\Z))",
     regex.DOTALL | regex.IGNORECASE,
 )
 
@@ -211,8 +191,9 @@ _HTML = regex.compile(
 def _entity(m: regex.Match) -> str | None:
     if m.group("hex") or m.group("dec"):
         code = int(m.group("hex"), 16) if m.group("hex") else int(m.group("dec"))
-        return chr(code) if 0 < code <= 0x10FFFF else None
-    return html.entities.html5.get(m.group("named") + ";")
+        return chr(code) if code <= 0x10FFFF else None
+    name = m.group("named")
+    return " " if name == "nbsp" else html.entities.html5.get(name + ";")  # Lucene makes &nbsp; a plain space
 
 
 def html_strip(escaped_tags: frozenset[str] = frozenset()) -> Callable[[str], tuple[str, Correct]]:
@@ -224,7 +205,7 @@ def html_strip(escaped_tags: frozenset[str] = frozenset()) -> Callable[[str], tu
         out = _Builder()
         last = 0
         for m in _HTML.finditer(text):
-            kind = m.lastgroup if m.lastgroup in ("comment", "cdata", "decl") else None
+            kind = m.lastgroup if m.lastgroup in ("comment", "cdata", "decl", "unclosed") else None
             if kind is None:
                 kind = next(k for k in ("script", "tag", "entity") if m.group(k) is not None)
             matched = m.end() - m.start()
@@ -244,7 +225,7 @@ def html_strip(escaped_tags: frozenset[str] = frozenset()) -> Callable[[str], tu
                 if kind in ("tag", "script") and name in escaped:
                     continue
                 out.keep(text[last : m.start()])
-                out.replace(matched, "\n" if kind == "tag" and name in _BLOCK else "")
+                out.replace(matched, "\n" if kind == "script" or (kind == "tag" and name not in _INLINE) else "")
             last = m.end()
         if last == 0:
             return text, _identity

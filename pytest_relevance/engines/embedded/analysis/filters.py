@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001 (the ASCII folding table is made of look-alike characters on purpose)
 """Token filters. Per-term ones are `MapFilter`s (fused and cached per analyzer); the rest are `StreamFilter`s.
 
 Each function here builds one filter from already-validated parameters; `registry.py` reads the settings.
@@ -12,6 +11,7 @@ from collections.abc import Callable, Collection
 import regex
 import Stemmer
 
+from pytest_relevance.engines.embedded.analysis.folding_table import FOLDING
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
@@ -226,62 +226,14 @@ def cjk_width() -> MapFilter:
     return MapFilter(run)
 
 
-# ASCIIFoldingFilter: Latin letters with diacritics via decomposition, plus the letters, ligatures and punctuation
-# that have no decomposition to ASCII.
-_FOLD_SPECIAL = {
-    "Æ": "AE", "æ": "ae", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Ħ": "H", "ħ": "h",
-    "ı": "i", "Ĳ": "IJ", "ĳ": "ij", "ĸ": "q", "Ŀ": "L", "ŀ": "l", "Ł": "L", "ł": "l", "ŉ": "'n", "Ŋ": "N",
-    "ŋ": "n", "Œ": "OE", "œ": "oe", "Ŧ": "T", "ŧ": "t", "ß": "ss", "Þ": "TH", "þ": "th", "ƒ": "f", "ſ": "s",
-    "ẞ": "SS", "Ɓ": "B", "Ƈ": "C", "ƈ": "c", "Ɗ": "D", "Ƒ": "F", "Ɠ": "G", "Ɨ": "I", "Ƙ": "K", "ƙ": "k",
-    "ƚ": "l", "Ɲ": "N", "ƞ": "n", "Ƥ": "P", "ƥ": "p", "Ƭ": "T", "ƭ": "t", "Ʈ": "T", "Ʋ": "V", "Ƴ": "Y",
-    "ƴ": "y", "Ƶ": "Z", "ƶ": "z", "ȡ": "d", "Ȥ": "Z", "ȥ": "z", "ȴ": "l", "ȵ": "n", "ȶ": "t", "ȷ": "j",
-    "Ⱥ": "A", "Ȼ": "C", "ȼ": "c", "Ƚ": "L", "Ⱦ": "T", "ȿ": "s", "ɀ": "z", "Ƀ": "B", "Ʉ": "U", "Ɇ": "E",
-    "ɇ": "e", "Ɉ": "J", "ɉ": "j", "Ɍ": "R", "ɍ": "r", "Ɏ": "Y", "ɏ": "y", "ɓ": "b", "ɕ": "c", "ɖ": "d",
-    "ɗ": "d", "ɠ": "g", "ɡ": "g", "ɦ": "h", "ɨ": "i", "ɪ": "I", "ɫ": "l", "ɬ": "l", "ɭ": "l", "ɱ": "m",
-    "ɲ": "n", "ɳ": "n", "ɴ": "N", "ɶ": "OE", "ɼ": "r", "ɽ": "r", "ɾ": "r", "ʀ": "R", "ʂ": "s", "ʈ": "t",
-    "ʉ": "u", "ʋ": "v", "ʏ": "Y", "ʐ": "z", "ʑ": "z", "ʙ": "B", "ʛ": "G", "ʜ": "H", "ʝ": "j", "ʟ": "L",
-    "ʠ": "q", "ʣ": "dz", "ʥ": "dz", "ʦ": "ts", "ʪ": "ls", "ʫ": "lz", "ǅ": "Dz", "ǆ": "dz", "Ǆ": "DZ",
-    "ǈ": "Lj", "ǉ": "lj", "Ǉ": "LJ", "ǋ": "Nj", "ǌ": "nj", "Ǌ": "NJ", "ǲ": "Dz", "ǳ": "dz", "Ǳ": "DZ",
-    "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st",
-    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "‹": "'", "›": "'", "“": '"', "”": '"', "„": '"',
-    "‟": '"', "″": '"', "«": '"', "»": '"', "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "⁻": "-",
-    "₋": "-", "−": "-", "﹣": "-", "－": "-", "⁄": "/", "※": "*", "‼": "!!", "⁇": "??", "⁈": "?!", "⁉": "!?",
-    "⁅": "[", "⁆": "]", "⁎": "*", "⁏": ";", "⁒": "%", "⁓": "~",
-}  # fmt: skip
-
-
-_NO_FOLD = frozenset("\u2122\u2120\u2121")  # trade mark signs: compatibility decompositions Lucene does not fold
-
-
-def _fold_char(c: str) -> str:
-    special = _FOLD_SPECIAL.get(c)
-    if special is not None:
-        return special
-    if c in _NO_FOLD:
-        return c
-    decomposed = unicodedata.normalize("NFKD", c)
-    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    if base and base.isascii() and base.isprintable():
-        return base
-    return c
-
-
-_FOLD_CACHE: dict[str, str] = {}
-
-
 def fold_to_ascii(term: str) -> str:
+    """ASCIIFoldingFilter.foldToASCII: every character in Lucene's table replaced, the others kept."""
     if term.isascii():
         return term
-    out = []
-    for c in term:
-        if c < "\x80":
-            out.append(c)
-            continue
-        folded = _FOLD_CACHE.get(c)
-        if folded is None:
-            folded = _FOLD_CACHE[c] = _fold_char(c)
-        out.append(folded)
-    return "".join(out)
+    return term.translate(_FOLDING)
+
+
+_FOLDING = str.maketrans(FOLDING)
 
 
 def asciifolding(preserve_original: bool = False) -> MapFilter | StreamFilter:
@@ -342,17 +294,19 @@ def remove_duplicates() -> StreamFilter:
     return StreamFilter(run)
 
 
-def classic() -> MapFilter:
-    """ClassicFilter: `'s` off apostrophe tokens, dots out of acronyms (applied by term shape, as the types are)."""
+def classic() -> StreamFilter:
+    """ClassicFilter: `'s` off the classic tokenizer's apostrophe tokens, dots out of its acronyms (by token type, so
+    after another tokenizer it changes nothing)."""
 
-    def run(term: str) -> str:
-        if len(term) >= 2 and term[-2:] in ("'s", "'S") and "'" not in term[:-2]:
-            return term[:-2]
-        if "." in term and regex.fullmatch(r"(?:\p{L}\.)+\p{L}?\.?", term):
-            return term.replace(".", "")
-        return term
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        for tok in tokens:
+            if tok.type == "<APOSTROPHE>" and tok.term[-2:] in ("'s", "'S"):
+                tok.term = tok.term[:-2]
+            elif tok.type == "<ACRONYM>":
+                tok.term = tok.term.replace(".", "")
+        return tokens, end_inc
 
-    return MapFilter(run)
+    return StreamFilter(run)
 
 
 def ngram(min_gram: int, max_gram: int, preserve_original: bool, edges_only: bool = False) -> StreamFilter:
@@ -392,7 +346,7 @@ def shingle(
     length = their token count). A position gap (a removed stop word) is a `filler` token that shingles include and
     may start with, but that is never output alone; its offsets are those of the next token's start."""
 
-    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+    def run(tokens: list[Tok], end_inc: int, final: int) -> tuple[list[Tok], int]:
         window: list[Tok] = []
         real: list[bool] = []
         for tok in tokens:
@@ -401,6 +355,11 @@ def shingle(
                 real.append(False)
             window.append(tok)
             real.append(True)
+        if window:  # stop words at the end are fillers too (Lucene's end() position increment), ending the text
+            for _ in range(end_inc):
+                window.append(Tok(filler, final, final))
+                real.append(False)
+        base = 0 if output_unigrams else min_size - 1  # without unigrams, lengths count from the smallest shingle
         out: list[Tok] = []
         gap = 0
         made_shingle = False
@@ -414,17 +373,16 @@ def shingle(
                     continue
                 parts = window[i : i + size]
                 term = separator.join(p.term for p in parts)
-                out.append(
-                    Tok(term, tok.start, parts[-1].end, inc=0 if emitted else 1 + gap, plen=size, type="shingle")
-                )
+                inc = 0 if emitted else 1 + gap
+                out.append(Tok(term, tok.start, parts[-1].end, inc=inc, plen=size - base, type="shingle"))
                 emitted = True
                 made_shingle = True
             gap = 0 if emitted else gap + 1
         if not made_shingle and not output_unigrams and unigrams_if_no_shingles:
             return tokens, end_inc
-        return out, end_inc + gap
+        return out, gap if window else end_inc
 
-    return StreamFilter(run)
+    return StreamFilter(run, end_offset=True)
 
 
 def keyword_repeat() -> StreamFilter:
@@ -446,6 +404,8 @@ _ALPHA = _LOWER | _UPPER
 
 
 def _wd_type(c: str) -> int:
+    if c < "\u0100":  # Lucene's table for Latin-1: Java's isLowerCase, isUpperCase, isDigit, else a delimiter
+        return _LOWER if c.islower() else _UPPER if c.isupper() else _DIGIT if "0" <= c <= "9" else _DELIM
     if c >= "\U00010000":  # Java sees two surrogates, typed ALPHA | DIGIT
         return _ALPHA | _DIGIT
     category = unicodedata.category(c)
@@ -472,8 +432,19 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
 
 
-def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: bool) -> list[tuple[int, int, int]]:
-    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it."""
+_LEGACY_ORDER = {0: 0, 3: 1, 2: 2, 1: 3}  # at one position: original, part, its run's catenation, catenate_all
+
+
+def _wd_digit(kind: int) -> bool:
+    """Whether a subword is a number part (digits only; surrogates count as letters too)."""
+    return bool(kind & _DIGIT) and not kind & _ALPHA
+
+
+def _wd_parts(
+    term: str, split_case: bool, split_numerics: bool, possessive: bool
+) -> tuple[list[tuple[int, int, int]], bool]:
+    """(start, end, type) of the subwords of `term`, as WordDelimiterIterator cuts it, and whether it is a single word
+    between delimiters (`--x--`, `C++`, `x's`), which Lucene keeps whatever the generate flags say."""
     types = [_wd_type(c) for c in term]
     n = len(term)
 
@@ -510,7 +481,7 @@ def _wd_parts(term: str, split_case: bool, split_numerics: bool, possessive: boo
         current = end
         if end < hi - 1 and ends_possessive(end + 2):
             current += 2
-    return parts
+    return parts, len(parts) == 1 and parts[0][0] == lo and parts[0][1] == hi
 
 
 def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: bool) -> StreamFilter:
@@ -523,46 +494,69 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
     cat_words, cat_numbers, cat_all = flags["catenate_words"], flags["catenate_numbers"], flags["catenate_all"]
     preserve = flags["preserve_original"]
 
-    def expand(tok: Tok) -> list[tuple[int, int, Tok]] | None:
-        """(start position, end position, token) relative to the token, or None to pass it through unchanged."""
+    def generated(kind: int) -> bool:
+        return bool((words and kind & _ALPHA) or (numbers and kind & _DIGIT))
+
+    def concatenated(kind: int) -> bool:
+        return bool((cat_words and kind & _ALPHA) or (cat_numbers and kind & _DIGIT))
+
+    def expand(tok: Tok) -> list[tuple[int, int, int, Tok]] | None:
+        """(start position, end position, rank, token) relative to the token, as WordDelimiterGraphFilter buffers
+        them: positions count generated parts (a catenation of parts not generated takes one of its own), rank
+        orders ties (original, catenate_all, a run's catenation, a part). None passes the token through."""
         term = tok.term
         if term in protected or (flags["ignore_keywords"] and tok.kw):
             return None
-        parts = _wd_parts(term, split_case, split_numerics, possessive)
+        parts, single = _wd_parts(term, split_case, split_numerics, possessive)
         if len(parts) == 1 and parts[0][0] == 0 and parts[0][1] == len(term):
             return None
         exact_offsets = flags["adjust_offsets"] and tok.end - tok.start == len(term)
 
-        def make(start: int, end: int, text: str) -> Tok:
+        def make(first: int, last: int) -> Tok:
+            text = "".join(term[s:e] for s, e, _ in parts[first:last])
             if exact_offsets:
-                return tok.copy(term=text, start=tok.start + start, end=tok.start + end)
+                return tok.copy(term=text, start=tok.start + parts[first][0], end=tok.start + parts[last - 1][1])
             return tok.copy(term=text)
 
-        out: list[tuple[int, int, Tok]] = []
-        positions = 0
-        runs: list[list[tuple[int, int, int]]] = []
-        for part in parts:
-            kind_is_digit = bool(part[2] & _DIGIT) and not part[2] & _ALPHA
-            if (kind_is_digit and numbers) or (not kind_is_digit and words):
-                out.append((positions, positions + 1, make(part[0], part[1], term[part[0] : part[1]])))
-            positions += 1
-            if runs and bool(runs[-1][-1][2] & _DIGIT and not runs[-1][-1][2] & _ALPHA) == kind_is_digit:
-                runs[-1].append(part)
-            else:
-                runs.append([part])
-        index = 0
-        for run in runs:
-            is_digit = bool(run[0][2] & _DIGIT) and not run[0][2] & _ALPHA
-            if len(run) > 1 and ((is_digit and cat_numbers) or (not is_digit and cat_words)):
-                text = "".join(term[s:e] for s, e, _ in run)
-                out.append((index, index + len(run), make(run[0][0], run[-1][1], text)))
-            index += len(run)
-        if cat_all and len(parts) > 1:
-            text = "".join(term[s:e] for s, e, _ in parts)
-            out.append((0, positions, make(parts[0][0], parts[-1][1], text)))
+        out: list[tuple[int, int, int, Tok]] = []
+        position = 0
+        if single:
+            out.append((0, 1, 3, make(0, 1)))
+            position = 1
+        elif parts:
+            run: list[int] = []  # [kind, start position, first part] of the catenation being built
+            whole: list[int] = []  # the same for catenate_all
+            last_count = 0
+            for index, (_, _, char_kind) in enumerate(parts):
+                kind = _ALPHA if char_kind in (_LOWER, _UPPER) else char_kind
+                if run and not run[0] & kind:
+                    position, last_count = flush(run, index, position, out, make)
+                    run = []
+                if concatenated(kind):
+                    run = run or [kind, position, index]
+                if cat_all:
+                    whole = whole or [kind, position, index]
+                if generated(kind):
+                    out.append((position, position + 1, 3, make(index, index + 1)))
+                    position += 1
+            if run:
+                position, last_count = flush(run, len(parts), position, out, make)
+            if whole and len(parts) - whole[2] > last_count:
+                if position == whole[1]:
+                    position += 1
+                out.append((whole[1], position, 1, make(whole[2], len(parts))))
         if preserve:
-            out.append((0, max(positions, 1), tok.copy()))
+            out.append((0, max(position, 1), 0, tok.copy()))
         return out
+
+    def flush(run: list[int], stop: int, position: int, out: list, make: Callable) -> tuple[int, int]:
+        """A run's catenation, written unless it is a single part that is generated anyway."""
+        kind, start, first = run
+        if position == start:  # no part of it is generated: it takes a position of its own
+            position += 1
+        if stop - first != 1 or not generated(kind):
+            out.append((start, position, 2, make(first, stop)))
+        return position, stop - first
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out: list[Tok] = []
@@ -574,20 +568,18 @@ def word_delimiter(flags: dict[str, bool], protected: frozenset[str], graph: boo
                 gap = 0
                 out.append(tok)
                 continue
-            if not pieces:
+            if not pieces:  # only delimiters: dropped, leaving a gap
                 gap += tok.inc
                 continue
             if graph:
-                pieces.sort(key=lambda p: (p[0], -p[1]))
+                pieces.sort(key=lambda p: (p[0], -p[1], p[2]))
             else:
-                pieces.sort(key=lambda p: (p[1] if p[1] - p[0] > 1 and p[2].term != tok.term else p[0], p[0]))
+                pieces.sort(key=lambda p: (p[0], _LEGACY_ORDER[p[2]]))
             last = None
-            for start, end, piece in pieces:
-                if graph:
-                    piece.plen = end - start
-                at = start if graph or piece.term == tok.term else (end - 1 if end - start > 1 else start)
-                piece.inc = (tok.inc + gap) if last is None else at - last
-                last = at if last is None or at > last else last
+            for start, end, _, piece in pieces:
+                piece.plen = end - start if graph else 1
+                piece.inc = (tok.inc + gap) if last is None else start - last
+                last = start
                 out.append(piece)
             gap = 0
         return out, end_inc + gap

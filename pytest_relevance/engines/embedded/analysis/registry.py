@@ -99,6 +99,91 @@ _UNSUPPORTED_STEMMERS = [
 ]
 
 
+# Names Elasticsearch (or its analysis plugins) knows that the embedded engine does not implement: these get "the
+# elasticsearch engine supports it"; any other name is reported as unknown (most likely a typo).
+_ELASTIC_ONLY = {
+    "analyzer": frozenset(
+        [
+            "fingerprint",
+            "arabic",
+            "armenian",
+            "basque",
+            "bengali",
+            "brazilian",
+            "bulgarian",
+            "catalan",
+            "cjk",
+            "czech",
+            "danish",
+            "dutch",
+            "estonian",
+            "finnish",
+            "french",
+            "galician",
+            "german",
+            "greek",
+            "hindi",
+            "hungarian",
+            "indonesian",
+            "irish",
+            "italian",
+            "latvian",
+            "lithuanian",
+            "norwegian",
+            "persian",
+            "portuguese",
+            "romanian",
+            "russian",
+            "serbian",
+            "sorani",
+            "spanish",
+            "swedish",
+            "turkish",
+            "thai",
+        ]
+    ),
+    "tokenizer": frozenset(["thai"]),
+    "char_filter": frozenset(),
+    "filter": frozenset(
+        [
+            "arabic_normalization",
+            "arabic_stem",
+            "bengali_normalization",
+            "brazilian_stem",
+            "cjk_bigram",
+            "common_grams",
+            "condition",
+            "czech_stem",
+            "delimited_payload",
+            "dictionary_decompounder",
+            "dutch_stem",
+            "fingerprint",
+            "french_stem",
+            "german_normalization",
+            "german_stem",
+            "hindi_normalization",
+            "hunspell",
+            "hyphenation_decompounder",
+            "indic_normalization",
+            "keep_types",
+            "min_hash",
+            "multiplexer",
+            "pattern_capture",
+            "persian_normalization",
+            "persian_stem",
+            "predicate_token_filter",
+            "russian_stem",
+            "scandinavian_folding",
+            "scandinavian_normalization",
+            "serbian_normalization",
+            "sorani_normalization",
+            "kstem",
+        ]
+    ),
+}
+_PLUGIN_PREFIXES = ("icu_", "kuromoji", "nori_", "smartcn", "phonetic", "polish", "stempel", "ukrainian", "hmm_", "ja_")
+
+
 def _expand(settings: Mapping | None) -> dict:
     """Settings with dotted keys (`"index.analysis.filter.x.type"`) nested, and the `index` level removed."""
     out: dict = {}
@@ -149,6 +234,14 @@ class Registry:
 
     def unsupported(self, key_path: str, what: str) -> RelevanceInputError:
         return self.error(key_path, f"{what} is not supported by the embedded engine{_ELASTIC}")
+
+    def refuse(self, kind: str, name: str, key_path: str) -> RelevanceInputError:
+        """The error for a component type the embedded engine lacks: unsupported if Elasticsearch has it, else
+        unknown."""
+        label = kind.replace("_", " ") if kind != "filter" else "token filter"
+        if name in _ELASTIC_ONLY[kind] or name.startswith(_PLUGIN_PREFIXES):
+            return self.unsupported(key_path, f"the {label} {name!r}")
+        return self.error(key_path, f"unknown {label} {name!r}; check the spelling against Elasticsearch's names")
 
     def param(self, spec: Mapping, key: str, path: str, default: Any, kind: type) -> Any:
         value = spec.get(key, default)
@@ -226,6 +319,8 @@ class Registry:
         if name not in self._analyzers:
             spec = self.defs["analyzer"].get(name)
             if spec is None:
+                if name in _ELASTIC_ONLY["analyzer"] or name.startswith(_PLUGIN_PREFIXES):
+                    raise self.refuse("analyzer", name, key_path)
                 if name not in _BUILTIN_ANALYZERS:
                     raise self.error(key_path, f"unknown analyzer {name!r}; define it in settings.analysis.analyzer")
                 spec = {"type": name}
@@ -283,7 +378,7 @@ class Registry:
         if builder is None:
             if kind is None:
                 raise self.error(f"{path}.type", "an analyzer needs a type (or a tokenizer for a custom one)")
-            raise self.unsupported(f"{path}.type", f"the analyzer type {kind!r}")
+            raise self.refuse("analyzer", kind, f"{path}.type")
         tokenizer, chain = builder(self, spec, path)
         return Analyzer(name, tokenizer, chain, (), gap)
 
@@ -308,14 +403,14 @@ class Registry:
         ctype, spec, path = self._spec("tokenizer", name, key_path)
         builder = _TOKENIZERS.get(ctype)
         if builder is None:
-            raise self.unsupported(path if path != key_path else key_path, f"the tokenizer {ctype!r}")
+            raise self.refuse("tokenizer", ctype, path)
         return builder(self, spec, path)
 
     def char_filter(self, name: Any, key_path: str) -> Callable:
         ctype, spec, path = self._spec("char_filter", name, key_path)
         builder = _CHAR_FILTERS.get(ctype)
         if builder is None:
-            raise self.unsupported(path, f"the char filter {ctype!r}")
+            raise self.refuse("char_filter", ctype, path)
         return builder(self, spec, path)
 
     def filter(
@@ -324,7 +419,7 @@ class Registry:
         ctype, spec, path = self._spec("filter", name, key_path)
         builder = _FILTERS.get(ctype)
         if builder is None:
-            raise self.unsupported(path, f"the token filter {ctype!r}")
+            raise self.refuse("filter", ctype, path)
         if ctype in ("synonym", "synonym_graph"):
             rules = Analyzer(
                 "synonym rules",
@@ -389,10 +484,6 @@ def _char_group(reg: Registry, spec: Mapping, path: str) -> Callable:
     return tokenizers.char_group(
         lambda c: c in singles or any(t(c) for t in tests), reg.param(spec, "max_token_length", path, 255, int)
     )
-
-
-def _unsupported_tokenizer(reg: Registry, spec: Mapping, path: str) -> Callable:
-    raise reg.unsupported(f"{path}.type", f"the tokenizer {spec['type']!r}")
 
 
 _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
@@ -488,6 +579,8 @@ def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 
 def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    if not reg.param(spec, "remove_trailing", path, True, bool):
+        raise reg.unsupported(f"{path}.remove_trailing", "remove_trailing: false")
     words = reg.word_list(spec, "stopwords", path, "_english_")
     return filters.stop(words or frozenset(), reg.param(spec, "ignore_case", path, False, bool))
 
@@ -686,7 +779,9 @@ def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callabl
     if reg.param(spec, "language", path, "English", str) != "English":
         raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
     words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
-    return tokenizers.standard(), [filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    # Elasticsearch's SnowballAnalyzer drops English possessives before lowercasing, as the english analyzer does
+    chain = [filters.possessive_english(), filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    return tokenizers.standard(), chain
 
 
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:

@@ -63,12 +63,23 @@ class MapFilter:
 
 
 class StreamFilter:
-    """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`."""
+    """A filter that needs the whole stream (graphs, n-grams, shingles): `fn(tokens, end_inc) -> (tokens, end_inc)`.
 
-    __slots__ = ("fn",)
+    `fast`, when given, does the same on bare parallel lists of terms and positions plus the position of the
+    stream's end: `fast(terms, positions, last) -> (terms, positions, last)` (the indexing path). With
+    `end_offset`, `fn` also gets the text's final offset (Lucene's end() offset) as a third argument."""
 
-    def __init__(self, fn: Callable[[list[Tok], int], tuple[list[Tok], int]]) -> None:
+    __slots__ = ("end_offset", "fast", "fn")
+
+    def __init__(
+        self,
+        fn: Callable[..., tuple[list[Tok], int]],
+        fast: Callable[[list[str], list[int], int], tuple[list[str], list[int], int]] | None = None,
+        end_offset: bool = False,
+    ) -> None:
         self.fn = fn
+        self.fast = fast
+        self.end_offset = end_offset
 
 
 def _special_lower() -> dict[str, str]:

@@ -7,6 +7,7 @@ emoji, splitting any longer than `max_token_length`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import regex
@@ -30,15 +31,27 @@ __all__ = [
     "whitespace",
 ]
 
-# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data has.
-_EMOJI = r"\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605"
-_WORDY = (
-    r"\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}\p{Ideographic}\p{Script=Hiragana}"
-    r"\p{WB=Regional_Indicator}" + _EMOJI
-)
+# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data
+# has (flags are pairs of regional indicators). An emoji takes a skin tone, then either one presentation selector or
+# any other extending characters (a joiner...), and joiners chain emoji into one token.
+_EMOJI = r"[[\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605]--\p{WB=Regional_Indicator}]"
+_EMOJI_ONE = _EMOJI + r"[\U0001f3fb-\U0001f3ff]?(?:\ufe0f|[[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]--[\ufe0f]]*)"
+_EMOJI_SEQ = _EMOJI_ONE + r"(?:\u200d" + _EMOJI_ONE + r"|(?<=\u200d)" + _EMOJI_ONE + r")*"
+_JOINED = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+# Words: underscores (ExtendNumLet) join letters, digits and katakana, not ideographs, kana or emoji, which are tokens
+# of their own; a zero-width joiner before a pictograph starts an emoji token.
 _STANDARD = regex.compile(
-    r"(?ws)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
-    r"|\b\p{WB=ExtendNumLet}*[" + _WORDY + r"].*?\b"
+    r"(?wsV1)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+    r"|\b(?:\p{WB=ExtendNumLet}" + _JOINED + r")*[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}]"
+    r".*?(?:\b|(?<=\u200d)(?=" + _EMOJI + r"))"  # a word's joiner does not pull the emoji after it in
+    r"|\b[\p{Ideographic}\p{Script=Hiragana}\p{WB=Regional_Indicator}].*?\b"
+    r"|(?:\b|(?<=\u200d))" + _EMOJI_SEQ + r"|\u200d(?=[\p{Extended_Pictographic}\u2605])" + _EMOJI_SEQ
+)
+# The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
+# joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).
+_STANDARD_ASCII = re.compile(
+    r"(?=_*[A-Za-z0-9])[A-Za-z0-9_]+"
+    r"(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
 )
 
 # Java's Character.isWhitespace: Unicode space separators except the no-break ones, and the ASCII controls.
@@ -51,15 +64,19 @@ _WHITESPACE = regex.compile("[^" + regex.escape(_JAVA_SPACE) + "]+")
 _LETTER = regex.compile(r"\p{L}+")
 
 
-def _chunks(pattern: regex.Pattern, max_len: int, lower: bool = False) -> Callable[[str], list[Tok]]:
-    """Tokens as the matches of `pattern`, each cut into pieces of at most `max_len` characters (Lucene splits an
-    over-long token and goes on with the rest as the next token)."""
+def _chunks(
+    pattern: regex.Pattern, max_len: int, lower: bool = False, ascii_pattern: re.Pattern | None = None
+) -> Callable[[str], list[Tok]]:
+    """Tokens as the matches of `pattern` (of `ascii_pattern` on ASCII text, when given), each cut into pieces of at
+    most `max_len` characters (Lucene splits an over-long token and goes on with the rest as the next token)."""
+    ascii_pattern = ascii_pattern or pattern
 
     # a token longer than max_len needs a run of more than max_len characters that are not Java whitespace
-    long_run = regex.compile("[^" + regex.escape(_JAVA_SPACE) + "]{%d}" % (max_len + 1))
+    long_run = re.compile(f"[^{re.escape(_JAVA_SPACE)}]{{{max_len + 1}}}")
 
     def tokenize(text: str) -> list[Tok]:
-        out = [Tok(m.group(), *m.span()) for m in pattern.finditer(text)]
+        found = (ascii_pattern if text.isascii() else pattern).finditer(text)
+        out = [Tok(m.group(), *m.span()) for m in found]
         if len(text) > max_len and long_run.search(text) and max(tok.end - tok.start for tok in out) > max_len:
             out = [
                 Tok(tok.term[piece : piece + max_len], tok.start + piece, min(tok.start + piece + max_len, tok.end))
@@ -73,8 +90,8 @@ def _chunks(pattern: regex.Pattern, max_len: int, lower: bool = False) -> Callab
 
     def terms(text: str) -> list[str]:
         """The same terms without token objects (the indexing fast path)."""
-        found = pattern.findall(text)
-        if len(text) > max_len and long_run.search(text) and max(map(len, found)) > max_len:
+        found = (ascii_pattern if text.isascii() else pattern).findall(text)
+        if len(text) > max_len and found and max(map(len, found)) > max_len:
             return [tok.term for tok in tokenize(text)]
         if lower:
             return [java_lower(term) for term in found]
@@ -86,7 +103,7 @@ def _chunks(pattern: regex.Pattern, max_len: int, lower: bool = False) -> Callab
 
 def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """StandardTokenizer: UAX#29 words."""
-    return _chunks(_STANDARD, max_token_length)
+    return _chunks(_STANDARD, max_token_length, ascii_pattern=_STANDARD_ASCII)
 
 
 def whitespace(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
@@ -238,7 +255,7 @@ def path_hierarchy(
             tail = [i for i in cuts if i < len(text) - 1] if text.endswith(delimiter) else cuts
             if len(tail) < skip:
                 return []
-            end = tail[-skip]
+            end = tail[-skip] + 1  # the skipped components go, the delimiter before them stays
         starts = [0, *[i + 1 for i in cuts if i + 1 < end]] if text else []
         out = []
         for index, start in enumerate(s for s in starts if s < end):
@@ -255,10 +272,13 @@ _CJ = (
     r"\u3100-\u312f\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3300-\u337f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     r"\uff65-\uff9f"
 )
-# JFlex's old letter class: BMP only, Thai vowel signs included, letters added since Unicode 3 (capital sharp s) not.
-_CL_LETTER = rf"[[\p{{L}}\u0e31-\u0e3a\u0e47-\u0e4e]--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
-_CL_ALNUM = rf"(?:{_CL_LETTER}|\p{{Nd}})+"
-_CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|\p{{Nd}})*\p{{Nd}}(?:{_CL_LETTER}|\p{{Nd}})*"
+# The grammar's classes: letters are BMP letters but not CJ or letters newer than its Unicode (capital sharp s); the
+# Thai block (vowel signs included) joins alphanumerics, but not letters or numbers with punctuation.
+_CL_LETTER = rf"[\p{{L}}--[{_CJ}\u1e9e\U00010000-\U0010ffff]]"
+_CL_DIGIT = r"[\p{Nd}--[\U00010000-\U0010ffff]]"
+_CL_THAI = r"[\u0e00-\u0e59]"
+_CL_ALNUM = rf"(?:{_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT})+"
+_CL_HAS_DIGIT = rf"(?:{_CL_LETTER}|{_CL_DIGIT})*{_CL_DIGIT}(?:{_CL_LETTER}|{_CL_DIGIT})*"
 _CL_ALPHA = rf"{_CL_LETTER}+"
 _CL_P = r"[_\-/.,]"
 _CLASSIC_RULES = [
@@ -280,7 +300,7 @@ _CLASSIC_RULES = [
     ("<CJ>", rf"[{_CJ}]"),
 ]
 _CLASSIC = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
-_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|\p{{Nd}}|[{_CJ}]")
+_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT}|[{_CJ}]")
 
 
 def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
@@ -319,26 +339,51 @@ def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
 
 
 def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
-    """UAX29URLEmailTokenizer: the standard tokenizer, but URLs and e-mail addresses stay whole."""
-    words = standard(max_token_length)
+    """UAX29URLEmailTokenizer: the standard tokenizer, except that where a URL or an e-mail address is longer than
+    the word starting at the same place, it is one token (JFlex's longest match). Top-level domains are any 2-63
+    letters, where Lucene checks IANA's list."""
 
     def tokenize(text: str) -> list[Tok]:
         out: list[Tok] = []
-        last = 0
-        for m in _URL_EMAIL.finditer(text):
-            out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last : m.start()]))
-            out.append(Tok(m.group(), m.start(), m.end(), type="<URL>" if "@" not in m.group() else "<EMAIL>"))
-            last = m.end()
-        out.extend(tok.copy(start=tok.start + last, end=tok.end + last) for tok in words(text[last:]))
-        return out
+        pattern = _STANDARD_ASCII if text.isascii() else _STANDARD
+        at = 0
+        while True:
+            word = pattern.search(text, at)
+            if word is None:
+                return out
+            if _MAILTO.match(text, word.start()):  # Lucene's grammar splits `mailto:` off an address
+                out.append(Tok(text[word.start() : word.start() + 6], word.start(), word.start() + 6))
+                at = word.start() + 7
+                continue
+            special = _URL_EMAIL.match(text, word.start())
+            if special is not None and special.end() > word.end():
+                kind = "<EMAIL>" if "@" in special.group() and "://" not in special.group() else "<URL>"
+                out.append(Tok(special.group(), special.start(), special.end(), type=kind))
+                at = special.end()
+                continue
+            start, end = word.span()
+            for piece in range(start, end, max_token_length):
+                out.append(
+                    Tok(text[piece : min(piece + max_token_length, end)], piece, min(piece + max_token_length, end))
+                )
+            at = end
 
     return tokenize
 
 
+_PCHAR = r"(?:[a-z0-9\-._~!$&'()*+;=:@]|%[0-9a-f]{2})"
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_IPV4 = r"\d{1,3}(?:\.\d{1,3}){3}"
+_HOST_STRICT = rf"(?:(?:{_LABEL}\.)+[a-z]{{2,63}}(?![a-z0-9-])|{_IPV4})"
+_HOST_LOOSE = rf"(?:{_LABEL}(?:\.{_LABEL})*|{_IPV4})"
+_REST = rf"(?::\d+)?(?:/{_PCHAR}*)*(?:\?(?:{_PCHAR}|[/?])*)?(?:\#(?:{_PCHAR}|[/?])*)?"
+_ATOM = r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_EMAIL = rf"{_ATOM}(?:\.{_ATOM})*@{_HOST_STRICT}\.?"
+_MAILTO = regex.compile(rf"(?i)mailto:(?={_EMAIL})")
 _URL_EMAIL = regex.compile(
-    r"(?i)(?<![\w.@/-])(?:"
-    r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\.?"
-    r"|(?:https?|ftp|file)://[^\s<>\"'()\[\]{}]+[^\s<>\"'()\[\]{},;:!?]"
-    r"|(?:www\.)(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/[^\s<>\"'()\[\]{}]*[^\s<>\"'()\[\]{},;:!?])?"
-    r")"
+    rf"(?i)https?://{_HOST_LOOSE}{_REST}"
+    rf"|(?:ftp|file)://(?:{_HOST_STRICT}(?::\d+)?(?:/{_PCHAR}*)*|(?:/{_PCHAR}*)+)"
+    rf"|{_EMAIL}"
+    rf"|{_HOST_STRICT}(?:\.(?=[^a-z0-9.\-]))?{_REST}",  # a final dot counts when text follows (as Lucene has it)
+    regex.POSIX,
 )
