@@ -88,6 +88,16 @@ class EmbeddedIndex:
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
+        self._declare_fields()
+        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
+        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
+        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
+        outer = {f.nested for f in self.fields.values() if f.nested}
+        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
+            self.nested[path] = self._child_index(corpus, config, path, source)
+        self._fill(corpus)
+
+    def _declare_fields(self) -> None:
         for name, field in self.fields.items():
             if not field.index and field.kind == "text":
                 continue
@@ -106,12 +116,9 @@ class EmbeddedIndex:
                 self.geo[name] = GeoField(name)
             elif field.type == "dense_vector":
                 self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
-        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
-        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
-        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
-        outer = {f.nested for f in self.fields.values() if f.nested}
-        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
-            self.nested[path] = self._child_index(corpus, config, path, source)
+
+    def _fill(self, corpus: Sequence[dict[str, Any]]) -> None:
+        """Every document's values into the fields (a multi-field reads its parent's, copy_to adds the sources')."""
         copies: dict[str, list[str]] = {
             name: [] if field.nested else [field.parent or name] for name, field in self.fields.items()
         }
