@@ -218,6 +218,7 @@ def test_query_string_follows_the_classic_parser(index: EmbeddedIndex) -> None:
     assert set(qs("head* -wir?d")) == {"1", "3", "4"}  # prefix and wildcard terms, a prohibited clause
     assert qs("stand^3") == pytest.approx({"3": 3 * qs("stand")["3"]})
     assert set(qs('"head phones"~1 +tag:audio')) == {"1", "2", "4"}  # field:term, a required clause
+    assert qs('"wireless black"') == {} and set(qs('"wireless black"', phrase_slop=1)) == {"1"}
     assert set(qs("_exists_:d AND (stand OR wired)")) == {"2", "3"}
     # each bare term searches every field as a best_fields multi_match
     both = hits(index, {"query_string": {"query": "audio", "fields": ["t", "tag^2"]}})
