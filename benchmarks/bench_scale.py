@@ -220,3 +220,7 @@ def main() -> None:
             reference, reference_memory = measure([sys.executable, "reference.py", str(folder)], folder)
             print(f"{name}/{n_queries}: reference {reference:.1f} s, {reference_memory:.2f} GiB; "
                   f"ratio check / reference {check / reference:.2f}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -196,9 +196,9 @@ def test_engine_errors_name_the_construct() -> None:
         search({"percolate": {"field": "query"}})
     with pytest.raises(RelevanceInputError, match=r"'match\.cutoff_frequency' at query\.match is not supported"):
         search({"match": {"title": {"query": "x", "cutoff_frequency": 0.01}}})
-    points = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"g": {"type": "geo_point"}}}}, "id")
-    with pytest.raises(RelevanceInputError, match=r"a query on the geo_point field 'g' at query\.exists is not"):
-        points.search_many({"q": {"query": {"exists": {"field": "g"}}}}, 10, "query.yaml")
+    addresses = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"g": {"type": "ip"}}}}, "id")
+    with pytest.raises(RelevanceInputError, match=r"a query on the ip field 'g' at query\.exists is not"):
+        addresses.search_many({"q": {"query": {"exists": {"field": "g"}}}}, 10, "query.yaml")
 
 
 # ---------------------------------------------------------------- Cranfield, end to end

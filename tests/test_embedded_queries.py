@@ -199,6 +199,8 @@ def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
     assert [d for d, _ in body_hits(index, {**everything, "collapse": {"field": "tag"}})] == ["1", "3"]
     by_n = [d for d, _ in body_hits(index, {**everything, "sort": [{"n": {"order": "desc", "missing": "_first"}}]})]
     assert by_n == ["5", "2", "1", "4", "3"]  # the smallest value of a multi-valued field sorts ascending by default
+    by_tag = [d for d, _ in body_hits(index, {**everything, "sort": ["tag", {"n": "desc"}]})]
+    assert by_tag == ["2", "1", "4", "3", "5"]  # audio (n 9, 4, 2), then home (n 1, then 5 without n: last)
     filtered = body_hits(
         index, {"query": {"match": {"t": "headphones stand"}}, "post_filter": {"term": {"tag": "home"}}}
     )
@@ -216,6 +218,7 @@ def test_query_string_follows_the_classic_parser(index: EmbeddedIndex) -> None:
     assert set(qs("head* -wir?d")) == {"1", "3", "4"}  # prefix and wildcard terms, a prohibited clause
     assert qs("stand^3") == pytest.approx({"3": 3 * qs("stand")["3"]})
     assert set(qs('"head phones"~1 +tag:audio')) == {"1", "2", "4"}  # field:term, a required clause
+    assert qs('"wireless black"') == {} and set(qs('"wireless black"', phrase_slop=1)) == {"1"}
     assert set(qs("_exists_:d AND (stand OR wired)")) == {"2", "3"}
     # each bare term searches every field as a best_fields multi_match
     both = hits(index, {"query_string": {"query": "audio", "fields": ["t", "tag^2"]}})

@@ -22,29 +22,13 @@ import numpy as np
 
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
-from pytest_relevance.engines.embedded.analysis import Analyzer
-from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField, Tokenize
+from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
 ENGINE_VERSION = "3"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
-_TOKENIZERS: dict[int, Tokenize] = {}
-
-
-def _tokenizer(analyzer: Analyzer) -> Tokenize:
-    """An analyzer as the index reads it: (terms, positions), one adapter per analyzer object."""
-    key = id(analyzer)
-    if key not in _TOKENIZERS:
-        term_positions = analyzer.term_positions
-
-        def tokenize(text: str) -> tuple[Sequence[str], Sequence[int]]:
-            pairs = term_positions(text)
-            return tuple(zip(*pairs, strict=True)) if pairs else ((), ())  # type: ignore[return-value]
-
-        _TOKENIZERS[key] = tokenize
-    return _TOKENIZERS[key]
 
 
 class EmbeddedEngine:
@@ -88,6 +72,16 @@ class EmbeddedIndex:
         self.text: dict[str, TextField] = {}
         self.keyword: dict[str, KeywordField] = {}
         self.numeric: dict[str, NumericField] = {}
+        self._declare_fields()
+        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
+        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
+        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
+        outer = {f.nested for f in self.fields.values() if f.nested}
+        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
+            self.nested[path] = self._child_index(corpus, config, path, source)
+        self._fill(corpus)
+
+    def _declare_fields(self) -> None:
         for name, field in self.fields.items():
             if not field.index and field.kind == "text":
                 continue
@@ -95,7 +89,7 @@ class EmbeddedIndex:
                 assert field.analyzer is not None and field.search_analyzer is not None
                 quote = field.search_quote_analyzer or field.search_analyzer
                 self.text[name] = TextField(
-                    name, _tokenizer(field.analyzer), _tokenizer(field.search_analyzer), _tokenizer(quote),
+                    name, field.analyzer.term_lists, field.search_analyzer.term_lists, quote.term_lists,
                     field.similarity, field.norms, field.index_options, field.position_increment_gap,
                 )  # fmt: skip
             elif field.kind == "keyword":
@@ -106,12 +100,9 @@ class EmbeddedIndex:
                 self.geo[name] = GeoField(name)
             elif field.type == "dense_vector":
                 self.vectors[name] = np.full((self.n, int(field.params.get("dims") or 0)), np.nan, dtype=np.float32)
-        # fields inside a `nested` object live in documents of their own (one per object), as in Lucene's block
-        # join: the parent index holds no values for them, the `nested` query reaches them through a child index
-        self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
-        outer = {f.nested for f in self.fields.values() if f.nested}
-        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
-            self.nested[path] = self._child_index(corpus, config, path, source)
+
+    def _fill(self, corpus: Sequence[dict[str, Any]]) -> None:
+        """Every document's values into the fields (a multi-field reads its parent's, copy_to adds the sources')."""
         copies: dict[str, list[str]] = {
             name: [] if field.nested else [field.parent or name] for name, field in self.fields.items()
         }
@@ -233,7 +224,7 @@ class EmbeddedIndex:
         normalizer = self.fields[name].normalizer
         if normalizer is None:
             return value
-        terms = _tokenizer(normalizer)(value)[0]
+        terms = normalizer.term_lists(value)[0]
         return terms[0] if terms else ""
 
     def _document_error(self, ordinal: int, problem: str) -> RelevanceInputError:
@@ -314,18 +305,18 @@ class EmbeddedIndex:
 
     def search_tokens(
         self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
-    ) -> tuple[list[str], list[int]]:
+    ) -> tuple[Sequence[str], list[int]]:
         """The query text analyzed as Elasticsearch does for this field: a query-time `analyzer` if given, else
         the field's search analyzer (its search_quote_analyzer for phrases)."""
         if analyzer is not None:
-            tokenize = _tokenizer(self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer"))
+            tokenize = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer").term_lists
         else:
             target = self.text[field]
             tokenize = target.quote_tokenize if quote else target.search_tokenize
         terms, positions = tokenize(text)
         return terms, list(positions)
 
-    def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> list[str]:
+    def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> Sequence[str]:
         return self.search_tokens(field, text, analyzer, path=path)[0]
 
     def has_value(self, field: str) -> np.ndarray:

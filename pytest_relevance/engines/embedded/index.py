@@ -168,13 +168,11 @@ class KeywordField:
         self.name, self.similarity = name, similarity
         self.vocab: dict[str, int] = {}
         self._ids, self._docs = array("i"), array("i")
-        self._n = 0
 
     def add(self, ordinal: int, values: Sequence[str]) -> None:
         for value in dict.fromkeys(values):
             self._ids.append(self.vocab.setdefault(value, len(self.vocab)))
             self._docs.append(ordinal)
-        self._n = ordinal + 1
 
     def freeze(self, n_docs: int) -> None:
         ids, docs = np.frombuffer(self._ids, dtype=np.int32), np.frombuffer(self._docs, dtype=np.int32)

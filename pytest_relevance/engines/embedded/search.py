@@ -211,10 +211,17 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
             continue
         index.check_field(field, path)
         column = index.doc_values(field)
-        if column is None or index.kinds[field] == "keyword":
+        if column is None:
             raise Unsupported(f"sort on the {index.kinds[field]} field {field!r}", path)
-        key = column[docs].astype(np.float64)
         missing = options.get("missing", "_last")
+        if index.kinds[field] == "keyword":  # by term order: a keyword's rank in the sorted term dictionary
+            terms = index.keyword[field].sorted_terms
+            rank = {t: float(i) for i, t in enumerate(terms)}
+            key = np.array([np.nan if v is None else rank[v] for v in column[docs]])
+            if missing not in ("_last", "_first"):
+                raise Unsupported("sort missing with a value on a keyword field", f"{path}.missing")
+        else:
+            key = column[docs].astype(np.float64)
         absent = np.isnan(key)
         if missing in ("_last", "_first"):
             fill = np.inf if (missing == "_last") != descending else -np.inf

@@ -449,9 +449,9 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     boost = boost_of(options, path, boost)
     tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
     if kind == "cross_fields":
-        return cross_fields(index, options, field_weights(index, options.get("fields"), path), boost, tie, path)
+        return cross_fields(index, options, field_weights(index, options.get("fields") or "*", path), boost, tie, path)
     parts = []
-    for field, weight in field_weights(index, options.get("fields"), path):
+    for field, weight in field_weights(index, options.get("fields") or "*", path):
         field_boost = float(F32(weight) * F32(boost))
         text, slop = str(options["query"]), int(number(options, "slop", path, 0))
         analyzer = options.get("analyzer")

@@ -54,7 +54,7 @@ class Term:
     boost: float = 1.0
     fuzzy: str | None = None  # the edit distance as written after ~ ("" for the default, AUTO)
     phrase: bool = False
-    slop: int = 0
+    slop: int | None = None  # None: the query's phrase_slop
 
 
 @dataclass
@@ -140,7 +140,8 @@ def parse_classic(text: str, default_and: bool, path: str) -> Group:
             node = Term(
                 (phrase_text if phrase_text is not None else word).replace("\\", ""),
                 name, float(match.group("boost") or 1), None if phrase_text is not None else match.group("fuzzy"),
-                phrase_text is not None, int(float(match.group("fuzzy") or 0)) if phrase_text is not None else 0,
+                phrase_text is not None,
+                int(float(match.group("fuzzy"))) if phrase_text is not None and match.group("fuzzy") else None,
             )  # fmt: skip
         _add_clause(stack[-1], conj, mods, node, default_and)
         conj = mods = None
@@ -215,7 +216,7 @@ def parse_simple(text: str, default_and: bool, flags: set[str], path: str) -> Gr
 def _simple_term(token: str, on: Any) -> Term | None:
     if token.startswith('"') and on("PHRASE"):
         body, _, slop = token[1:].rpartition('"')
-        return Term(body.replace("\\", ""), phrase=True, slop=int(slop[1:]) if slop and on("SLOP") else 0)
+        return Term(body.replace("\\", ""), phrase=True, slop=int(slop[1:]) if slop and on("SLOP") else None)
     word, _, fuzz = token.partition("~")
     word = word.strip('"')
     if not word:
@@ -281,7 +282,8 @@ class _Evaluator:
         if node.phrase:
             if kind != "text":
                 return term_disjunction(index, name, [index.normalize(name, text)], boost, None, self.path)
-            return phrase(index, name, text, node.slop, boost, self.path, self.options.get("quote_analyzer"))
+            slop = node.slop if node.slop is not None else int(number(self.options, "phrase_slop", self.path, 0))
+            return phrase(index, name, text, slop, boost, self.path, self.options.get("quote_analyzer"))
         if node.fuzzy is not None:
             word = text.lower() if kind == "text" else index.normalize(name, text)
             fuzziness = node.fuzzy or self.options.get("fuzziness", "AUTO")
