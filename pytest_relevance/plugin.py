@@ -395,7 +395,8 @@ def relevance_session_index(
             "come from plugins implementing pytest_relevance_make_engine)",
             pytrace=False,
         )
-    source = setting(config, "relevance_index_config")
+    # the resolved path: analysis files (synonyms_path, stopwords_path) are read relative to it, wherever pytest runs
+    source = str(resolve(config, setting(config, "relevance_index_config")))
     index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
