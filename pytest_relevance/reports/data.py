@@ -109,7 +109,8 @@ def build(
     minimum = settings.get("min_judged", 0.8)
     for stratum, share in judged.items():
         if share < minimum:
-            worst = ", ".join(f"{q} ({n})" for q, n in [u for u in unjudged if u[0] in groups[stratum]][:3])
+            members = set(groups[stratum])  # a set: a list here made this quadratic in the number of queries
+            worst = ", ".join(f"{q} ({n})" for q, n in [u for u in unjudged if u[0] in members][:3])
             warnings.append(
                 f"{stratum}: judged@{k} {share:.2f} < {minimum}: unjudged results score 0, so a better ranker can "
                 f"look worse; most unjudged: {worst}"
