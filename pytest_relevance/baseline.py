@@ -226,6 +226,7 @@ def make_entry(
         "judgments": judgments,
         "engine": engine,
         "metrics": {m.spec: m.definition() for m in evaluation.metrics},
+        "metric_order": [m.spec for m in evaluation.metrics],  # the file sorts keys; reports keep the configured order
         "tolerance": str(tolerance),
         "strata": strata,
         "queries": queries,

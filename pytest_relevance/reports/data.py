@@ -242,8 +242,8 @@ def stratum_key(name: str) -> tuple[int, str]:
 
 
 def metric_key(spec: str) -> tuple[int, str, int, str]:
-    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: a baseline
-    file keeps its keys sorted, so the configured order is gone by the time it is read."""
+    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: for entries
+    written before baselines recorded the configured order (`metric_order`)."""
     name, _, rest = spec.partition("@")
     cut = rest.split(",", 1)[0]
     family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
@@ -262,7 +262,9 @@ def from_file(report: dict[str, Any]) -> dict[str, Any]:
 def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
     """A baseline entry as a report whose values are all baseline values (nothing was measured now)."""
     strata = sorted(entry["strata"].items(), key=lambda item: stratum_key(item[0]))
-    specs = sorted(entry["metrics"], key=metric_key)
+    specs = [s for s in entry.get("metric_order", []) if s in entry["metrics"]] or sorted(
+        entry["metrics"], key=metric_key
+    )
     rows = [
         {
             "stratum": stratum,
