@@ -78,6 +78,35 @@ def test_prefix_wildcard_regexp_score_the_constant_boost(index: EmbeddedIndex) -
     assert hits(index, {"prefix": {"tag": "sa"}}) == {"1": 1.0}
 
 
+def test_regexp_reads_lucenes_syntax_not_pythons(index: EmbeddedIndex) -> None:
+    """Lucene's RegExp (Elasticsearch's default flags ALL): @ any string, & intersection, # the empty language,
+    quoted literals, <min-max> decimal intervals; ^ and $ are plain characters."""
+    assert hits(index, {"regexp": {"t": "@phone@"}}) == {"1": 1.0, "2": 1.0, "4": 1.0}
+    assert hits(index, {"regexp": {"t": "head.*&.*s"}}) == {"1": 1.0}
+    assert hits(index, {"regexp": {"t": "wired|#"}}) == {"2": 1.0}
+    assert hits(index, {"regexp": {"t": '"head"'}}) == {"4": 1.0}
+    assert hits(index, {"regexp": {"t": "^head"}}) == {}
+    # \W keeps meaning a non-word character (none here) when the match ignores case
+    assert hits(index, {"regexp": {"t": {"value": "HEAD\\W*", "case_insensitive": True}}}) == {"4": 1.0}
+    # flags turn the optional operators on one by one; off, their characters are plain characters
+    assert hits(index, {"regexp": {"t": {"value": "@phone@", "flags": "NONE"}}}) == {}
+    assert hits(index, {"regexp": {"t": {"value": "head.*&.*s", "flags": "INTERSECTION|EMPTY"}}}) == {"1": 1.0}
+    with pytest.raises(RelevanceInputError, match="'FOO' is not one of ALL, NONE, INTERSECTION"):
+        hits(index, {"regexp": {"t": {"value": "x", "flags": "foo"}}})
+    numbers = EmbeddedEngine().open(
+        [{"id": str(i), "t": n} for i, n in enumerate(["7", "07", "12", "120"])],
+        {"mappings": {"properties": {"t": {"type": "text", "analyzer": "standard"}}}},
+        "id",
+    )
+    # bounds of different widths: any number of leading zeros; of the same width: zero-padded to it
+    assert set(hits(numbers, {"regexp": {"t": "<7-12>"}})) == {"0", "1", "2"}
+    assert set(hits(numbers, {"regexp": {"t": "<07-12>"}})) == {"1", "2"}
+    with pytest.raises(RelevanceInputError, match=r"regexp complement \(~\) at query\.regexp\.value is not supported"):
+        hits(index, {"regexp": {"t": "~head"}})
+    with pytest.raises(RelevanceInputError, match="'<' starts a numeric interval"):
+        hits(index, {"regexp": {"t": "<a-b>"}})
+
+
 def test_match_phrase_prefix_and_match_bool_prefix(index: EmbeddedIndex) -> None:
     # a phrase whose last term is any term starting with "hea"; as Lucene's MultiPhraseQuery, its idf sums the idf
     # of every term, expansions included (wireless, head, headphone, headphones, headset: each in one document)

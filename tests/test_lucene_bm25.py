@@ -13,10 +13,14 @@ import itertools
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CRANFIELD, LUCENE = SHARED / "cranfield", SHARED / "lucene"
@@ -130,8 +134,17 @@ def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: E
             texts.pop(qid)
     bodies = {qid: {"query": build(text)} for qid, text in texts.items()}
     ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    assert_like_lucene(expected, ours, texts, factor)
+
+
+def assert_like_lucene(
+    expected: dict[str, list[tuple[str, float]]], ours: dict[str, list[tuple[str, float]]], qids: Iterable[str],
+    factor: float,
+) -> None:  # fmt: skip
+    """Every document of Lucene's top k scores factor x Lucene's, ranked as Lucene ranks it where scores differ, and
+    nothing else scores above Lucene's last document (`ours` holds every match)."""
     compared = 0
-    for qid in texts:
+    for qid in qids:
         reference, hits = expected.get(qid, []), ours[qid]
         if not reference:
             assert hits == [], f"query {qid}: Lucene finds nothing"
@@ -154,4 +167,83 @@ def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: E
         # nothing Lucene left out ranks above its last document
         floor = factor * reference[-1][1] * (1 + 1e-5)
         assert {d for d, s in hits if s > floor} <= {d for d, _ in reference}, f"query {qid}: extra documents"
-    assert compared == sum(len(v) for q, v in expected.items() if q in texts)
+    assert compared == sum(len(v) for q, v in expected.items() if q in qids)
+
+
+@pytest.mark.parametrize(("shape", "kind"), [("l_wildcard_fixed", "wildcard"), ("m_regexp_fixed", "regexp")])
+def test_wildcard_and_regexp_match_lucenes_documents_with_a_constant_score(
+    cranfield_index: EmbeddedIndex, shape: str, kind: str
+) -> None:
+    """Elasticsearch builds a Lucene WildcardQuery / RegexpQuery on the unanalyzed pattern with a constant-score
+    rewrite: the match set is every document holding a matching term, each scoring the boost."""
+    patterns = json.loads((EXTRA / "patterns.json").read_text())[shape]
+    bodies = {str(i): {"query": {kind: {"body": p}}} for i, p in enumerate(patterns, 1)}
+    ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    expected = lucene_run(shape)
+    for qid, pattern in enumerate(patterns, 1):
+        reference = expected.get(str(qid), [])
+        assert {s for _, s in reference} <= {1.0}
+        assert sorted(d for d, _ in ours[str(qid)]) == sorted(d for d, _ in reference), pattern
+        assert {s for _, s in ours[str(qid)]} <= {1.0}, pattern
+    assert sum(map(len, expected.values())) > 5000  # most patterns match hundreds of documents
+
+
+def test_bool_of_a_match_and_wildcards_scores_like_lucene(cranfield_index: EmbeddedIndex) -> None:
+    """bool: must match (BM25) + should two wildcards (1.0 each), so the constant scores move documents. The run is
+    in Elasticsearch's scale (the match boosted 2.2 as its similarity does), so the factor is 1."""
+    shape = "n_bool_match_wildcards"
+    texts, patterns = query_texts("full"), query_texts(shape)
+    bodies = {
+        qid: {
+            "query": {
+                "bool": {"must": {"match": {"body": texts[qid]}}, "should": [{"wildcard": {"body": p}} for p in pair]}
+            }
+        }
+        for qid, pair in patterns.items()
+    }
+    ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    assert_like_lucene(lucene_run(shape), ours, patterns, 1.0)
+    assert len(patterns) == 148
+
+
+RESCORES = json.loads((EXTRA / "rescore.json").read_text())
+
+
+@pytest.mark.parametrize("shape", sorted(RESCORES))
+def test_rescore_is_elasticsearchs_query_rescorer(cranfield_index: EmbeddedIndex, shape: str) -> None:
+    """match on the body, rescored by match_phrase slop 2 on the query's first two tokens or by match on the title;
+    the oracle combined two Lucene searches exactly as Elasticsearch's QueryRescorer does (float32; the hits past
+    the window score query_weight x their first score and are sorted together with the rescored ones, so with avg
+    or a small multiply a rescored hit can fall below them). The runs are in Elasticsearch's scale (multiply and avg
+    are not linear in 2.2), so the factor is 1."""
+    spec = RESCORES[shape]
+    full, first2 = query_texts("full"), query_texts("x_phrase_first2_slop2")
+    phrase = spec["rescore_query"] == "phrase"
+    bodies = {
+        qid: {
+            "query": {"match": {"body": full[qid]}},
+            "rescore": {
+                "window_size": spec["window_size"],
+                "query": {
+                    "rescore_query": (
+                        {"match_phrase": {"body": {"query": first2[qid], "slop": 2}}}
+                        if phrase
+                        else {"match": {"title": full[qid]}}
+                    ),
+                    "query_weight": spec["query_weight"],
+                    "rescore_query_weight": spec["rescore_query_weight"],
+                    "score_mode": spec["score_mode"],
+                },
+            },
+        }
+        for qid in first2
+    }
+    size = spec["size"]
+    expected = lucene_run(shape)
+    ours = cranfield_index.search_many(bodies, size, "shape " + shape)
+    assert set(expected) == set(bodies)
+    for qid, reference in expected.items():
+        hits = ours[qid]
+        assert [s for _, s in hits] == pytest.approx([s for _, s in reference], rel=1e-5), f"query {qid}"
+        last = reference[-1][1]  # documents tied with the last one may be cut differently
+        assert {d for d, s in hits if s > last * (1 + 1e-5)} == {d for d, s in reference if s > last}, f"query {qid}"

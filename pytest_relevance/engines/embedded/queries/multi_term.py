@@ -21,6 +21,7 @@ from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
     Scores,
+    Unsupported,
     accumulate,
     allowed,
     boost_of,
@@ -205,16 +206,111 @@ def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     return Scores.constant(matched, boost_of(options, path, boost))
 
 
+_INTERVAL = re.compile(r"<(\d+)-(\d+)>")
+_MAX_INTERVAL = 10_000
+_SIMPLE = {"@": ".*", "#": "(?!)", "(": "(?:"}  # any string, the empty language, a group
+_OPERATORS = {"INTERSECTION": "&", "COMPLEMENT": "~", "EMPTY": "#", "ANYSTRING": "@", "INTERVAL": "<"}
+
+
+def regexp_operators(flags: Any, path: str) -> str:
+    """The optional operators Elasticsearch's `flags` turn on (ALL by default, NONE, or names joined by |); the
+    characters of the others are plain characters."""
+    names = [name.strip().upper() for name in str(flags).split("|")]
+    if "ALL" in names:
+        return "".join(_OPERATORS.values())
+    unknown = [name for name in names if name not in _OPERATORS and name != "NONE"]
+    if unknown:
+        raise Invalid(f"{path}.flags", f"{unknown[0]!r} is not one of ALL, NONE, {', '.join(_OPERATORS)}")
+    return "".join(_OPERATORS[name] for name in names if name in _OPERATORS)
+
+
+def lucene_regexp(pattern: str, path: str, operators: str) -> list[str]:
+    """Lucene's RegExp syntax as Python patterns a term must all fully match (one per side of a top-level `&`,
+    Lucene's intersection). Of the optional operators, those in `operators` (Elasticsearch's `flags`) are on: `@`
+    any string, `#` nothing, `<n-m>` a decimal interval, `&`; `~` (complement) is not supported. `"..."` is a
+    literal, `\\` escapes any character (`\\d`, `\\s`, `\\w` and their negations are ASCII classes); `^` and
+    `$` are plain characters, not anchors."""
+    parts: list[list[str]] = [[]]
+    depth, i = 0, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            if i + 1 == len(pattern):
+                raise Invalid(f"{path}.value", f"{pattern!r} ends with a lone backslash")
+            escaped = pattern[i + 1]
+            parts[-1].append("\\" + escaped if escaped in "dDsSwW" else re.escape(escaped))
+            i += 2
+            continue
+        if char == "[":
+            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] == "^" else i + 1)
+            if end < 0:
+                raise Invalid(f"{path}.value", f"{pattern!r}: '[' without ']'")
+            body = pattern[i + 1 : end]
+            out = ["[^" if body.startswith("^") else "["]
+            at = 1 if body.startswith("^") else 0
+            while at < len(body):
+                if body[at] == "\\" and at + 1 < len(body):
+                    out.append("\\" + body[at + 1] if body[at + 1] in "dDsSwW" else re.escape(body[at + 1]))
+                    at += 2
+                    continue
+                out.append("-" if body[at] == "-" else re.escape(body[at]))
+                at += 1
+            parts[-1].append("".join(out) + "]")
+            i = end + 1
+            continue
+        if char == '"':
+            end = pattern.find('"', i + 1)
+            if end < 0:
+                raise Invalid(f"{path}.value", f"{pattern!r}: an opening '\"' without its closing one")
+            parts[-1].append(re.escape(pattern[i + 1 : end]))
+            i = end + 1
+            continue
+        if char in "&~#@<" and char not in operators:
+            parts[-1].append(re.escape(char))
+        elif char == "<":
+            interval = _INTERVAL.match(pattern, i)
+            if interval is None:
+                raise Invalid(f"{path}.value", f"{pattern!r}: '<' starts a numeric interval <min-max>")
+            parts[-1].append(_decimal_interval(interval.group(1), interval.group(2), path))
+            i = interval.end()
+            continue
+        elif char == "&":
+            if depth:
+                raise Unsupported("regexp intersection (&) inside a group", f"{path}.value")
+            parts.append([])
+        elif char == "~":
+            raise Unsupported("regexp complement (~)", f"{path}.value")
+        else:
+            depth += char == "("
+            depth -= char == ")"
+            parts[-1].append(_SIMPLE.get(char, char if char in ".*+?|{},)" else re.escape(char)))
+        i += 1
+    return ["".join(part) for part in parts]
+
+
+def _decimal_interval(low: str, high: str, path: str) -> str:
+    """Lucene's <min-max>: the numbers in the range, zero-padded to a fixed width when both bounds have the same
+    number of digits, with any number of leading zeros otherwise."""
+    first, last = sorted((int(low), int(high)))
+    if last - first > _MAX_INTERVAL:
+        raise Unsupported(f"a regexp interval of more than {_MAX_INTERVAL} numbers", f"{path}.value")
+    width = len(low) if len(low) == len(high) else 0
+    numbers = "|".join(f"{n:0{width}d}" for n in range(last, first - 1, -1))
+    return f"(?:{numbers})" if width else f"0*(?:{numbers})"
+
+
 @query("regexp")
 def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
-    value, flags = _case(options, str(options["value"]))
+    value = str(options["value"])
+    flags = re.DOTALL | re.ASCII | (re.IGNORECASE if options.get("case_insensitive") else 0)
     try:
-        compiled = re.compile(value, re.DOTALL | flags)
+        operators = regexp_operators(options.get("flags", "ALL"), path)
+        compiled = [re.compile(part, flags) for part in lucene_regexp(value, path, operators)]
     except re.error as exc:
         raise Invalid(f"{path}.value", f"{value!r} is not a regular expression this engine reads ({exc})") from None
-    matched = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None)
+    matched = _matching(index, field, path, lambda t: all(c.fullmatch(t) is not None for c in compiled))
     return Scores.constant(matched, boost_of(options, path, boost))
