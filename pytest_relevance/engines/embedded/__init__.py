@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynam
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.analysis import Token
 
 ENGINE_VERSION = "3"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 
@@ -315,6 +318,19 @@ class EmbeddedIndex:
             tokenize = target.quote_tokenize if quote else target.search_tokenize
         terms, positions = tokenize(text)
         return terms, list(positions)
+
+    def search_graph(
+        self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
+    ) -> list[Token]:
+        """The query text's tokens with their position lengths, which `search_tokens` drops: a synonym_graph's
+        multi-word synonyms are paths of several tokens, and Elasticsearch builds a query per path."""
+        if analyzer is not None:
+            chain = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
+        else:
+            spec = self.fields[field]
+            chain = spec.search_quote_analyzer or spec.search_analyzer if quote else spec.search_analyzer
+        assert chain is not None
+        return chain.analyze(text)
 
     def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> Sequence[str]:
         return self.search_tokens(field, text, analyzer, path=path)[0]
