@@ -426,3 +426,16 @@ def test_multi_word_synonyms_become_one_query_per_path() -> None:
         match=r"fuzziness on a query with multi-word synonyms .* the elasticsearch engine supports it",
     ):
         hits(index, {"match": {"t": {"query": "bl flow", "fuzziness": 1}}})
+
+
+def test_shingles_of_several_sizes_disable_graph_queries() -> None:
+    # Elasticsearch's shingle filter with unigrams sets DisableGraphAttribute: "new york" is then
+    # +SynonymQuery(new, "new york") +york, not a phrase per path, and "york new" matches
+    analysis = {"analyzer": {"sh": {"tokenizer": "standard", "filter": ["lowercase", "shingle"]}}}
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "analyzer": "sh"}}},
+    }
+    docs = [{"id": "1", "t": "york new"}, {"id": "2", "t": "new york"}, {"id": "3", "t": "york"}]
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    assert set(hits(index, {"match": {"t": {"query": "new york", "operator": "and"}}})) == {"1", "2"}

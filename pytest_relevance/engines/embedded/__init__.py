@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -27,9 +27,6 @@ from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynam
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
-
-if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded.analysis import Token
 
 ENGINE_VERSION = "3"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 
@@ -321,8 +318,8 @@ class EmbeddedIndex:
 
     def search_graph(
         self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
-    ) -> list[Token]:
-        """The query text's tokens with their position lengths, which `search_tokens` drops: a synonym_graph's
+    ) -> tuple[list[str], list[int], list[int]]:
+        """The query text's terms, positions and position lengths, which `search_tokens` drops: a synonym_graph's
         multi-word synonyms are paths of several tokens, and Elasticsearch builds a query per path."""
         if analyzer is not None:
             chain = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
@@ -330,7 +327,7 @@ class EmbeddedIndex:
             spec = self.fields[field]
             chain = spec.search_quote_analyzer or spec.search_analyzer if quote else spec.search_analyzer
         assert chain is not None
-        return chain.analyze(text)
+        return chain.query_lists(text)
 
     def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> Sequence[str]:
         return self.search_tokens(field, text, analyzer, path=path)[0]

@@ -157,14 +157,14 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         return index.equal(field, [text], boost, path)
     terms: list[Any]
     if kind == "text":
-        tokens = index.search_graph(field, str(text), options.get("analyzer"), path=path)
-        if len(tokens) > 1 and any(t.position_length > 1 for t in tokens):
+        graph = index.search_graph(field, str(text), options.get("analyzer"), path=path)
+        if len(graph[0]) > 1 and max(graph[2]) > 1:
             if options.get("fuzziness") is not None:
                 raise Unsupported(
                     "fuzziness on a query with multi-word synonyms (a synonym_graph search analyzer)", path
                 )
-            return graph_match(index, field, TokenGraph(tokens), options, boost, path)
-        terms = synonym_groups([t.term for t in tokens], [t.position for t in tokens])
+            return graph_match(index, field, TokenGraph(*graph), options, boost, path)
+        terms = synonym_groups(graph[0], graph[1])
     else:
         terms = [index.normalize(field, str(text))]
     if not terms:
@@ -194,12 +194,12 @@ def phrase(
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
     Lucene's QueryBuilder makes a MultiPhraseQuery of them; multi-word synonyms make it a graph query."""
-    tokens = index.search_graph(field, text, analyzer, quote=True, path=path)
-    if len(tokens) > 1 and any(t.position_length > 1 for t in tokens):
-        return graph_phrase(index, field, TokenGraph(tokens), slop, boost, path)
+    terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
+    if len(terms) > 1 and max(lengths) > 1:
+        return graph_phrase(index, field, TokenGraph(terms, positions, lengths), slop, boost, path)
     groups: list[list[str]] = []
     starts: list[int] = []
-    for term, position in ((t.term, t.position) for t in tokens):
+    for term, position in zip(terms, positions, strict=True):
         if starts and starts[-1] == position:
             groups[-1].append(term)
         else:
@@ -575,22 +575,22 @@ class TokenGraph:
     position length n spans n states; a removed stop word widens the transition of the token after it, which keeps
     its position increment), so that each multi-word synonym is a path of its own."""
 
-    def __init__(self, tokens: Sequence[Any]) -> None:
+    def __init__(self, terms: Sequence[str], positions: Sequence[int], lengths: Sequence[int]) -> None:
         self.out: dict[int, list[tuple[int, int]]] = {}  # state -> [(destination, token id)] in token order
         self.tokens: list[GraphToken] = []
         position, previous_inc, gap, final, last = -1, 1, 0, 0, -1
-        for token in tokens:
-            inc = token.position - last
-            last = token.position
+        for term, at, length in zip(terms, positions, lengths, strict=True):
+            inc = at - last
+            last = at
             if inc == 0:
                 position -= gap
             else:
                 position += 1
                 gap = inc - 1
-            end = position + token.position_length + gap
+            end = position + length + gap
             final = max(final, end)
             self.out.setdefault(position, []).append((end, len(self.tokens)))
-            self.tokens.append((token.term, previous_inc if inc == 0 else inc))
+            self.tokens.append((term, previous_inc if inc == 0 else inc))
             position += gap
             if inc > 0:
                 previous_inc = inc
