@@ -439,3 +439,15 @@ def test_shingles_of_several_sizes_disable_graph_queries() -> None:
     docs = [{"id": "1", "t": "york new"}, {"id": "2", "t": "new york"}, {"id": "3", "t": "york"}]
     index = EmbeddedEngine().open(docs, mapping, "id")
     assert set(hits(index, {"match": {"t": {"query": "new york", "operator": "and"}}})) == {"1", "2"}
+
+
+def test_auto_generate_synonyms_phrase_query_must_be_a_boolean() -> None:
+    analysis = {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["boundary layer, bl"]}},
+                "analyzer": {"q": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}}  # fmt: skip
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "search_analyzer": "q"}}},
+    }
+    index = EmbeddedEngine().open([{"id": "1", "t": "bl"}], mapping, "id")
+    with pytest.raises(RelevanceInputError, match=r"auto_generate_synonyms_phrase_query.*'no' is not true or false"):
+        hits(index, {"match": {"t": {"query": "boundary layer", "auto_generate_synonyms_phrase_query": "no"}}})

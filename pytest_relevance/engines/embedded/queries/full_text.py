@@ -3,7 +3,8 @@
 A match query becomes a boolean query of one term clause per analyzed token; Lucene merges duplicate tokens into one
 clause whose boost is their count, and sums the clauses' float32 scores in double. A phrase is scored once per
 document with the phrase frequency (exact: occurrences; sloppy: the sum of 1 / (1 + match length)) and the sum of
-its terms' idfs. The score arithmetic itself is `scoring.BM25`.
+its terms' idfs. A search analyzer that makes a token graph (multi-word synonyms) turns a match into one phrase per
+synonym path and a match_phrase into a span query (`TokenGraph`). The score arithmetic itself is `scoring.BM25`.
 """
 
 from __future__ import annotations
@@ -653,7 +654,10 @@ def graph_match(
     phrase unless `auto_generate_synonyms_phrase_query` is false), otherwise a term or synonym query. Lucene's
     rewrite merges identical clauses (boosts summed) and, in a pure disjunction, inlines each segment's
     disjunction into the top level."""
-    phrase = bool(options.get("auto_generate_synonyms_phrase_query", True)) and index.text[field].has_positions
+    auto = options.get("auto_generate_synonyms_phrase_query", True)
+    if auto not in (True, False, "true", "false"):
+        raise Invalid(f"{path}.auto_generate_synonyms_phrase_query", f"{auto!r} is not true or false")
+    phrase = auto in (True, "true") and index.text[field].has_positions
     operator = str(options.get("operator", "or")).lower()
     segments: list[Any] = []
     for start, end in graph.segments():
