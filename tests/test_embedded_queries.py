@@ -416,3 +416,67 @@ def test_synonyms_at_one_position_score_as_one_synonym_query() -> None:
         {"3": expected(3, 3), "2": expected(1, 2), "1": expected(1, 3)}
     )
     assert set(hits(index, {"match": {"t": {"query": "tv stand", "operator": "and"}}})) == {"1"}
+
+
+def test_multi_word_synonyms_become_one_query_per_path() -> None:
+    texts = ["boundary layer flow", "bl flow", "layer near the boundary", "flow"]
+    docs = [{"id": str(i), "t": t} for i, t in enumerate(texts, 1)]
+    analysis = {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["boundary layer, bl"]}},
+                "analyzer": {"q": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}}  # fmt: skip
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "search_analyzer": "q"}}},
+    }
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    lengths = {"1": 3, "2": 2, "3": 4, "4": 1}
+    doc_freq = {"boundary": 2, "layer": 2, "bl": 1, "flow": 3}
+
+    def score(doc: str, *terms: str) -> float:  # one term, or a phrase / span matching once: the sum of the idfs
+        idf = sum(math.log(1 + (4 - doc_freq[t] + 0.5) / (doc_freq[t] + 0.5)) for t in terms)
+        return 2.2 * idf / (1 + 1.2 * (0.25 + 0.75 * lengths[doc] / 2.5))
+
+    # match: (bl OR "boundary layer"): document 3 holds both words, but not as the phrase
+    assert hits(index, {"match": {"t": "boundary layer"}}) == pytest.approx(
+        {"1": score("1", "boundary", "layer"), "2": score("2", "bl")}
+    )
+    # auto_generate_synonyms_phrase_query false: (bl OR (+boundary +layer))
+    bag = hits(index, {"match": {"t": {"query": "boundary layer", "auto_generate_synonyms_phrase_query": False}}})
+    assert bag == pytest.approx({"1": score("1", "boundary") + score("1", "layer"), "2": score("2", "bl"),
+                                 "3": score("3", "boundary") + score("3", "layer")})  # fmt: skip
+    # operator and: +(bl OR "boundary layer") +flow; the synonym group counts as one clause
+    assert set(hits(index, {"match": {"t": {"query": "boundary layer flow", "operator": "and"}}})) == {"1", "2"}
+    # match_phrase: spanNear([spanOr([bl, spanNear([boundary, layer])]), flow]), idf over its distinct terms
+    all_terms = ("bl", "boundary", "flow", "layer")
+    assert hits(index, {"match_phrase": {"t": "boundary layer flow"}}) == pytest.approx(
+        {"1": score("1", *all_terms), "2": score("2", *all_terms)}
+    )
+    with pytest.raises(
+        RelevanceInputError,
+        match=r"fuzziness on a query with multi-word synonyms .* the elasticsearch engine supports it",
+    ):
+        hits(index, {"match": {"t": {"query": "bl flow", "fuzziness": 1}}})
+
+
+def test_shingles_of_several_sizes_disable_graph_queries() -> None:
+    # Elasticsearch's shingle filter with unigrams sets DisableGraphAttribute: "new york" is then
+    # +SynonymQuery(new, "new york") +york, not a phrase per path, and "york new" matches
+    analysis = {"analyzer": {"sh": {"tokenizer": "standard", "filter": ["lowercase", "shingle"]}}}
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "analyzer": "sh"}}},
+    }
+    docs = [{"id": "1", "t": "york new"}, {"id": "2", "t": "new york"}, {"id": "3", "t": "york"}]
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    assert set(hits(index, {"match": {"t": {"query": "new york", "operator": "and"}}})) == {"1", "2"}
+
+
+def test_auto_generate_synonyms_phrase_query_must_be_a_boolean() -> None:
+    analysis = {"filter": {"syn": {"type": "synonym_graph", "synonyms": ["boundary layer, bl"]}},
+                "analyzer": {"q": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}}}  # fmt: skip
+    mapping = {
+        "settings": {"analysis": analysis},
+        "mappings": {"properties": {"t": {"type": "text", "search_analyzer": "q"}}},
+    }
+    index = EmbeddedEngine().open([{"id": "1", "t": "bl"}], mapping, "id")
+    with pytest.raises(RelevanceInputError, match=r"auto_generate_synonyms_phrase_query.*'no' is not true or false"):
+        hits(index, {"match": {"t": {"query": "boundary layer", "auto_generate_synonyms_phrase_query": "no"}}})

@@ -12,8 +12,10 @@ import gzip
 import itertools
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 import pytest
 
@@ -66,6 +68,38 @@ EXTRA_SHAPES = {  # shape: (derived text key or "full", search body, factor: 2.2
     "k_phrase_prefix_first1": ("k_phrase_prefix_first1", lambda t: {PHRASE_PREFIX: {"body": t}}, 2.2),
     "k_phrase_prefix_first2": ("k_phrase_prefix_first2", lambda t: {PHRASE_PREFIX: {"body": t}}, 2.2),
 }
+# a synonym_graph search analyzer with multi-word rules: the english chain with the synonyms after its stop filter
+GRAPH_RULES = ["tv, television", "laptop, notebook => laptop", "wi fi, wifi", "ny => new york", "boundary layer, bl",
+               "heat transfer, ht, thermal transfer", "flat plate, plate", "shock wave, shock"]  # fmt: skip
+GRAPH_ANALYSIS = {
+    "filter": {
+        "graph_synonyms": {"type": "synonym_graph", "synonyms": GRAPH_RULES},
+        "english_stop": {"type": "stop", "stopwords": "_english_"},
+        "english_possessive": {"type": "stemmer", "language": "possessive_english"},
+    },
+    "analyzer": {
+        "english_graph": {
+            "tokenizer": "standard",
+            "filter": ["english_possessive", "lowercase", "english_stop", "graph_synonyms", "porter_stem"],
+        }
+    },
+}
+WINDOW = "l_graph_window"  # the query text around its first multi-word synonym (derived_extra.jsonl)
+GRAPH_SHAPES = {  # made with gen_golden.patch, for the 41 queries with a multi-word synonym, top 10
+    "l_graph_match_or": ("full", lambda t: {"match": {"body": t}}),
+    "l_graph_match_bag": (
+        "full",
+        lambda t: {"match": {"body": {"query": t, "auto_generate_synonyms_phrase_query": False}}},
+    ),
+    "l_graph_match_msm50": ("full", lambda t: {"match": {"body": {"query": t, "minimum_should_match": "50%"}}}),
+    "l_graph_best_fields_tb03": (
+        "full",
+        lambda t: {"multi_match": {"query": t, "fields": ["title^3", "body"], "tie_breaker": 0.3}},
+    ),
+    "l_graph_match_and_window": (WINDOW, lambda t: {"match": {"body": {"query": t, "operator": "and"}}}),
+    "l_graph_phrase_window_slop0": (WINDOW, lambda t: {"match_phrase": {"body": t}}),
+    "l_graph_phrase_window_slop2": (WINDOW, lambda t: {"match_phrase": {"body": {"query": t, "slop": 2}}}),
+}
 
 
 def cranfield_docs() -> list[dict[str, str]]:
@@ -98,6 +132,13 @@ def cranfield_index() -> EmbeddedIndex:
     return EmbeddedEngine().open(cranfield_docs(), mapping, "id")
 
 
+@pytest.fixture(scope="module")
+def cranfield_graph_index() -> EmbeddedIndex:
+    field = {"type": "text", "analyzer": "english", "search_analyzer": "english_graph"}
+    config = {"settings": {"analysis": GRAPH_ANALYSIS}, "mappings": {"properties": {"title": field, "body": field}}}
+    return EmbeddedEngine().open(cranfield_docs(), config, "id")
+
+
 def lucene_run(shape: str) -> dict[str, list[tuple[str, float]]]:
     run: dict[str, list[tuple[str, float]]] = defaultdict(list)
     extra = EXTRA / f"{shape}.trec.gz"
@@ -125,6 +166,29 @@ def query_texts(kind: str) -> dict[str, str]:
 def test_scores_are_2_2_times_lucene_and_the_order_is_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
     kind, build, factor = (*SHAPES[shape], 2.2) if shape in SHAPES else EXTRA_SHAPES[shape]
     texts, expected = query_texts(kind), lucene_run(shape)
+    compare_with_lucene(cranfield_index, shape, texts, expected, build, factor)
+
+
+@pytest.mark.parametrize("shape", sorted(GRAPH_SHAPES))
+def test_multi_word_synonyms_score_as_lucenes_graph_queries(cranfield_graph_index: EmbeddedIndex, shape: str) -> None:
+    """match builds one phrase (or conjunction) per synonym path, match_phrase a span near of span ors (slop 0) or
+    one phrase per path through the graph, as Elasticsearch's MatchQueryParser does."""
+    kind, build = GRAPH_SHAPES[shape]
+    graph_queries = query_texts(WINDOW)
+    texts = {qid: text for qid, text in query_texts(kind).items() if qid in graph_queries}
+    assert len(texts) == 41
+    compare_with_lucene(cranfield_graph_index, shape, texts, lucene_run(shape), build, 2.2)
+
+
+def compare_with_lucene(
+    index: EmbeddedIndex,
+    shape: str,
+    texts: dict[str, str],
+    expected: dict[str, list[tuple[str, float]]],
+    build: Callable[[str], dict[str, Any]],
+    factor: float,
+) -> None:
+    cranfield_index = index
     unstable = EXTRA / f"{shape}.unstable"
     if unstable.is_file():
         # Lucene itself ranks these differently from one JVM run to the next: its BooleanQuery rewrite merges a term

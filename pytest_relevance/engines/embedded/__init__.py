@@ -316,6 +316,19 @@ class EmbeddedIndex:
         terms, positions = tokenize(text)
         return terms, list(positions)
 
+    def search_graph(
+        self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
+    ) -> tuple[list[str], list[int], list[int]]:
+        """The query text's terms, positions and position lengths, which `search_tokens` drops: a synonym_graph's
+        multi-word synonyms are paths of several tokens, and Elasticsearch builds a query per path."""
+        if analyzer is not None:
+            chain = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
+        else:
+            spec = self.fields[field]
+            chain = spec.search_quote_analyzer or spec.search_analyzer if quote else spec.search_analyzer
+        assert chain is not None
+        return chain.query_lists(text)
+
     def search_terms(self, field: str, text: str, analyzer: str | None = None, path: str = "query") -> Sequence[str]:
         return self.search_tokens(field, text, analyzer, path=path)[0]
 

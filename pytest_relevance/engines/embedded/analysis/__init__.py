@@ -139,6 +139,7 @@ class Analyzer:
                 stages.append((f.fn, f.end_offset))
         self._stages = tuple(stages)
         self._fast = self._fast_stages(filters)
+        self._graph_queries = not any(isinstance(f, StreamFilter) and f.disables_graph for f in filters)
 
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
@@ -203,6 +204,22 @@ class Analyzer:
         """The same as two parallel lists, terms and positions (no pairs to build or to take apart)."""
         terms, positions, _ = self._lists(text)
         return terms, positions
+
+    def query_lists(self, text: str) -> tuple[list[str], list[int], list[int]]:
+        """Terms, positions and position lengths, for a query: a length above 1 marks a token graph (multi-word
+        synonyms), which Elasticsearch turns into one query per path unless a component disables graph queries.
+        Such a token always shares its position with another one, so without stacked tokens the fast lists serve."""
+        terms, positions = self.term_lists(text)
+        if not self._graph_queries or len(set(positions)) == len(positions):
+            return terms, positions, [1] * len(terms)
+        lengths: list[int] = []
+        terms, positions, position = [], [], -1
+        for tok in self._stream(text)[0]:
+            position += tok.inc
+            terms.append(tok.term)
+            positions.append(position)
+            lengths.append(tok.plen)
+        return terms, positions, lengths
 
     def term_positions_values(
         self, values: Iterable[str], position_increment_gap: int | None = None

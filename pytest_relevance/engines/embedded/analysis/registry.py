@@ -651,14 +651,17 @@ def _shingle(reg: Registry, spec: Mapping, path: str) -> StreamFilter:
     hi = reg.param(spec, "max_shingle_size", path, 2, int)
     if lo < 2 or hi < lo:
         raise reg.error(path, f"shingle sizes must satisfy 2 <= min_shingle_size <= max_shingle_size, got {lo}, {hi}")
-    return filters.shingle(
+    unigrams = reg.param(spec, "output_unigrams", path, True, bool)
+    made = filters.shingle(
         lo,
         hi,
-        reg.param(spec, "output_unigrams", path, True, bool),
+        unigrams,
         reg.param(spec, "output_unigrams_if_no_shingles", path, False, bool),
         reg.param(spec, "token_separator", path, " ", str),
         reg.param(spec, "filler_token", path, "_", str),
     )
+    made.disables_graph = unigrams or lo != hi  # shingles of several sizes are not aligned paths (Elasticsearch)
+    return made
 
 
 def _word_delimiter(reg: Registry, spec: Mapping, path: str, graph: bool) -> StreamFilter:

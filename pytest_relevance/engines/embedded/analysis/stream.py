@@ -67,9 +67,10 @@ class StreamFilter:
 
     `fast`, when given, does the same on bare parallel lists of terms and positions plus the position of the
     stream's end: `fast(terms, positions, last) -> (terms, positions, last)` (the indexing path). With
-    `end_offset`, `fn` also gets the text's final offset (Lucene's end() offset) as a third argument."""
+    `end_offset`, `fn` also gets the text's final offset (Lucene's end() offset) as a third argument.
+    `disables_graph` is Elasticsearch's DisableGraphAttribute: queries ignore the position lengths it makes."""
 
-    __slots__ = ("end_offset", "fast", "fn")
+    __slots__ = ("disables_graph", "end_offset", "fast", "fn")
 
     def __init__(
         self,
@@ -80,6 +81,7 @@ class StreamFilter:
         self.fn = fn
         self.fast = fast
         self.end_offset = end_offset
+        self.disables_graph = False
 
 
 def _special_lower() -> dict[str, str]:

@@ -3,12 +3,14 @@
 A match query becomes a boolean query of one term clause per analyzed token; Lucene merges duplicate tokens into one
 clause whose boost is their count, and sums the clauses' float32 scores in double. A phrase is scored once per
 document with the phrase frequency (exact: occurrences; sloppy: the sum of 1 / (1 + match length)) and the sum of
-its terms' idfs. The score arithmetic itself is `scoring.BM25`.
+its terms' idfs. A search analyzer that makes a token graph (multi-word synonyms) turns a match into one phrase per
+synonym path and a match_phrase into a span query (`TokenGraph`). The score arithmetic itself is `scoring.BM25`.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -156,7 +158,14 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         return index.equal(field, [text], boost, path)
     terms: list[Any]
     if kind == "text":
-        terms = synonym_groups(*index.search_tokens(field, str(text), options.get("analyzer"), path=path))
+        graph = index.search_graph(field, str(text), options.get("analyzer"), path=path)
+        if len(graph[0]) > 1 and max(graph[2]) > 1:
+            if options.get("fuzziness") is not None:
+                raise Unsupported(
+                    "fuzziness on a query with multi-word synonyms (a synonym_graph search analyzer)", path
+                )
+            return graph_match(index, field, TokenGraph(*graph), options, boost, path)
+        terms = synonym_groups(graph[0], graph[1])
     else:
         terms = [index.normalize(field, str(text))]
     if not terms:
@@ -185,8 +194,10 @@ def phrase(
 ) -> Scores:
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
-    Lucene's QueryBuilder makes a MultiPhraseQuery of them."""
-    terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
+    Lucene's QueryBuilder makes a MultiPhraseQuery of them; multi-word synonyms make it a graph query."""
+    terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
+    if len(terms) > 1 and max(lengths) > 1:
+        return graph_phrase(index, field, TokenGraph(terms, positions, lengths), slop, boost, path)
     groups: list[list[str]] = []
     starts: list[int] = []
     for term, position in zip(terms, positions, strict=True):
@@ -464,7 +475,8 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
-                                                 "analyzer", *_FUZZY_KEYS) if k in options}  # fmt: skip
+                                                 "analyzer", "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS)
+                         if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
     return dis_max(index, parts, tie)
 
@@ -552,3 +564,237 @@ def _blend(doc_freqs: list[int], sum_ttfs: list[int], max_doc: int) -> list[int]
         out[i] = min(max_doc, actual)
         previous = doc_freqs[i]
     return out
+
+
+# ---------------------------------------------------------------- token graphs (multi-word synonyms)
+
+GraphToken = tuple[str, int]  # (term, position increment) of one token on a path through the graph
+
+
+class TokenGraph:
+    """Lucene's GraphTokenStreamFiniteStrings: the query's tokens as transitions between states (a token of
+    position length n spans n states; a removed stop word widens the transition of the token after it, which keeps
+    its position increment), so that each multi-word synonym is a path of its own."""
+
+    def __init__(self, terms: Sequence[str], positions: Sequence[int], lengths: Sequence[int]) -> None:
+        self.out: dict[int, list[tuple[int, int]]] = {}  # state -> [(destination, token id)] in token order
+        self.tokens: list[GraphToken] = []
+        position, previous_inc, gap, final, last = -1, 1, 0, 0, -1
+        for term, at, length in zip(terms, positions, lengths, strict=True):
+            inc = at - last
+            last = at
+            if inc == 0:
+                position -= gap
+            else:
+                position += 1
+                gap = inc - 1
+            end = position + length + gap
+            final = max(final, end)
+            self.out.setdefault(position, []).append((end, len(self.tokens)))
+            self.tokens.append((term, previous_inc if inc == 0 else inc))
+            position += gap
+            if inc > 0:
+                previous_inc = inc
+        self.final = final
+
+    def segments(self) -> list[tuple[int, int]]:
+        """(start, end) between the articulation points: the states every path goes through."""
+        crossed = {s for start, edges in self.out.items() for end, _ in edges for s in range(start + 1, end)}
+        cuts = [s for s in sorted(self.out) if s > 0 and s not in crossed]
+        bounds = [0, *cuts, self.final]
+        return list(itertools.pairwise(bounds))
+
+    def has_side_path(self, state: int) -> bool:
+        return len({end for end, _ in self.out[state]}) > 1
+
+    def terms_at(self, state: int) -> list[str]:
+        return [self.tokens[t][0] for _, t in self.out[state]]
+
+    def paths(self, start: int, end: int) -> list[list[GraphToken]]:
+        """Every path from `start` to `end`, in Lucene's order (by token ids, depth first)."""
+        if start == end:
+            return [[]]
+        return [
+            [self.tokens[t], *rest]
+            for dest, t in self.out.get(start, [])
+            if dest <= end
+            for rest in self.paths(dest, end)
+        ]
+
+
+def _path_positions(path: list[GraphToken]) -> list[int]:
+    return list(itertools.accumulate(inc for _, inc in path))
+
+
+def _path_query(
+    index: EmbeddedIndex, field: str, path: list[GraphToken], phrase: bool, boost: float, at: str
+) -> Scores:
+    """One side path as QueryBuilder builds it: a term query, else a phrase (auto_generate_synonyms_phrase_query)
+    or all of its terms (a conjunction)."""
+    terms = [term for term, _ in path]
+    if len(terms) == 1:
+        return term_disjunction(index, field, terms, boost, None, at)
+    if phrase:
+        return phrase_groups(index, field, [[t] for t in terms], _path_positions(path), 0, boost, at)
+    return term_disjunction(index, field, terms, boost, len(terms), at)
+
+
+def _sum_of(index: EmbeddedIndex, parts: list[tuple[Scores, int]], required: int = 1) -> Scores:
+    """A boolean query of scored clauses: the float scores summed in double, cast to float."""
+    docs, total, hits = accumulate(index, [([(s.docs, s.values)], count) for s, count in parts if s.docs.size])
+    keep = hits >= required
+    return Scores.of(index.n, docs[keep], total[keep].astype(F32))
+
+
+def graph_match(
+    index: EmbeddedIndex, field: str, graph: TokenGraph, options: dict[str, Any], boost: float, path: str
+) -> Scores:
+    """Lucene's QueryBuilder.analyzeGraphBoolean (as Elasticsearch's MatchQueryParser calls it): one clause per
+    segment between articulation points; a segment with side paths is a disjunction of one query per path (a
+    phrase unless `auto_generate_synonyms_phrase_query` is false), otherwise a term or synonym query. Lucene's
+    rewrite merges identical clauses (boosts summed) and, in a pure disjunction, inlines each segment's
+    disjunction into the top level."""
+    auto = options.get("auto_generate_synonyms_phrase_query", True)
+    if auto not in (True, False, "true", "false"):
+        raise Invalid(f"{path}.auto_generate_synonyms_phrase_query", f"{auto!r} is not true or false")
+    phrase = auto in (True, "true") and index.text[field].has_positions
+    operator = str(options.get("operator", "or")).lower()
+    segments: list[Any] = []
+    for start, end in graph.segments():
+        if graph.has_side_path(start):
+            segments.append(tuple(("path", tuple(p)) for p in graph.paths(start, end)))
+        else:
+            terms = tuple(dict.fromkeys(graph.terms_at(start)))
+            segments.append(("term", terms[0] if len(terms) == 1 else terms))
+    required = None
+    if operator == "and":
+        required = len(segments)
+    elif "minimum_should_match" in options:
+        required = minimum_should_match(options["minimum_should_match"], len(segments), path) or None
+    flat = required is None
+    keys = [k for s in segments for k in (s if flat and isinstance(s[0], tuple) else [s])]
+
+    def score(key: Any, clause_boost: float) -> Scores:
+        if key[0] == "term":
+            return term_disjunction(index, field, [key[1]], clause_boost, None, path)
+        if key[0] == "path":
+            return _path_query(index, field, list(key[1]), phrase, clause_boost, path)
+        return _sum_of(index, [(score(k, clause_boost), 1) for k in key])
+
+    parts = [(score(key, float(F32(count) * F32(boost))), count) for key, count in Counter(keys).items()]
+    return _sum_of(index, parts, required or 1)
+
+
+def graph_phrase(index: EmbeddedIndex, field: str, graph: TokenGraph, slop: int, boost: float, path: str) -> Scores:
+    """Elasticsearch's MatchQueryParser.analyzeGraphPhrase: with a slop, a disjunction of one phrase per path
+    through the whole graph; without, one span query: an ordered span near (slop 0) of the segments, a segment
+    with side paths being a span or of one span near per path (a removed stop word inside a path is a gap; one
+    before a segment without side paths is lost, as in Elasticsearch)."""
+    if slop > 0:
+        alternatives = []
+        for tokens in graph.paths(0, graph.final):
+            terms = [term for term, _ in tokens]
+            groups = [[t] for t in terms]
+            alternatives.append((phrase_groups(index, field, groups, _path_positions(tokens), slop, boost, path), 1))
+        return _sum_of(index, alternatives)
+    clauses: list[Any] = []
+    for start, end in graph.segments():
+        if graph.has_side_path(start):
+            options = []
+            for tokens in graph.paths(start, end):
+                near: list[Any] = []
+                for term, inc in tokens:
+                    if inc > 1:
+                        near.append(("gap", inc - 1))
+                    near.append(("term", term))
+                options.append(near[0] if len(near) == 1 else ("near", near))
+            clauses.append(("or", options))
+        else:
+            terms = graph.terms_at(start)
+            clauses.append(("term", terms[0]) if len(terms) == 1 else ("or", [("term", t) for t in terms]))
+    return _span_scores(index, field, clauses[0] if len(clauses) == 1 else ("near", clauses), boost, path)
+
+
+_NO_MORE = 2**31 - 1
+
+
+def _span_scores(index: EmbeddedIndex, field: str, span: Any, boost: float, path: str) -> Scores:
+    """A span query scored as Lucene's SpanScorer: frequency = the number of matches (each of width 0), idf = the
+    sum over its distinct terms (in term order) that the index holds."""
+    target = index.text[field]
+    if not target.has_positions:
+        raise Invalid(path, f"field {field!r} was indexed without position data; a phrase query needs positions")
+    postings: dict[str, Any] = {}
+
+    def docs_of(node: Any) -> np.ndarray | None:  # None: every document (a gap)
+        if node[0] == "gap":
+            return None
+        if node[0] == "term":
+            found = postings.setdefault(node[1], target.postings(node[1]))
+            return found.docs if found is not None else np.empty(0, dtype=np.int64)
+        sets = [docs_of(child) for child in node[1]]
+        if node[0] == "or":
+            return np.unique(np.concatenate([s for s in sets if s is not None]))
+        result = None
+        for s in sets:
+            if s is not None:
+                result = s if result is None else np.intersect1d(result, s, assume_unique=True)
+        return result
+
+    candidates = docs_of(span)
+    assert candidates is not None
+    freqs = np.zeros(candidates.size, dtype=F32)
+    for i, doc in enumerate(candidates.tolist()):
+        freqs[i] = len(_spans(span, doc, target, postings))
+    keep = freqs > 0
+    docs, freqs = candidates[keep], freqs[keep]
+    doc_freqs = [postings[t].doc_freq for t in sorted(postings, key=str.encode) if postings[t] is not None]
+    weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
+    return Scores.of(index.n, docs, target.bm25.score(weight, freqs, target.norms[docs]))
+
+
+def _spans(node: Any, doc: int, target: Any, postings: dict[str, Any]) -> list[tuple[int, int]]:
+    """The (start, end) spans of a term, span or, or ordered span near with slop 0 in one document, in Lucene's
+    order; the near advances lazily as NearSpansOrdered does (each sub-span only moves forward)."""
+    if node[0] == "term":
+        found = postings[node[1]]
+        if found is None:
+            return []
+        at = int(np.searchsorted(found.docs, doc))
+        if at >= found.docs.size or found.docs[at] != doc:
+            return []
+        return [(int(p), int(p) + 1) for p in target.positions_of(found, at)]
+    if node[0] == "or":
+        return sorted(span for child in node[1] for span in _spans(child, doc, target, postings))
+    subs = [None if child[0] == "gap" else _spans(child, doc, target, postings) for child in node[1]]
+    if any(s is not None and not s for s in subs):
+        return []
+    cursors = [-1] * len(subs)
+    gaps = [child[1] if child[0] == "gap" else 0 for child in node[1]]
+
+    def start(i: int) -> int:
+        if subs[i] is None:
+            return cursors[i]
+        return subs[i][cursors[i]][0] if 0 <= cursors[i] < len(subs[i]) else (-1 if cursors[i] < 0 else _NO_MORE)
+
+    def end(i: int) -> int:
+        return cursors[i] + gaps[i] if subs[i] is None else subs[i][cursors[i]][1]
+
+    matches = []
+    while True:
+        cursors[0] += 1
+        if start(0) == _NO_MORE:
+            return matches
+        width = 0
+        for i in range(1, len(subs)):
+            previous_end = end(i - 1)
+            if subs[i] is None:
+                cursors[i] = previous_end
+            else:
+                while start(i) < previous_end:
+                    cursors[i] += 1
+            if start(i) == _NO_MORE:
+                return matches
+            width += start(i) - previous_end
+        if width == 0:
+            matches.append((start(0), end(len(subs) - 1)))
