@@ -153,6 +153,18 @@ def test_rbo_ext_uneven_lengths_by_hand() -> None:
     assert churn.rbo(list("b"), list("abc")) == churn.rbo(list("abc"), list("b"))
 
 
+def test_rbo_ext_matches_an_independent_implementation_on_random_rankings() -> None:
+    import random
+
+    oracle = pytest.importorskip("rbo", reason="the rbo package (dev extra) is the independent oracle")
+    rnd = random.Random(20260115)
+    items = [f"d{i}" for i in range(30)]
+    for _ in range(100):
+        a, b = rnd.sample(items, rnd.randint(1, 15)), rnd.sample(items, rnd.randint(1, 15))
+        for p in (0.5, 0.9):
+            assert churn.rbo(a, b, p) == pytest.approx(oracle.RankingSimilarity(a, b).rbo_ext(p=p), abs=1e-12)
+
+
 def test_overlap_and_per_stratum_churn() -> None:
     assert churn.overlap(list("abcd"), list("badx")) == 0.75
     assert churn.overlap([], []) == 1.0
