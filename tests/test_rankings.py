@@ -53,6 +53,14 @@ def test_the_entry_keeps_one_compact_line_per_query_and_stays_sorted_json() -> N
     assert all(keys == sorted(keys) for keys in orders)  # keys sorted in every object, as before
 
 
+def test_ids_with_quotes_commas_and_escapes_survive_the_one_line_writer() -> None:
+    odd = ['a"b', "c,\n  d", "e\\", "[f]", "ü"]
+    text = dumps({"t": {"rankings": {"q1": odd, "q2": []}, "strata": {"all": {"n": 1}}}})
+    assert json.loads(text)["entries"]["t"]["rankings"] == {"q1": odd, "q2": []}
+    assert '"q1": ["a\\"b", "c,\\n  d", "e\\\\", "[f]", "\\u00fc"],' in text
+    assert '"q2": []\n' in text
+
+
 def test_a_changed_ranking_changes_exactly_its_line() -> None:
     run = {"q1": ["a", "b"], "q2": ["d"], "q3": ["e"]}
     before = dumps({"t": make_entry(evaluate(run, JUDGMENTS, METRICS), "v1", "custom", Tolerance(), "")})
