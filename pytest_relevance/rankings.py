@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments
 
 #: shown per kind of change in one line; the rest is counted ("+2 more")
@@ -22,7 +23,7 @@ def snapshot_depth(metrics: Iterable[object], configured: int = 10) -> int:
     metric cut-off when that is smaller (ids below every cut-off explain no number)."""
     cuts = [k for k in (getattr(m, "k", None) for m in metrics) if k is not None]
     if configured < 1:
-        raise ValueError(f"relevance_snapshot_depth {configured} must be >= 1")
+        raise RelevanceInputError("relevance_snapshot_depth", f"{configured} must be >= 1 (ranked ids kept per query)")
     return min([configured, max(cuts)]) if cuts else configured
 
 

@@ -53,6 +53,14 @@ def test_the_entry_keeps_one_compact_line_per_query_and_stays_sorted_json() -> N
     assert all(keys == sorted(keys) for keys in orders)  # keys sorted in every object, as before
 
 
+def test_ids_with_quotes_commas_and_escapes_survive_the_one_line_writer() -> None:
+    odd = ['a"b', "c,\n  d", "e\\", "[f]", "ü"]
+    text = dumps({"t": {"rankings": {"q1": odd, "q2": []}, "strata": {"all": {"n": 1}}}})
+    assert json.loads(text)["entries"]["t"]["rankings"] == {"q1": odd, "q2": []}
+    assert '"q1": ["a\\"b", "c,\\n  d", "e\\\\", "[f]", "\\u00fc"],' in text
+    assert '"q2": []\n' in text
+
+
 def test_a_changed_ranking_changes_exactly_its_line() -> None:
     run = {"q1": ["a", "b"], "q2": ["d"], "q3": ["e"]}
     before = dumps({"t": make_entry(evaluate(run, JUDGMENTS, METRICS), "v1", "custom", Tolerance(), "")})
@@ -151,6 +159,18 @@ def test_rbo_ext_uneven_lengths_by_hand() -> None:
     # 0.1/0.9 * 2.439 + ((2 - 2)/3 + 2/2) * 0.729 = 0.271 + 0.729 = 1.0: a prefix agrees
     assert churn.rbo(list("abc"), list("ab")) == pytest.approx(1.0)
     assert churn.rbo(list("b"), list("abc")) == churn.rbo(list("abc"), list("b"))
+
+
+def test_rbo_ext_matches_an_independent_implementation_on_random_rankings() -> None:
+    import random
+
+    oracle = pytest.importorskip("rbo", reason="the rbo package (dev extra) is the independent oracle")
+    rnd = random.Random(20260115)
+    items = [f"d{i}" for i in range(30)]
+    for _ in range(100):
+        a, b = rnd.sample(items, rnd.randint(1, 15)), rnd.sample(items, rnd.randint(1, 15))
+        for p in (0.5, 0.9):
+            assert churn.rbo(a, b, p) == pytest.approx(oracle.RankingSimilarity(a, b).rbo_ext(p=p), abs=1e-12)
 
 
 def test_overlap_and_per_stratum_churn() -> None:

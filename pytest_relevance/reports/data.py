@@ -21,7 +21,7 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
         "churn": null (no baseline rankings, or set answers) or {"k", "p", "variant", "max" (null: off),
             "per_stratum": {stratum: {"rbo", "overlap", "n"}}, "exceeded": [stratum],
             "most_changed": [{"query", "text", "stratum", "rbo", "overlap", "new", "unjudged"}]},
-        "rankings": {query: [doc id, ...]}: the current run, to the depth the metrics need,
+        "rankings": {query: [doc id, ...]}: the current run to the depth the metrics need (set answers: whole),
         "per_query": {query: {metric: {"baseline": value or null, "current": value}}}}]}
 """
 
@@ -154,7 +154,7 @@ def build(
         "warnings": list(dict.fromkeys(warnings)),
         "movers": {"metric": first, "lost": lost, "gained": gained},
         "churn": churned,
-        "rankings": {qid: docs[: depth(metrics)] for qid, docs in evaluation.run.items()},
+        "rankings": {qid: docs[: None if set_answers else depth(metrics)] for qid, docs in evaluation.run.items()},
         "per_query": {
             qid: {
                 spec: {"baseline": old_queries.get(qid, {}).get(spec), "current": round(value, DIGITS)}
