@@ -560,6 +560,15 @@ def test_the_ascii_fast_path_segments_as_uax29_does(text: str) -> None:
     assert [m.span() for m in _STANDARD_ASCII.finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
 
 
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ1_.:',;- éÀÖØöøÿßÉ×÷ªµº\xad·¹"), max_size=20))
+def test_the_latin1_fast_path_segments_as_uax29_does(text: str) -> None:
+    """Accented Latin-1 letters take the spelled-out pattern; anything else in Latin-1 falls back to the general one."""
+    from pytest_relevance.engines.embedded.analysis.tokenizers import _STANDARD, _standard_pattern
+
+    assert [m.span() for m in _standard_pattern(text).finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
+
+
 SYNONYM_WORDS = ("the", "usa", "u", "s", "a", "united", "states", "ny", "new", "york", "b", "c", "x", "tv", "foo")
 
 

@@ -53,6 +53,20 @@ _STANDARD_ASCII = re.compile(
     r"(?=_*[A-Za-z0-9])[A-Za-z0-9_]+"
     r"(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
 )
+# The Latin-1 letters (À-Ö, Ø-ö, ø-ÿ) are ALetter like A-Z, so text whose only non-ASCII characters are those
+# segments by the same spelled-out rules (accented Western European text, four times faster than `_STANDARD`);
+# any other character (ª, µ, º, the soft hyphen, the middle dot, ...) takes the general pattern.
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"
+_STANDARD_LATIN = re.compile(
+    rf"(?=_*[{_LATIN}0-9])[{_LATIN}0-9_]+"
+    rf"(?:(?:(?<=[{_LATIN}])[:.'](?=[{_LATIN}])|(?<=[0-9])[.,;'](?=[0-9]))[{_LATIN}0-9_]+)*"
+)
+_BEYOND_LATIN = re.compile("[^\x00-\x7f\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]")
+
+
+def _standard_pattern(text: str) -> re.Pattern | regex.Pattern:
+    return _STANDARD_ASCII if text.isascii() else _STANDARD if _BEYOND_LATIN.search(text) else _STANDARD_LATIN
+
 
 # Java's Character.isWhitespace: Unicode space separators except the no-break ones, and the ASCII controls.
 _JAVA_SPACE = (
@@ -65,17 +79,21 @@ _LETTER = regex.compile(r"\p{L}+")
 
 
 def _chunks(
-    pattern: regex.Pattern, max_len: int, lower: bool = False, ascii_pattern: re.Pattern | None = None
+    pattern: regex.Pattern,
+    max_len: int,
+    lower: bool = False,
+    choose: Callable[[str], re.Pattern | regex.Pattern] | None = None,
 ) -> Callable[[str], list[Tok]]:
-    """Tokens as the matches of `pattern` (of `ascii_pattern` on ASCII text, when given), each cut into pieces of at
-    most `max_len` characters (Lucene splits an over-long token and goes on with the rest as the next token)."""
-    ascii_pattern = ascii_pattern or pattern
+    """Tokens as the matches of `pattern` (or of the faster equivalent `choose(text)` picks for the text, when
+    given), each cut into pieces of at most `max_len` characters (Lucene splits an over-long token and goes on with
+    the rest as the next token)."""
+    choose = choose or (lambda text: pattern)
 
     # a token longer than max_len needs a run of more than max_len characters that are not Java whitespace
     long_run = re.compile(f"[^{re.escape(_JAVA_SPACE)}]{{{max_len + 1}}}")
 
     def tokenize(text: str) -> list[Tok]:
-        found = (ascii_pattern if text.isascii() else pattern).finditer(text)
+        found = choose(text).finditer(text)
         out = [Tok(m.group(), *m.span()) for m in found]
         if len(text) > max_len and long_run.search(text) and max(tok.end - tok.start for tok in out) > max_len:
             out = [
@@ -90,7 +108,7 @@ def _chunks(
 
     def terms(text: str) -> list[str]:
         """The same terms without token objects (the indexing fast path)."""
-        found = (ascii_pattern if text.isascii() else pattern).findall(text)
+        found = choose(text).findall(text)
         if len(text) > max_len and found and max(map(len, found)) > max_len:
             return [tok.term for tok in tokenize(text)]
         if lower:
@@ -103,7 +121,7 @@ def _chunks(
 
 def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """StandardTokenizer: UAX#29 words."""
-    return _chunks(_STANDARD, max_token_length, ascii_pattern=_STANDARD_ASCII)
+    return _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
 
 
 def whitespace(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
@@ -345,7 +363,7 @@ def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
 
     def tokenize(text: str) -> list[Tok]:
         out: list[Tok] = []
-        pattern = _STANDARD_ASCII if text.isascii() else _STANDARD
+        pattern = _standard_pattern(text)
         at = 0
         while True:
             word = pattern.search(text, at)
