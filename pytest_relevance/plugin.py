@@ -132,6 +132,8 @@ class State:
     #: why this run did not collect the whole suite ("" when it did), first reason found
     partial: str = ""
     removed: list[str] = field(default_factory=list)
+    #: entries no collected test owns, decided at the end of a whole-suite run that did not update
+    unused: list[str] = field(default_factory=list)
     saved: bool = False
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -287,28 +289,34 @@ class RelevanceWarning(pytest.PytestWarning):
     """
 
 
+_TEST_SETTINGS = pytest.StashKey["Settings"]()
+
+
 def _test_settings(request: pytest.FixtureRequest) -> Settings:
-    """relevance_* settings with this test's marker arguments applied; a bad argument fails the test, naming it."""
+    """relevance_* settings with this test's marker arguments applied, read once per test (the clock, the index and
+    the snapshot all ask); a bad argument fails the test, naming it."""
     from pytest_relevance.settings import SettingError
 
-    marker = request.node.get_closest_marker("relevance")
+    node = request.node
+    if _TEST_SETTINGS in node.stash:
+        return node.stash[_TEST_SETTINGS]
+    marker = node.get_closest_marker("relevance")
     try:
-        return _state(request.config).settings.for_marker(dict(marker.kwargs) if marker else {}, request.node.nodeid)
+        node.stash[_TEST_SETTINGS] = _state(request.config).settings.for_marker(
+            dict(marker.kwargs) if marker else {}, node.nodeid
+        )
+        return node.stash[_TEST_SETTINGS]
     except SettingError as exc:
         message = f"relevance: {exc}"
     pytest.fail(message, pytrace=False)
 
 
-def _judgments_setting(request: pytest.FixtureRequest) -> str:
-    marker = request.node.get_closest_marker("relevance")
-    value = marker.kwargs.get("judgments") if marker else None
-    return str(value or setting(request.config, "relevance_judgments"))
-
-
 @pytest.fixture
 def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
     """The judged queries (from relevance_judgments, or the marker's judgments=)."""
-    return _input(_state(request.config).load_judgments, _judgments_setting(request))
+    marker = request.node.get_closest_marker("relevance")
+    value = (marker.kwargs.get("judgments") if marker else None) or setting(request.config, "relevance_judgments")
+    return _input(_state(request.config).load_judgments, str(value))
 
 
 @pytest.fixture
@@ -422,17 +430,16 @@ def relevance_session_index(
 
 
 @pytest.fixture
-def relevance_index(request: pytest.FixtureRequest, relevance_session_index: Any) -> Any:
+def relevance_index(
+    request: pytest.FixtureRequest, relevance_session_index: Any, relevance_judgments: Judgments
+) -> Any:
     """The session's fixture index as this test sees it: its judgments, its instant, its deepest cut-off.
 
     The index is built once; only what the test's marker overrides (metrics=, now=, judgments=) differs, so that
     `recall@1000` retrieves 1000 and `now=` renders the template at that instant.
     """
-    from pytest_relevance.metrics import depth
-
     settings = _test_settings(request)
-    judgments = _input(_state(request.config).load_judgments, _judgments_setting(request))
-    return relevance_session_index.for_test(judgments, settings.now, depth(settings.metrics))
+    return relevance_session_index.for_test(relevance_judgments, settings.now, settings.depth)
 
 
 def _warn(message: str) -> None:
@@ -717,8 +724,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _remove_stale_temp_files(state)
     if config.getoption("relevance_update"):
         _update(config, state)
-    elif _unused(state) and state.settings.unused == "fail" and session.exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    else:
+        state.unused = _unused(state)
+        if state.unused and state.settings.unused == "fail" and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
     reports = [result["report"] for _, result in sorted(state.results.items()) if "report" in result]
     if reports:
         from pytest_relevance.reports.data import write, write_step_summary
@@ -787,11 +796,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = _state(config)
     if hasattr(config, "workerinput"):
         return
-    update = config.getoption("relevance_update")
-    unused = [] if update else _unused(state)
+    update, unused = config.getoption("relevance_update"), state.unused
     if not (state.results or state.warnings or unused or state.removed or state.notes):
         return
-    from pytest_relevance.reports.terminal import count_line, summary_lines, test_line
+    from pytest_relevance.reports.terminal import change_lines, count_line, summary_lines, test_line
 
     verbosity = config.get_verbosity()
     if verbosity >= 0:
@@ -802,8 +810,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if verbosity > 0 or report.get("status") not in ("passed", "updated", "unchanged"):
             lines = summary_lines(nodeid, result)  # the table: on -v, and always for a test that did not pass
         else:
-            lines = [test_line(nodeid, result)]
-            lines += [f"  updated {name}: {_change(old, new)}" for name, old, new in result.get("changes", [])]
+            lines = [test_line(nodeid, result), *change_lines(result)]
         lines += [f"  note: {note}" for note in [*report.get("notes", []), result.get("repeat")] if note]
         for line in lines:
             terminalreporter.write_line(line)
@@ -829,10 +836,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(note)
     for warning in state.warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
-
-
-def _change(old: float | None, new: float) -> str:
-    return f"{'new' if old is None else f'{old:.4f}'} -> {new:.4f}"
 
 
 def _unused(state: State) -> list[str]:

@@ -143,7 +143,12 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
         lines.append(f"  {churn_line(report['churn'])}")
     lines += [f"  {line}" for line in (stale_line(report),) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
-    for name, old, new in result.get("changes", []):
-        old_text = "new" if old is None else f"{old:.4f}"
-        lines.append(f"  updated {name}: {old_text} -> {new:.4f}")
-    return lines
+    return [*lines, *change_lines(result)]
+
+
+def change_lines(result: Mapping[str, Any]) -> list[str]:
+    """What an update changed, one stratum.metric a line (shown whatever the verbosity: the contract of an update)."""
+    return [
+        f"  updated {name}: {'new' if old is None else f'{old:.4f}'} -> {new:.4f}"
+        for name, old, new in result.get("changes", [])
+    ]
