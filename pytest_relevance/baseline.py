@@ -152,16 +152,21 @@ def _temp_files(path: Path) -> list[Path]:
     return sorted(path.parent.glob(f".{path.name}.*.tmp"))
 
 
+def _unlink_temp_files(path: Path) -> list[Path]:
+    """Remove the temp files beside the baseline; the caller holds the lock, so none is a live writer's."""
+    stale = _temp_files(path)
+    for temp in stale:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+    return stale
+
+
 def remove_stale_temp_files(path: Path) -> list[Path]:
-    """Temp files a killed update left beside the baseline; removed under the lock, so never a live writer's."""
+    """Temp files a killed update left beside the baseline, removed (the lock is taken only when there are some)."""
     if not _temp_files(path):
         return []
     with locked(path):
-        stale = _temp_files(path)
-        for temp in stale:
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
-    return stale
+        return _unlink_temp_files(path)
 
 
 def _file_mode(path: Path) -> int:
@@ -182,9 +187,7 @@ def write_baseline(path: Path, updates: Mapping[str, Entry], keep: Collection[st
     stale copy.
     """
     with locked(path):
-        for temp in _temp_files(path):
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
+        _unlink_temp_files(path)
         before = load_baseline(path)
         merged = {k: v for k, v in before.items() if keep is None or k in keep}
         merged.update(updates)
