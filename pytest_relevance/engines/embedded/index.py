@@ -40,7 +40,26 @@ class Postings:
         return int(self.docs.size)
 
 
-class TextField:
+class TermDictionary:
+    """The views of a field's term dictionary (`vocab`, term -> id) that prefix, fuzzy and regexp expansion read."""
+
+    vocab: dict[str, int]
+
+    @cached_property
+    def sorted_terms(self) -> list[str]:
+        """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
+        return sorted(self.vocab)
+
+    @cached_property
+    def terms_by_length(self) -> dict[int, list[str]]:
+        """The terms grouped by length: a fuzzy term only compares with terms within its edit distance in length."""
+        out: dict[int, list[str]] = {}
+        for term in self.sorted_terms:
+            out.setdefault(len(term), []).append(term)
+        return out
+
+
+class TextField(TermDictionary):
     """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects)."""
 
     def __init__(
@@ -124,27 +143,10 @@ class TextField:
         lo, hi = int(self.offsets[tid]), int(self.offsets[tid + 1])
         return Postings(self.docs[lo:hi], self.freqs[lo:hi], lo)
 
-    @cached_property
-    def sorted_terms(self) -> list[str]:
-        """The term dictionary in Lucene's order (UTF-8 byte order is code point order)."""
-        return sorted(self.vocab)
-
-    @cached_property
-    def terms_by_length(self) -> dict[int, list[str]]:
-        """The terms grouped by length: a fuzzy term only compares with terms within its edit distance in length."""
-        return _by_length(self.sorted_terms)
-
     def positions_of(self, postings: Postings, index: int) -> np.ndarray:
         """The positions of the posting at `index` within `postings` (ascending)."""
         at = postings.start + index
         return self.positions[self.pos_offsets[at] : self.pos_offsets[at + 1]]
-
-
-def _by_length(terms: list[str]) -> dict[int, list[str]]:
-    out: dict[int, list[str]] = {}
-    for term in terms:
-        out.setdefault(len(term), []).append(term)
-    return out
 
 
 def similarity_for(similarity: Similarity, doc_count: int, sum_total_term_freq: int) -> BM25 | BooleanSimilarity:
@@ -161,7 +163,7 @@ class _Vocabulary(dict):
         return value
 
 
-class KeywordField:
+class KeywordField(TermDictionary):
     """Exact terms per document (keyword): a term dictionary, and for each term the documents holding it."""
 
     def __init__(self, name: str, similarity: Similarity) -> None:
@@ -188,14 +190,6 @@ class KeywordField:
         self.norms = np.ones(n_docs, dtype=np.uint8)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
         del self._ids, self._docs
-
-    @cached_property
-    def sorted_terms(self) -> list[str]:
-        return sorted(self.vocab)
-
-    @cached_property
-    def terms_by_length(self) -> dict[int, list[str]]:
-        return _by_length(self.sorted_terms)
 
     def docs_of(self, value: str) -> np.ndarray:
         tid = self.vocab.get(value)
