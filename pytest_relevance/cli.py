@@ -63,19 +63,13 @@ def _evaluate_files(args: argparse.Namespace) -> int:
 
 def _load(path: str) -> list[dict]:
     """Test reports from a JSON report file, or minimal ones (the recorded values, as baseline) from a baseline file."""
-    import json
     from pathlib import Path
 
     from pytest_relevance.baseline import load_baseline
-    from pytest_relevance.reports.data import from_baseline, from_file
+    from pytest_relevance.reports.data import from_baseline, from_file, read_json
 
     source = Path(path)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RelevanceInputError(source, "no such file") from None
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(source, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    data = read_json(source)
     if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
         return [from_file(report) for report in data["tests"]]
     return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]

@@ -30,12 +30,9 @@ COLUMNS = ("query_id", "query", "stratum", "doc_id", "rank", "shown_in")
 
 def read_rankings(path: Path) -> list[dict[str, list[str]]]:
     """Every test's rankings from a baseline file or a JSON report (`--relevance-report out.json`)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RelevanceInputError(path, "no such file") from None
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    from pytest_relevance.reports.data import read_json
+
+    data = read_json(path)
     if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:
         found = [test.get("rankings") for test in data.get("tests", [])]
     elif isinstance(data, dict) and isinstance(data.get("entries"), dict):

@@ -28,10 +28,12 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_relevance import churn, rankings
 from pytest_relevance.baseline import DIGITS, Comparison, Entry
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import (
     Evaluation,
     constant_floor,
@@ -248,6 +250,18 @@ def metric_key(spec: str) -> tuple[int, str, int, str]:
     cut = rest.split(",", 1)[0]
     family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
     return family, name, int(cut) if cut.isdigit() else 0, spec
+
+
+def read_json(path: Path) -> Any:
+    """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RelevanceInputError(path, "no such file") from None
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
 
 
 def from_file(report: dict[str, Any]) -> dict[str, Any]:
