@@ -85,6 +85,11 @@ def _embedded_once(docs: list[tuple[str, str]]) -> float:
     """The whole index build the issue's goal (a) is about: a fresh engine (cold analyzer caches, as in a session),
     analysis plus the postings, norms and columns."""
     from pytest_relevance.engines.embedded import EmbeddedEngine
+    from pytest_relevance.engines.embedded.analysis import filters
+
+    # the stemmers' caches live as long as the process: empty them, as a new session starts
+    filters.porter_cached.cache_clear()
+    filters.kstem_cached.cache_clear()
 
     corpus = [{"id": f"d{i}", "title": t, "description": d} for i, (t, d) in enumerate(docs)]
     text = {"type": "text", "analyzer": "english"}

@@ -89,7 +89,7 @@ class EmbeddedIndex:
                 assert field.analyzer is not None and field.search_analyzer is not None
                 quote = field.search_quote_analyzer or field.search_analyzer
                 self.text[name] = TextField(
-                    name, field.analyzer.term_lists, field.search_analyzer.term_lists, quote.term_lists,
+                    name, field.analyzer, field.search_analyzer.term_lists, quote.term_lists,
                     field.similarity, field.norms, field.index_options, field.position_increment_gap,
                 )  # fmt: skip
             elif field.kind == "keyword":

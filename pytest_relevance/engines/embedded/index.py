@@ -19,6 +19,7 @@ import numpy as np
 from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
 
 if TYPE_CHECKING:
+    from pytest_relevance.engines.embedded.analysis import Analyzer
     from pytest_relevance.engines.embedded.mapping import Similarity
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
@@ -60,12 +61,18 @@ class TermDictionary:
 
 
 class TextField(TermDictionary):
-    """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects)."""
+    """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects).
+
+    Tokens are collected as one flat stream of term ids in document order. When the analyzer maps each tokenizer
+    term on its own (`Analyzer.term_mapper`), the field keeps a tokenizer term -> term id map, so a term seen before
+    costs one C-level dict lookup for the whole analysis; removed terms (stop words) stay in the stream as -1, and
+    positions are derived at `freeze` from each value's token count instead of being stored per token.
+    """
 
     def __init__(
         self,
         name: str,
-        tokenize: Tokenize,
+        analyzer: Analyzer,
         search_tokenize: Tokenize,
         quote_tokenize: Tokenize,
         similarity: Similarity,
@@ -73,45 +80,93 @@ class TextField(TermDictionary):
         index_options: str = "positions",
         gap: int = POSITION_INCREMENT_GAP,
     ) -> None:
-        self.name, self.tokenize = name, tokenize
+        self.name, self.analyzer = name, analyzer
         self.search_tokenize, self.quote_tokenize = search_tokenize, quote_tokenize
         self.similarity, self.with_norms, self.gap = similarity, norms, gap
         self.has_positions = index_options in ("positions", "offsets")
         self.has_freqs = index_options != "docs"
         self._vocab: _Vocabulary = _Vocabulary()
-        self._tids, self._pos = array("i"), array("i")
-        self._counts, self._lengths = array("i"), array("i")
+        self._tids = array("i")
+        self._values_per_doc = array("i")
+        mapper = analyzer.term_mapper
+        self.add: Callable[[Sequence[str]], None]  # index the next document's values
+        if mapper is None:
+            self.add = self._add_stream
+            self._pos, self._counts, self._lengths = array("i"), array("i"), array("i")
+        else:
+            self.add = self._add_terms
+            self._split = mapper[0]
+            self._term_ids = _TermIds(mapper[1], self._vocab)
+            self._value_lens = array("i")
 
-    def add(self, values: Sequence[str]) -> None:
-        """Index the next document's values: positions continue across values after Elasticsearch's gap."""
+    def _add_terms(self, values: Sequence[str]) -> None:
+        """The per-term path (see the class docstring): a value's positions follow from its token count."""
+        term_id, split = self._term_ids.__getitem__, self._split
+        for value in values:
+            raw = split(value)
+            self._tids.extend(map(term_id, raw))
+            self._value_lens.append(len(raw))
+        self._values_per_doc.append(len(values))
+
+    def _add_stream(self, values: Sequence[str]) -> None:
+        """Index the next document's values through the whole token stream (graphs, shingles, char filters):
+        positions as Lucene's FieldInvertState counts them, the gap before every value after the first."""
         term_id = self._vocab.__getitem__
         count = length = 0
-        position = -1  # as Lucene's FieldInvertState: the gap is added before every value after the first
+        position = -1
         for index, value in enumerate(values):
             if index:
                 position += self.gap
-            terms, positions = self.tokenize(value)
-            if not terms:
-                continue
+            terms, positions, last = self.analyzer.term_lists_end(value)
             base = position + 1
-            self._tids.extend(map(term_id, terms))
-            count += len(terms)
-            self._pos.extend([base + p for p in positions])
-            length += len(terms)
-            if self.similarity.discount_overlaps and len(set(positions)) != len(positions):
-                length -= sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
-            position = base + positions[-1]
+            if terms:
+                self._tids.extend(map(term_id, terms))
+                self._pos.extend([base + p for p in positions])
+                count += len(terms)
+                length += len(terms)
+                if self.similarity.discount_overlaps and len(set(positions)) != len(positions):
+                    length -= sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
+            position = base + last
         self._counts.append(count)
         self._lengths.append(length)
+        self._values_per_doc.append(len(values))
+
+    def _stream_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term ids, documents, positions) of every indexed token in document order, and the per-document
+        lengths that norms encode."""
+        tids = np.frombuffer(self._tids, dtype=np.int32)
+        n_docs = len(self._values_per_doc)
+        if hasattr(self, "_pos"):
+            counts = np.frombuffer(self._counts, dtype=np.int32)
+            docs = np.repeat(np.arange(n_docs, dtype=np.int32), counts)
+            lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
+            return tids, docs, np.frombuffer(self._pos, dtype=np.int32), lengths
+        per_doc = np.frombuffer(self._values_per_doc, dtype=np.int32)
+        value_lens = np.frombuffer(self._value_lens, dtype=np.int32)
+        value_doc = np.repeat(np.arange(n_docs, dtype=np.int32), per_doc)
+        first_value = np.cumsum(per_doc) - per_doc  # each document's first value
+        value_start = np.cumsum(value_lens, dtype=np.int32) - value_lens  # each value's first token in the stream
+        # a token's position is its place in the stream less its document's first token, plus one gap per earlier
+        # value of the document
+        gaps = (np.arange(value_lens.size, dtype=np.int32) - first_value[value_doc]) * self.gap
+        shift = np.repeat(value_start[first_value[value_doc]] - gaps, value_lens)
+        positions = np.arange(tids.size, dtype=np.int32) - shift
+        kept = tids >= 0
+        docs = np.repeat(value_doc, value_lens)[kept]
+        lengths = np.bincount(docs, minlength=n_docs).astype(np.int64)
+        return tids[kept], docs, positions[kept], lengths
 
     def freeze(self) -> None:
         """Sort the token stream by (term, doc, position) into CSR postings; compute norms and statistics."""
-        tids = np.frombuffer(self._tids, dtype=np.int32)
-        counts = np.frombuffer(self._counts, dtype=np.int32)
-        docs = np.repeat(np.arange(counts.size, dtype=np.int32), counts)
-        pos = np.frombuffer(self._pos, dtype=np.int32)
-        order = np.lexsort((pos, docs, tids))
-        tids, docs, self.positions = tids[order], docs[order], pos[order]
+        tids, docs, pos, lengths = self._stream_arrays()
+        # the stream is in (doc, position) order already (position increments are never negative), so ordering by
+        # (term, place in the stream) gives (term, doc, position) order: one sort of 64-bit keys holding both, about
+        # three times faster than a stable argsort of the terms
+        key = (tids.astype(np.int64) << 32) | np.arange(tids.size, dtype=np.int64)
+        key.sort()
+        order = key & 0xFFFFFFFF
+        tids = (key >> 32).astype(np.int32)
+        docs, self.positions = docs[order], pos[order]
         # a posting starts wherever the (term, doc) pair changes
         change = np.ones(tids.size, dtype=bool)
         if tids.size:
@@ -124,17 +179,19 @@ class TextField(TermDictionary):
             self.freqs = np.ones_like(self.freqs)
         posting_tids = tids[starts]
         self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
-        lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
-        self.has_value = np.frombuffer(self._counts, dtype=np.int32) > 0
-        self.norms = encode_lengths(lengths) if self.with_norms else np.ones(lengths.size, dtype=np.uint8)
+        n_docs = lengths.size
+        self.has_value = np.bincount(docs, minlength=n_docs) > 0
+        self.norms = encode_lengths(lengths) if self.with_norms else np.ones(n_docs, dtype=np.uint8)
         self.doc_count = int(self.has_value.sum())
         # without frequencies Lucene reports the sum of document frequencies as the sum of term frequencies
         self.sum_total_term_freq = int(tids.size) if self.has_freqs else int(self.docs.size)
         self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
         self.vocab: dict[str, int] = dict(self._vocab)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
-        self.n_docs = counts.size
-        del self._tids, self._pos, self._counts, self._lengths, self._vocab
+        self.n_docs = n_docs
+        building = ("_tids", "_values_per_doc", "_vocab", "_pos", "_counts", "_lengths", "_term_ids", "_value_lens")
+        for name in building:
+            self.__dict__.pop(name, None)
 
     def postings(self, term: str) -> Postings | None:
         tid = self.vocab.get(term)
@@ -161,6 +218,20 @@ class _Vocabulary(dict):
     def __missing__(self, term: str) -> int:
         self[term] = value = len(self)
         return value
+
+
+class _TermIds(dict):
+    """tokenizer term -> term id (-1 when a filter removes it): analysis runs once per distinct tokenizer term, on a
+    miss, so mapping a whole value stays one C-level `map`."""
+
+    def __init__(self, analyze_term: Callable[[str], str | None], vocab: _Vocabulary) -> None:
+        super().__init__()
+        self._analyze_term, self._vocab = analyze_term, vocab
+
+    def __missing__(self, raw: str) -> int:
+        term = self._analyze_term(raw)
+        self[raw] = tid = -1 if term is None else self._vocab[term]
+        return tid
 
 
 class KeywordField(TermDictionary):

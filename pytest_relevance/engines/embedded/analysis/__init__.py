@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,6 +127,7 @@ class Analyzer:
         self.position_increment_gap = position_increment_gap
         self._tokenizer = tokenizer
         self._char_filters = tuple(char_filters)
+        self._filters = tuple(filters)
         stages: list[tuple[Callable[..., tuple[list[Tok], int]], bool]] = []  # (stage, wants the final offset)
         run: list[MapFilter] = []
         for f in [*filters, None]:
@@ -197,12 +199,12 @@ class Analyzer:
     def term_positions(self, text: str) -> list[tuple[str, int]]:
         """(term, position) pairs: what an index needs. When every stage has a fast form, no token objects are
         made: the tokenizer's strings go through the stages as parallel lists of terms and positions."""
-        terms, positions, _ = self._lists(text)
+        terms, positions, _ = self.term_lists_end(text)
         return list(zip(terms, positions, strict=True))
 
     def term_lists(self, text: str) -> tuple[list[str], list[int]]:
         """The same as two parallel lists, terms and positions (no pairs to build or to take apart)."""
-        terms, positions, _ = self._lists(text)
+        terms, positions, _ = self.term_lists_end(text)
         return terms, positions
 
     def query_lists(self, text: str) -> tuple[list[str], list[int], list[int]]:
@@ -221,6 +223,23 @@ class Analyzer:
             lengths.append(tok.plen)
         return terms, positions, lengths
 
+    @cached_property
+    def term_mapper(self) -> tuple[Callable[[str], list[str]], Callable[[str], str | None]] | None:
+        """(split, analyze_term) when this analyzer is a tokenizer whose tokens are one position apart followed by
+        per-term filters only (the built-in `english`, `standard`, `simple`...): then a term's analysis does not depend
+        on its neighbours, so an index can keep its own tokenizer term -> term id map and skip the filters for every
+        term it has seen. None when some component needs the stream (char filters, graphs, shingles). One per
+        analyzer, so that fields sharing an analyzer share its cache of analyzed terms."""
+        if self._fast is None or not all(isinstance(f, MapFilter) for f in self._filters):
+            return None
+        fused = _fuse(self._filters)
+
+        def analyze_term(term: str) -> str | None:
+            found = fused(term, False)
+            return None if found is None else found[0]
+
+        return self._tokenizer.terms, analyze_term  # type: ignore[attr-defined]
+
     def term_positions_values(
         self, values: Iterable[str], position_increment_gap: int | None = None
     ) -> list[tuple[str, int]]:
@@ -229,14 +248,15 @@ class Analyzer:
         out: list[tuple[str, int]] = []
         final = -gap - 1  # as if a value ended there, so that the first one starts at position 0
         for value in values:
-            terms, positions, last = self._lists(value)
+            terms, positions, last = self.term_lists_end(value)
             base = final + gap + 1
             out.extend((term, base + position) for term, position in zip(terms, positions, strict=True))
             final = base + last
         return out
 
-    def _lists(self, text: str) -> tuple[list[str], list[int], int]:
-        """Terms, positions, and the position of the end of the stream (trailing removed tokens included)."""
+    def term_lists_end(self, text: str) -> tuple[list[str], list[int], int]:
+        """Terms, positions, and the position of the end of the stream (trailing removed tokens included): where
+        the next value of a multi-valued field continues from, as Lucene's FieldInvertState does."""
         if self._fast is None:
             tokens, end_inc, _ = self._stream(text)
             terms, positions, position = [], [], -1

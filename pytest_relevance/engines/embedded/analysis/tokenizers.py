@@ -50,7 +50,7 @@ _STANDARD = regex.compile(
 # The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
 # joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).
 _STANDARD_ASCII = re.compile(
-    r"(?=_*[A-Za-z0-9])[A-Za-z0-9_]+"
+    r"_*[A-Za-z0-9][A-Za-z0-9_]*"
     r"(?:(?:(?<=[A-Za-z])[:.'](?=[A-Za-z])|(?<=[0-9])[.,;'](?=[0-9]))[A-Za-z0-9_]+)*"
 )
 # The Latin-1 letters (À-Ö, Ø-ö, ø-ÿ) are ALetter like A-Z, so text whose only non-ASCII characters are those
@@ -58,7 +58,7 @@ _STANDARD_ASCII = re.compile(
 # any other character (ª, µ, º, the soft hyphen, the middle dot, ...) takes the general pattern.
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"
 _STANDARD_LATIN = re.compile(
-    rf"(?=_*[{_LATIN}0-9])[{_LATIN}0-9_]+"
+    rf"_*[{_LATIN}0-9][{_LATIN}0-9_]*"
     rf"(?:(?:(?<=[{_LATIN}])[:.'](?=[{_LATIN}])|(?<=[0-9])[.,;'](?=[0-9]))[{_LATIN}0-9_]+)*"
 )
 _BEYOND_LATIN = re.compile("[^\x00-\x7f\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]")

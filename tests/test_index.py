@@ -1,0 +1,82 @@
+"""The embedded inverted index against the token stream it is built from.
+
+The index takes shortcuts for speed (a tokenizer term -> term id map, positions derived from token counts, one stable
+sort); the oracle here is `Analyzer.analyze_values`, the token-by-token path that mirrors Lucene's FieldInvertState
+and that the Lucene reference data checks. Every posting, position and document length must agree with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_relevance.engines.embedded.analysis import Analysis
+from pytest_relevance.engines.embedded.index import TextField
+from pytest_relevance.engines.embedded.mapping import Similarity
+from pytest_relevance.engines.embedded.scoring import encode_lengths
+
+SETTINGS = {
+    "analysis": {
+        "char_filter": {"tags": {"type": "html_strip"}},
+        "filter": {"syn": {"type": "synonym_graph", "synonyms": ["wifi, wireless network", "tv => television"]}},
+        "analyzer": {
+            # a char filter: the index must go through the whole token stream
+            "stripped": {"tokenizer": "standard", "char_filter": ["tags"], "filter": ["lowercase", "stop"]},
+            "graph": {"tokenizer": "standard", "filter": ["lowercase", "syn"]},
+        },
+    }
+}
+ANALYSIS = Analysis.from_settings(SETTINGS, "index.yaml")
+WORDS = ["the", "The", "of", "a", "Runs", "running", "runner's", "wifi", "wireless", "network", "tv", "café", "x1",
+         "and", "To", "be", "stand", "stands", "-", "..."]  # fmt: skip
+
+values = st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), max_size=4)
+
+
+def expected(analyzer_name: str, docs: list[list[str]], gap: int) -> tuple[dict, list[int]]:
+    """term -> [(doc, positions)] and the length of each document, from the token stream."""
+    analyzer = ANALYSIS.analyzer(analyzer_name, "test")
+    postings: dict[str, dict[int, list[int]]] = {}
+    lengths = []
+    for doc, doc_values in enumerate(docs):
+        tokens = analyzer.analyze_values(doc_values, gap)
+        for token in tokens:
+            postings.setdefault(token.term, {}).setdefault(doc, []).append(token.position)
+        # BM25's length discounts overlapping tokens (a stacked synonym adds no length), as Lucene's default
+        lengths.append(len({t.position for t in tokens}))
+    return {term: sorted((d, sorted(p)) for d, p in by_doc.items()) for term, by_doc in postings.items()}, lengths
+
+
+def built(analyzer_name: str, docs: list[list[str]], gap: int) -> tuple[dict, list[int]]:
+    analyzer = ANALYSIS.analyzer(analyzer_name, "test")
+    field = TextField("t", analyzer, analyzer.term_lists, analyzer.term_lists, Similarity(), gap=gap)
+    for doc_values in docs:
+        field.add(doc_values)
+    field.freeze()
+    out = {}
+    for term in field.vocab:
+        found = field.postings(term)
+        if found is None:
+            continue
+        out[term] = [(int(doc), field.positions_of(found, i).tolist()) for i, doc in enumerate(found.docs.tolist())]
+        assert found.freqs.tolist() == [len(p) for _, p in out[term]]
+    return out, field.norms.tolist()
+
+
+@pytest.mark.parametrize("name", ["english", "standard", "stripped", "graph"])
+@settings(max_examples=150, deadline=None)
+@given(docs=st.lists(values, max_size=6), gap=st.sampled_from([0, 1, 100]))
+def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: int) -> None:
+    postings, norms = built(name, docs, gap)
+    want, lengths = expected(name, docs, gap)
+    assert postings == want
+    assert norms == encode_lengths(np.array(lengths, dtype=np.int64)).tolist()
+
+
+def test_both_paths_are_taken() -> None:
+    """The per-term map serves the english analyzer; a char filter or a graph filter needs the whole stream."""
+    assert ANALYSIS.analyzer("english", "t").term_mapper is not None
+    assert ANALYSIS.analyzer("stripped", "t").term_mapper is None
+    assert ANALYSIS.analyzer("graph", "t").term_mapper is None
