@@ -569,6 +569,24 @@ def test_the_latin1_fast_path_segments_as_uax29_does(text: str) -> None:
     assert [m.span() for m in _standard_pattern(text).finditer(text)] == [m.span() for m in _STANDARD.finditer(text)]
 
 
+LATIN_TEXT = st.text(alphabet=st.sampled_from("aZ1_.:',;- \n\téÀÖØöøÿßÉx9"), max_size=16)
+ANY_TEXT = st.text(alphabet=st.sampled_from("aZ1_.:',;- éÀ×ªµ\xad·") | st.characters(), max_size=16)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(LATIN_TEXT) | st.lists(LATIN_TEXT | ANY_TEXT), st.sampled_from([3, 255]))
+def test_a_batch_of_texts_segments_as_each_text_alone(texts: list[str], max_len: int) -> None:
+    """The standard tokenizer's batch path (numpy over Latin-1 text) gives each text's UAX#29 words and counts,
+    with the general pattern's fallback for other characters and for words longer than max_token_length."""
+    from pytest_relevance.engines.embedded.analysis.tokenizers import standard
+
+    tokenizer = standard(max_len)
+    each = [[tok.term for tok in tokenizer(text)] for text in texts]
+    words, counts = tokenizer.terms_many(texts)  # type: ignore[attr-defined]
+    assert words == [word for found in each for word in found]
+    assert counts == [len(found) for found in each]
+
+
 SYNONYM_WORDS = ("the", "usa", "u", "s", "a", "united", "states", "ny", "new", "york", "b", "c", "x", "tv", "foo")
 
 

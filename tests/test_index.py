@@ -80,3 +80,12 @@ def test_both_paths_are_taken() -> None:
     assert ANALYSIS.analyzer("english", "t").term_mapper is not None
     assert ANALYSIS.analyzer("stripped", "t").term_mapper is None
     assert ANALYSIS.analyzer("graph", "t").term_mapper is None
+
+
+def test_a_long_run_without_words_is_indexed() -> None:
+    """300 dashes: longer than max_token_length, but no word at all (it used to stop the index build)."""
+    field = TextField("t", ANALYSIS.analyzer("english", "t"), str.split, str.split, Similarity())
+    field.add(["-" * 300, "runs " + "=" * 300])
+    field.freeze()
+    assert list(field.vocab) == ["run"]
+    assert ANALYSIS.analyzer("stripped", "t").analyze(":" * 300) == []

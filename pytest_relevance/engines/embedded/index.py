@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.analysis.bulk import BATCH
 from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
 
 if TYPE_CHECKING:
@@ -69,6 +70,9 @@ class TextField(TermDictionary):
     positions are derived at `freeze` from each value's token count instead of being stored per token.
     """
 
+    # what either path fills while the index is built; `freeze` lets it go
+    _BUFFERS = "_tids _values_per_doc _vocab _pos _counts _lengths _term_ids _pending _value_lens _split_many".split()  # noqa: SIM905
+
     def __init__(
         self,
         name: str,
@@ -95,18 +99,24 @@ class TextField(TermDictionary):
             self._pos, self._counts, self._lengths = array("i"), array("i"), array("i")
         else:
             self.add = self._add_terms
-            self._split = mapper[0]
+            self._split_many = mapper[0]
             self._term_ids = _TermIds(mapper[1], self._vocab)
             self._value_lens = array("i")
+            self._pending: list[str] = []
 
     def _add_terms(self, values: Sequence[str]) -> None:
-        """The per-term path (see the class docstring): a value's positions follow from its token count."""
-        term_id, split = self._term_ids.__getitem__, self._split
-        for value in values:
-            raw = split(value)
-            self._tids.extend(map(term_id, raw))
-            self._value_lens.append(len(raw))
+        """The per-term path (see the class docstring): values are segmented in batches (the standard tokenizer
+        cuts a whole batch at once), and a value's positions follow from its token count."""
+        self._pending += values
         self._values_per_doc.append(len(values))
+        if len(self._pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        terms, counts = self._split_many(self._pending)
+        self._tids.extend(map(self._term_ids.__getitem__, terms))
+        self._value_lens.extend(counts)
+        self._pending = []
 
     def _add_stream(self, values: Sequence[str]) -> None:
         """Index the next document's values through the whole token stream (graphs, shingles, char filters):
@@ -134,6 +144,8 @@ class TextField(TermDictionary):
     def _stream_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(term ids, documents, positions) of every indexed token in document order, and the per-document
         lengths that norms encode."""
+        if getattr(self, "_pending", None):
+            self._flush()
         tids = np.frombuffer(self._tids, dtype=np.int32)
         n_docs = len(self._values_per_doc)
         if hasattr(self, "_pos"):
@@ -189,8 +201,7 @@ class TextField(TermDictionary):
         self.vocab: dict[str, int] = dict(self._vocab)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
         self.n_docs = n_docs
-        building = ("_tids", "_values_per_doc", "_vocab", "_pos", "_counts", "_lengths", "_term_ids", "_value_lens")
-        for name in building:
+        for name in self._BUFFERS:
             self.__dict__.pop(name, None)
 
     def postings(self, term: str) -> Postings | None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_relevance.engines.embedded.analysis.bulk import terms_each
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
 
 if TYPE_CHECKING:
@@ -224,12 +225,13 @@ class Analyzer:
         return terms, positions, lengths
 
     @cached_property
-    def term_mapper(self) -> tuple[Callable[[str], list[str]], Callable[[str], str | None]] | None:
-        """(split, analyze_term) when this analyzer is a tokenizer whose tokens are one position apart followed by
-        per-term filters only (the built-in `english`, `standard`, `simple`...): then a term's analysis does not depend
-        on its neighbours, so an index can keep its own tokenizer term -> term id map and skip the filters for every
-        term it has seen. None when some component needs the stream (char filters, graphs, shingles). One per
-        analyzer, so that fields sharing an analyzer share its cache of analyzed terms."""
+    def term_mapper(self) -> tuple[Callable[[Sequence[str]], tuple[list[str], list[int]]], Callable] | None:
+        """(split_many, analyze_term) when this analyzer is a tokenizer whose tokens are one position apart followed
+        by per-term filters only (the built-in `english`, `standard`, `simple`...): then a term's analysis does not
+        depend on its neighbours, so an index can keep its own tokenizer term -> term id map and skip the filters for
+        every term it has seen. `split_many(texts)` gives the tokenizer's terms of all texts and each one's count.
+        None when some component needs the stream (char filters, graphs, shingles). One per analyzer, so that fields
+        sharing an analyzer share its cache of analyzed terms."""
         if self._fast is None or not all(isinstance(f, MapFilter) for f in self._filters):
             return None
         fused = _fuse(self._filters)
@@ -238,7 +240,8 @@ class Analyzer:
             found = fused(term, False)
             return None if found is None else found[0]
 
-        return self._tokenizer.terms, analyze_term  # type: ignore[attr-defined]
+        each = partial(terms_each, terms=self._tokenizer.terms)  # type: ignore[attr-defined]
+        return getattr(self._tokenizer, "terms_many", each), analyze_term
 
     def term_positions_values(
         self, values: Iterable[str], position_increment_gap: int | None = None

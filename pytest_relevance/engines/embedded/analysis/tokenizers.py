@@ -95,7 +95,7 @@ def _chunks(
     def tokenize(text: str) -> list[Tok]:
         found = choose(text).finditer(text)
         out = [Tok(m.group(), *m.span()) for m in found]
-        if len(text) > max_len and long_run.search(text) and max(tok.end - tok.start for tok in out) > max_len:
+        if len(text) > max_len and long_run.search(text) and max((t.end - t.start for t in out), default=0) > max_len:
             out = [
                 Tok(tok.term[piece : piece + max_len], tok.start + piece, min(tok.start + piece + max_len, tok.end))
                 for tok in out
@@ -120,8 +120,15 @@ def _chunks(
 
 
 def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
-    """StandardTokenizer: UAX#29 words."""
-    return _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
+    """StandardTokenizer: UAX#29 words; `terms_many` segments a batch of texts at once (see `bulk.py`)."""
+    from pytest_relevance.engines.embedded.analysis.bulk import standard_terms_many
+
+    tokenize = _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
+    terms = tokenize.terms  # type: ignore[attr-defined]
+    tokenize.terms_many = lambda values: standard_terms_many(  # type: ignore[attr-defined]
+        values, max_token_length, terms, _BEYOND_LATIN.search
+    )
+    return tokenize
 
 
 def whitespace(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
