@@ -20,11 +20,16 @@ from pytest_relevance.engines.embedded.scoring import encode_lengths
 SETTINGS = {
     "analysis": {
         "char_filter": {"tags": {"type": "html_strip"}},
-        "filter": {"syn": {"type": "synonym_graph", "synonyms": ["wifi, wireless network", "tv => television"]}},
+        "filter": {
+            "syn": {"type": "synonym_graph", "synonyms": ["wifi, wireless network", "tv => television"]},
+            "protect": {"type": "keyword_marker", "keywords": ["running"]},
+        },
         "analyzer": {
             # a char filter: the index must go through the whole token stream
             "stripped": {"tokenizer": "standard", "char_filter": ["tags"], "filter": ["lowercase", "stop"]},
             "graph": {"tokenizer": "standard", "filter": ["lowercase", "syn"]},
+            # per-term filters with a keyword mark: the per-term path, through the marks
+            "marked": {"tokenizer": "standard", "filter": ["lowercase", "protect", "porter_stem"]},
         },
     }
 }
@@ -65,7 +70,7 @@ def built(analyzer_name: str, docs: list[list[str]], gap: int) -> tuple[dict, li
     return out, field.norms.tolist()
 
 
-@pytest.mark.parametrize("name", ["english", "standard", "stripped", "graph"])
+@pytest.mark.parametrize("name", ["english", "standard", "stripped", "graph", "marked"])
 @settings(max_examples=150, deadline=None)
 @given(docs=st.lists(values, max_size=6), gap=st.sampled_from([0, 1, 100]))
 def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: int) -> None:
@@ -78,6 +83,7 @@ def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: 
 def test_both_paths_are_taken() -> None:
     """The per-term map serves the english analyzer; a char filter or a graph filter needs the whole stream."""
     assert ANALYSIS.analyzer("english", "t").term_mapper is not None
+    assert ANALYSIS.analyzer("marked", "t").term_mapper is not None
     assert ANALYSIS.analyzer("stripped", "t").term_mapper is None
     assert ANALYSIS.analyzer("graph", "t").term_mapper is None
 

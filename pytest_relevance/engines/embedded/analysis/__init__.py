@@ -234,11 +234,24 @@ class Analyzer:
         sharing an analyzer share its cache of analyzed terms."""
         if self._fast is None or not all(isinstance(f, MapFilter) for f in self._filters):
             return None
-        fused = _fuse(self._filters)
+        filters: Sequence[MapFilter] = self._filters  # type: ignore[assignment]
+        if any(f.keyword is not None for f in filters):
+            fused = _fuse(filters)
 
-        def analyze_term(term: str) -> str | None:
-            found = fused(term, False)
-            return None if found is None else found[0]
+            def analyze_term(term: str) -> str | None:
+                found = fused(term, False)
+                return None if found is None else found[0]
+
+        else:  # no keyword marks: the filters simply compose (the index caches the result per tokenizer term)
+            steps = [f.fn for f in filters if f.fn is not None]
+
+            def analyze_term(term: str) -> str | None:
+                out: str | None = term
+                for step in steps:
+                    out = step(out)
+                    if out is None:
+                        break
+                return out
 
         each = partial(terms_each, terms=self._tokenizer.terms)  # type: ignore[attr-defined]
         return getattr(self._tokenizer, "terms_many", each), analyze_term
