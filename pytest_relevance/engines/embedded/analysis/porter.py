@@ -17,14 +17,25 @@ from __future__ import annotations
 __all__ = ["porter_stem"]
 
 _VOWELS = "aeiou"
-# bytes.translate table: vowels -> `v`, every other byte -> `c` (`y` is fixed up afterwards, it depends on context).
-_ASCII_CV = bytes(ord("v") if chr(i) in _VOWELS else ord("c") for i in range(256))
+# bytes.translate table: vowels -> `v`, `y` kept (its class depends on the letter before), every other byte -> `c`.
+_ASCII_CV = bytes(ord("v") if chr(i) in _VOWELS else i if chr(i) == "y" else ord("c") for i in range(256))
 
 
 def _pattern(word: str) -> bytes:
     """Each letter's class as the reference's cons() decides it: `y` is a vowel after a consonant, else a consonant."""
-    if word.isascii() and "y" not in word:
-        return word.encode("ascii").translate(_ASCII_CV)
+    if not word.isascii():
+        return _pattern_any(word)
+    pattern = word.encode().translate(_ASCII_CV)
+    if 121 in pattern:  # a `y`: settle them left to right, a pass settles each `y` whose previous letter is settled
+        if pattern[0] == 121:
+            pattern = b"c" + pattern[1:]
+        while 121 in pattern:
+            pattern = pattern.replace(b"cy", b"cv").replace(b"vy", b"vc")
+    return pattern
+
+
+def _pattern_any(word: str) -> bytes:
+    """_pattern for words with non-ASCII letters (all consonants to the reference), one letter at a time."""
     out = bytearray()
     consonant = False
     for i, c in enumerate(word):
@@ -43,32 +54,29 @@ def _cvc(word: str, pattern: bytes, end: int) -> bool:
     return end >= 3 and pattern.endswith(b"cvc", 0, end) and word[end - 1] not in "wxy"
 
 
-def _replace(word: str, pattern: bytes, stem: int, suffix: str) -> tuple[str, bytes]:
-    """word[:stem] + suffix with its pattern; `suffix` never holds a `y`, so its letters classify on their own."""
-    return word[:stem] + suffix, pattern[:stem] + _SUFFIX_PATTERN[suffix]
-
-
 def _step1(w: str, p: bytes) -> tuple[str, bytes]:
     """Plurals and -ed / -ing (caresses -> caress, ponies -> poni, agreed -> agree, hopping -> hop, filing -> file)."""
-    if w[-1] == "s":
-        if w.endswith("sses") or w.endswith("ies"):
+    last = w[-1]
+    if last == "s":
+        if w.endswith(("sses", "ies")):
             w, p = w[:-2], p[:-2]
         elif w[-2] != "s":
             w, p = w[:-1], p[:-1]
-    if w.endswith("eed"):
-        if p.count(b"vc", 0, len(w) - 3):
-            w, p = w[:-1], p[:-1]
-        return w, p
-    if w.endswith("ed"):
+        last = w[-1]
+    if last == "d":
+        if w.endswith("eed"):
+            return (w[:-1], p[:-1]) if p.count(b"vc", 0, len(w) - 3) else (w, p)
+        if not w.endswith("ed"):
+            return w, p
         stem = len(w) - 2
-    elif w.endswith("ing"):
+    elif last == "g" and w.endswith("ing"):
         stem = len(w) - 3
     else:
         return w, p
-    if p.find(b"v", 0, stem) < 0:
+    if 118 not in p[:stem]:  # no vowel in the stem
         return w, p
     w, p = w[:stem], p[:stem]
-    if w.endswith("at") or w.endswith("bl") or w.endswith("iz"):
+    if w.endswith(("at", "bl", "iz")):
         return w + "e", p + b"v"
     if stem >= 2 and w[-1] == w[-2] and p[-1] == 99:  # a double consonant
         return (w, p) if w[-1] in "lsz" else (w[:-1], p[:-1])
@@ -77,19 +85,17 @@ def _step1(w: str, p: bytes) -> tuple[str, bytes]:
     return w, p
 
 
-def _step2(w: str, p: bytes) -> tuple[str, bytes]:
-    """A final y becomes i when the stem has a vowel (happy -> happi, but sky stays)."""
-    if w[-1] == "y" and p.find(b"v", 0, len(w) - 1) >= 0:
-        return w[:-1] + "i", p[:-1] + b"v"
-    return w, p
-
-
 def _first_rule(w: str, p: bytes, rules: tuple[tuple[str, str], ...]) -> tuple[str, bytes]:
-    """The first rule whose suffix ends `w` decides: replaced when its stem has m > 0, else the step ends unchanged."""
+    """The first rule whose suffix ends `w` decides: replaced when its stem has m > 0, else the step ends unchanged.
+
+    The replacements hold no `y`, so their letters' classes (`_SUFFIX_PATTERN`) do not depend on the stem.
+    """
     for suffix, replacement in rules:
         if w.endswith(suffix):
             stem = len(w) - len(suffix)
-            return _replace(w, p, stem, replacement) if p.count(b"vc", 0, stem) else (w, p)
+            if p.count(b"vc", 0, stem):
+                return w[:stem] + replacement, p[:stem] + _SUFFIX_PATTERN[replacement]
+            return w, p
     return w, p
 
 
@@ -119,12 +125,12 @@ def _step6(w: str, p: bytes) -> str:
     Both tests use the measure of the word as it entered this step, as the reference does (dropping the e only
     moves its end `k`, not `j`); a trailing vowel cannot change the measure anyway.
     """
-    m = p.count(b"vc")
-    if w[-1] == "e" and (m > 1 or (m == 1 and not _cvc(w, p, len(w) - 1))):
-        w = w[:-1]
-    if m > 1 and w.endswith("ll"):
-        w = w[:-1]
-    return w
+    if w[-1] == "e":
+        m = p.count(b"vc")
+        if m > 1:
+            return w[:-2] if w.endswith("lle") else w[:-1]
+        return w[:-1] if m == 1 and not _cvc(w, p, len(w) - 1) else w
+    return w[:-1] if w.endswith("ll") and p.count(b"vc") > 1 else w
 
 
 _STEP3 = {
@@ -156,13 +162,11 @@ def porter_stem(word: str) -> str:
     if len(word) <= 2:
         return word
     w, p = _step1(word, _pattern(word))
-    w, p = _step2(w, p)
-    if len(w) > 1:
-        rules = _STEP3.get(w[-2])
-        if rules:
-            w, p = _first_rule(w, p, rules)
-    rules = _STEP4.get(w[-1])
-    if rules:
+    if w[-1] == "y" and 118 in p[:-1]:  # step 2: y -> i when the stem has a vowel (happy -> happi, sky stays)
+        w, p = w[:-1] + "i", p[:-1] + b"v"
+    if len(w) > 1 and (rules := _STEP3.get(w[-2])):  # step 3: ational -> ate, ...; keyed by the penultimate letter
+        w, p = _first_rule(w, p, rules)
+    if rules := _STEP4.get(w[-1]):  # step 4: icate -> ic, ...; keyed by the last letter
         w, p = _first_rule(w, p, rules)
     if len(w) > 1:
         w, p = _step5(w, p)
