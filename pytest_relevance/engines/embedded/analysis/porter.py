@@ -26,8 +26,8 @@ def _pattern(word: str) -> bytes:
     if not word.isascii():
         return _pattern_any(word)
     pattern = word.encode().translate(_ASCII_CV)
-    if 121 in pattern:  # a `y`: settle them left to right, a pass settles each `y` whose previous letter is settled
-        if pattern[0] == 121:
+    if 121 in pattern:  # a `y`: each pass settles every `y` whose previous letter is settled, so the loop ends
+        if pattern[0] == 121:  # a leading `y` is a consonant
             pattern = b"c" + pattern[1:]
         while 121 in pattern:
             pattern = pattern.replace(b"cy", b"cv").replace(b"vy", b"vc")
@@ -101,7 +101,7 @@ def _first_rule(w: str, p: bytes, rules: tuple[tuple[str, str], ...]) -> tuple[s
 
 def _step5(w: str, p: bytes) -> tuple[str, bytes]:
     """Drops -ant, -ence, -ize ... when m > 1; the first matching suffix decides (so -ement shadows -ment)."""
-    c = w[-2]
+    c = w[-2]  # `w` ends with one of _STEP5_ENDINGS, so it has two letters
     if c == "o":
         if w.endswith("ion") and len(w) >= 4 and w[-4] in "st":
             stem = len(w) - 3
@@ -110,7 +110,7 @@ def _step5(w: str, p: bytes) -> tuple[str, bytes]:
         else:
             return w, p
     else:
-        for suffix in _STEP5.get(c, ()):
+        for suffix in _STEP5[c]:
             if w.endswith(suffix):
                 stem = len(w) - len(suffix)
                 break
@@ -155,6 +155,11 @@ _STEP5 = {
     "z": ("ize",),
 }  # fmt: skip
 _SUFFIX_PATTERN = {suffix: _pattern(suffix) for rules in (*_STEP3.values(), *_STEP4.values()) for _, suffix in rules}
+# Every suffix a step could act on, for one C-level endswith() that lets most words skip the step. A word that passes
+# has a table entry under the letter its step is keyed by: every suffix filed under a key has that letter there.
+_STEP3_ENDINGS = tuple(suffix for rules in _STEP3.values() for suffix, _ in rules)
+_STEP4_ENDINGS = tuple(suffix for rules in _STEP4.values() for suffix, _ in rules)
+_STEP5_ENDINGS = (*(suffix for suffixes in _STEP5.values() for suffix in suffixes), "ion", "ou")
 
 
 def porter_stem(word: str) -> str:
@@ -164,10 +169,10 @@ def porter_stem(word: str) -> str:
     w, p = _step1(word, _pattern(word))
     if w[-1] == "y" and 118 in p[:-1]:  # step 2: y -> i when the stem has a vowel (happy -> happi, sky stays)
         w, p = w[:-1] + "i", p[:-1] + b"v"
-    if len(w) > 1 and (rules := _STEP3.get(w[-2])):  # step 3: ational -> ate, ...; keyed by the penultimate letter
-        w, p = _first_rule(w, p, rules)
-    if rules := _STEP4.get(w[-1]):  # step 4: icate -> ic, ...; keyed by the last letter
-        w, p = _first_rule(w, p, rules)
-    if len(w) > 1:
+    if w.endswith(_STEP3_ENDINGS):  # step 3: ational -> ate, ...; keyed by the penultimate letter
+        w, p = _first_rule(w, p, _STEP3[w[-2]])
+    if w.endswith(_STEP4_ENDINGS):  # step 4: icate -> ic, ...; keyed by the last letter
+        w, p = _first_rule(w, p, _STEP4[w[-1]])
+    if w.endswith(_STEP5_ENDINGS):  # step 5: drops -ance, -ment, ...; keyed by the penultimate letter
         w, p = _step5(w, p)
     return _step6(w, p)
