@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pytest_relevance.cli import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Token
 from pytest_relevance.engines.embedded.analysis.kstem import kstem
+from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.mapping import IndexMapping
 from pytest_relevance.errors import RelevanceInputError
 
@@ -140,6 +141,26 @@ def test_light_english_and_kstem_are_lucene_kstem_and_spare_keywords() -> None:
     assert terms(custom("whitespace", "kstem"), "x", "generalizations Pressures") == ["generalization", "Pressures"]
     by_language = custom("whitespace", "k", filter__k={"type": "stemmer", "language": "kstem"})
     assert terms(by_language, "x", "generalizations Pressures") == ["generalization", "Pressures"]
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("as", "as"),  # two letters: left alone
+        ("caresses", "caress"), ("ponies", "poni"),  # sses -> ss, ies -> i
+        ("agreed", "agre"), ("feed", "feed"),  # eed -> ee only when m > 0 (then step 6 drops the e)
+        ("hopping", "hop"), ("falling", "fall"), ("filing", "file"), ("hoping", "hope"),  # undouble / cvc adds e
+        ("happy", "happi"), ("sky", "sky"), ("yyy", "yyi"),  # y -> i needs a vowel; a y after a consonant is one
+        ("analogies", "analog"), ("flexibly", "flexibl"),  # the reference C code's logi -> log and bli -> ble
+        ("relational", "relat"), ("generalization", "gener"), ("triplicate", "triplic"), ("electricity", "electr"),
+        ("adjustment", "adjust"), ("adoption", "adopt"),  # step 5 drops a suffix when m > 1; ion only after s or t
+        ("controll", "control"), ("roll", "roll"), ("rate", "rate"), ("cease", "ceas"),  # step 6 by the measure
+    ],
+)  # fmt: skip
+def test_porter_rules_on_hand_checked_words(word: str, stem: str) -> None:
+    """Each rule of Porter's reference C stemmer (the one Lucene's PorterStemmer ports), stemmed by hand; the Lucene
+    token tests above cover them only as far as the reference texts happen to use them."""
+    assert porter_stem(word) == stem
 
 
 SUGGEST_STOP = custom(
