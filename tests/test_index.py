@@ -80,12 +80,15 @@ def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: 
     assert norms == encode_lengths(np.array(lengths, dtype=np.int64)).tolist()
 
 
-def test_both_paths_are_taken() -> None:
-    """The per-term map serves the english analyzer; a char filter or a graph filter needs the whole stream."""
-    assert ANALYSIS.analyzer("english", "t").term_mapper is not None
-    assert ANALYSIS.analyzer("marked", "t").term_mapper is not None
-    assert ANALYSIS.analyzer("stripped", "t").term_mapper is None
-    assert ANALYSIS.analyzer("graph", "t").term_mapper is None
+def test_each_analyzer_takes_the_path_meant_for_it() -> None:
+    """Per-term filters only: no stream stage; a graph filter: its list form runs text by text between per-term
+    runs; a char filter: no plan, the whole token stream."""
+    english, marked, graph = (ANALYSIS.analyzer(name, "t").index_plan for name in ("english", "marked", "graph"))
+    assert english is not None and not english.middle and english.suffix is None
+    assert english.prefix("Runner's") == "runner" and english.prefix("the") is None
+    assert marked is not None and marked.prefix("running") == "running" and marked.prefix("runs") == "run"
+    assert graph is not None and len(graph.middle) == 1 and graph.prefix("TV") == "tv" and graph.suffix is not None
+    assert ANALYSIS.analyzer("stripped", "t").index_plan is None
 
 
 def test_a_long_run_without_words_is_indexed() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -64,14 +64,15 @@ class TermDictionary:
 class TextField(TermDictionary):
     """An inverted index over one text field, built in one pass with numpy sorts (no per-posting Python objects).
 
-    Tokens are collected as one flat stream of term ids in document order. When the analyzer maps each tokenizer
-    term on its own (`Analyzer.term_mapper`), the field keeps a tokenizer term -> term id map, so a term seen before
-    costs one C-level dict lookup for the whole analysis; removed terms (stop words) stay in the stream as -1, and
-    positions are derived at `freeze` from each value's token count instead of being stored per token.
+    Tokens are collected as one flat stream of term ids in document order, with per value its token count and the
+    positions it spans. When the analyzer has an `IndexPlan`, values are analyzed in batches: the tokenizer cuts a
+    whole batch, per-term filters run once per distinct term (cached as tokenizer term -> term id), and only stream
+    filters such as synonyms run text by text. Removed terms stay in the stream as -1 until `freeze`; where no
+    stream filter runs, positions are not stored at all but derived from the token counts.
     """
 
-    # what either path fills while the index is built; `freeze` lets it go
-    _BUFFERS = "_tids _values_per_doc _vocab _pos _counts _lengths _term_ids _pending _value_lens _split_many".split()  # noqa: SIM905
+    # what the build fills; `freeze` lets it go
+    _BUFFERS = ("_tids", "_rel", "_ntok", "_span", "_values_per_doc", "_vocab", "_pending", "_prefix", "_term_ids")
 
     def __init__(
         self,
@@ -90,87 +91,108 @@ class TextField(TermDictionary):
         self.has_positions = index_options in ("positions", "offsets")
         self.has_freqs = index_options != "docs"
         self._vocab: _Vocabulary = _Vocabulary()
-        self._tids = array("i")
-        self._values_per_doc = array("i")
-        mapper = analyzer.term_mapper
+        self._tids, self._values_per_doc = array("i"), array("i")
+        self._ntok, self._span = array("i"), array("i")  # per value: tokens in the stream, positions spanned
+        self._pending: list[str] = []
+        self._plan = plan = analyzer.index_plan
+        # positions relative to their value; None while they follow from the token counts (no stream filter)
+        self._rel: array | None = None if plan is not None and not plan.middle else array("i")
         self.add: Callable[[Sequence[str]], None]  # index the next document's values
-        if mapper is None:
+        if plan is None:
             self.add = self._add_stream
-            self._pos, self._counts, self._lengths = array("i"), array("i"), array("i")
+            self._term_ids = self._vocab
         else:
-            self.add = self._add_terms
-            self._split_many = mapper[0]
-            self._term_ids = _TermIds(mapper[1], self._vocab)
-            self._value_lens = array("i")
-            self._pending: list[str] = []
+            self.add = self._add_batched
+            last = plan.suffix if plan.middle else plan.prefix
+            self._prefix = _Memo(plan.prefix)
+            self._term_ids = _Memo(partial(_term_id, last, self._vocab))
 
-    def _add_terms(self, values: Sequence[str]) -> None:
-        """The per-term path (see the class docstring): values are segmented in batches (the standard tokenizer
-        cuts a whole batch at once), and a value's positions follow from its token count."""
+    def _add_batched(self, values: Sequence[str]) -> None:
         self._pending += values
         self._values_per_doc.append(len(values))
         if len(self._pending) >= BATCH:
             self._flush()
 
     def _flush(self) -> None:
-        terms, counts = self._split_many(self._pending)
-        self._tids.extend(map(self._term_ids.__getitem__, terms))
-        self._value_lens.extend(counts)
+        plan = self._plan
+        assert plan is not None
+        terms, counts = plan.split_many(self._pending)
         self._pending = []
+        if not plan.middle:
+            self._tids.extend(map(self._term_ids.__getitem__, terms))
+            self._ntok.extend(counts)
+            self._span.extend(counts)
+            return
+        assert self._rel is not None
+        mapped = list(map(self._prefix.__getitem__, terms))
+        out: list[str] = []
+        start = 0
+        for count in counts:
+            value = mapped[start : start + count]
+            start += count
+            if None in value:
+                positions = [i for i, term in enumerate(value) if term is not None]
+                value = [term for term in value if term is not None]
+            else:
+                positions = list(range(count))
+            last = count - 1
+            for stage in plan.middle:
+                value, positions, last = stage(value, positions, last)
+            out += value
+            self._rel.extend(positions)
+            self._ntok.append(len(value))
+            self._span.append(last + 1)
+        self._tids.extend(map(self._term_ids.__getitem__, out))
 
     def _add_stream(self, values: Sequence[str]) -> None:
-        """Index the next document's values through the whole token stream (graphs, shingles, char filters):
-        positions as Lucene's FieldInvertState counts them, the gap before every value after the first."""
-        term_id = self._vocab.__getitem__
-        count = length = 0
-        position = -1
-        for index, value in enumerate(values):
-            if index:
-                position += self.gap
+        """Index the next document's values through the whole token stream (char filters, or a tokenizer or filter
+        without a list form)."""
+        assert self._rel is not None
+        for value in values:
             terms, positions, last = self.analyzer.term_lists_end(value)
-            base = position + 1
-            if terms:
-                self._tids.extend(map(term_id, terms))
-                self._pos.extend([base + p for p in positions])
-                count += len(terms)
-                length += len(terms)
-                if self.similarity.discount_overlaps and len(set(positions)) != len(positions):
-                    length -= sum(1 for i in range(1, len(positions)) if positions[i] == positions[i - 1])
-            position = base + last
-        self._counts.append(count)
-        self._lengths.append(length)
+            self._tids.extend(map(self._term_ids.__getitem__, terms))
+            self._rel.extend(positions)
+            self._ntok.append(len(terms))
+            self._span.append(last + 1)
         self._values_per_doc.append(len(values))
 
-    def _stream_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(term ids, documents, positions) of every indexed token in document order, and the per-document
-        lengths that norms encode."""
-        if getattr(self, "_pending", None):
+    def _stream_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term ids, documents, positions) of every indexed token in document order; per document the number of
+        tokens and the length that norms encode. Positions follow Lucene's FieldInvertState: a value after the
+        first starts `gap` positions after where the previous one ended (its trailing removed tokens included)."""
+        if self._pending:
             self._flush()
         tids = np.frombuffer(self._tids, dtype=np.int32)
-        n_docs = len(self._values_per_doc)
-        if hasattr(self, "_pos"):
-            counts = np.frombuffer(self._counts, dtype=np.int32)
-            docs = np.repeat(np.arange(n_docs, dtype=np.int32), counts)
-            lengths = np.frombuffer(self._lengths, dtype=np.int32).astype(np.int64)
-            return tids, docs, np.frombuffer(self._pos, dtype=np.int32), lengths
         per_doc = np.frombuffer(self._values_per_doc, dtype=np.int32)
-        value_lens = np.frombuffer(self._value_lens, dtype=np.int32)
+        ntok = np.frombuffer(self._ntok, dtype=np.int32)
+        span = np.frombuffer(self._span, dtype=np.int32).astype(np.int64)
+        n_docs = per_doc.size
         value_doc = np.repeat(np.arange(n_docs, dtype=np.int32), per_doc)
         first_value = np.cumsum(per_doc) - per_doc  # each document's first value
-        value_start = np.cumsum(value_lens, dtype=np.int32) - value_lens  # each value's first token in the stream
-        # a token's position is its place in the stream less its document's first token, plus one gap per earlier
-        # value of the document
-        gaps = (np.arange(value_lens.size, dtype=np.int32) - first_value[value_doc]) * self.gap
-        shift = np.repeat(value_start[first_value[value_doc]] - gaps, value_lens)
-        positions = np.arange(tids.size, dtype=np.int32) - shift
-        kept = tids >= 0
-        docs = np.repeat(value_doc, value_lens)[kept]
-        lengths = np.bincount(docs, minlength=n_docs).astype(np.int64)
-        return tids[kept], docs, positions[kept], lengths
+        span_start = np.cumsum(span) - span  # positions spanned by all earlier values
+        gaps = (np.arange(ntok.size) - first_value[value_doc]) * self.gap
+        value_base = span_start - span_start[first_value[value_doc]] + gaps
+        if self._rel is None:
+            token_start = np.cumsum(ntok, dtype=np.int64) - ntok
+            shift = np.repeat((token_start - value_base).astype(np.int32), ntok)
+            positions = np.arange(tids.size, dtype=np.int32) - shift
+        else:
+            positions = np.frombuffer(self._rel, dtype=np.int32) + np.repeat(value_base.astype(np.int32), ntok)
+        docs = np.repeat(value_doc, ntok)
+        if tids.size and tids.min() < 0:
+            kept = tids >= 0
+            tids, docs, positions = tids[kept], docs[kept], positions[kept]
+        tokens = np.bincount(docs, minlength=n_docs)
+        lengths = tokens.astype(np.int64)
+        if self._rel is not None and self.similarity.discount_overlaps and docs.size > 1:
+            # a token at the position of the one before it (a stacked synonym) adds no length, as in Lucene
+            stacked = (docs[1:] == docs[:-1]) & (positions[1:] == positions[:-1])
+            lengths -= np.bincount(docs[1:][stacked], minlength=n_docs)
+        return tids, docs, positions, tokens, lengths
 
     def freeze(self) -> None:
         """Sort the token stream by (term, doc, position) into CSR postings; compute norms and statistics."""
-        tids, docs, pos, lengths = self._stream_arrays()
+        tids, docs, pos, tokens, lengths = self._stream_arrays()
         # the stream is in (doc, position) order already (position increments are never negative), so ordering by
         # (term, place in the stream) gives (term, doc, position) order: one sort of 64-bit keys holding both, about
         # three times faster than a stable argsort of the terms
@@ -192,7 +214,7 @@ class TextField(TermDictionary):
         posting_tids = tids[starts]
         self.offsets = np.searchsorted(posting_tids, np.arange(len(self._vocab) + 1)).astype(np.int64)
         n_docs = lengths.size
-        self.has_value = np.bincount(docs, minlength=n_docs) > 0
+        self.has_value = tokens > 0
         self.norms = encode_lengths(lengths) if self.with_norms else np.ones(n_docs, dtype=np.uint8)
         self.doc_count = int(self.has_value.sum())
         # without frequencies Lucene reports the sum of document frequencies as the sum of term frequencies
@@ -231,18 +253,26 @@ class _Vocabulary(dict):
         return value
 
 
-class _TermIds(dict):
-    """tokenizer term -> term id (-1 when a filter removes it): analysis runs once per distinct tokenizer term, on a
-    miss, so mapping a whole value stays one C-level `map`."""
+class _Memo(dict):
+    """A function's results by argument, computed on a miss: mapping a batch of terms stays one C-level `map`."""
 
-    def __init__(self, analyze_term: Callable[[str], str | None], vocab: _Vocabulary) -> None:
+    def __init__(self, fn: Callable[[str], Any]) -> None:
         super().__init__()
-        self._analyze_term, self._vocab = analyze_term, vocab
+        self._fn = fn
 
-    def __missing__(self, raw: str) -> int:
-        term = self._analyze_term(raw)
-        self[raw] = tid = -1 if term is None else self._vocab[term]
-        return tid
+    def __missing__(self, key: str) -> Any:
+        self[key] = value = self._fn(key)
+        return value
+
+
+def _term_id(analyze: Callable[[str], str | None] | None, vocab: _Vocabulary, term: str) -> int:
+    """The id of what `analyze` makes of a term (the term itself without it), -1 when it removes the term."""
+    if analyze is not None:
+        found = analyze(term)
+        if found is None:
+            return -1
+        term = found
+    return vocab[term]
 
 
 class KeywordField(TermDictionary):

@@ -19,7 +19,7 @@ from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamF
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.analysis.registry import Registry
 
-__all__ = ["Analysis", "Analyzer", "CharFilter", "Token", "Tokenizer"]
+__all__ = ["Analysis", "Analyzer", "CharFilter", "IndexPlan", "Token", "Tokenizer"]
 
 # text -> (filtered text, correct: filtered offset -> original offset)
 CharFilter = Callable[[str], tuple[str, Callable[[int], int]]]
@@ -111,6 +111,43 @@ def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple
         return out, end_inc + gap
 
     return stage
+
+
+def _term_function(filters: Sequence[MapFilter]) -> Callable[[str], str | None]:
+    """A run of per-term filters as one function of a term (None when a filter removes it)."""
+    if any(f.keyword is not None for f in filters):
+        fused = _fuse(filters)
+
+        def marked(term: str) -> str | None:
+            found = fused(term, False)
+            return None if found is None else found[0]
+
+        return marked
+    steps = [f.fn for f in filters if f.fn is not None]  # without keyword marks the filters simply compose
+
+    def composed(term: str) -> str | None:
+        out: str | None = term
+        for step in steps:
+            out = step(out)  # type: ignore[arg-type]
+            if out is None:
+                break
+        return out
+
+    return composed
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPlan:
+    """An analyzer cut for indexing many texts: the tokenizer's terms of a whole batch (`split_many`: all terms and
+    each text's count), the per-term filters before the first stream filter (`prefix`: the whole chain when there
+    is no stream filter), the list-form stages from the first stream filter to the last (`middle`, run per text on
+    terms and positions), and the per-term filters after them (`suffix`). A per-term function's result depends on
+    the term alone, so an index caches it per distinct term and a term seen before costs one dict lookup."""
+
+    split_many: Callable[[Sequence[str]], tuple[list[str], list[int]]]
+    prefix: Callable[[str], str | None]
+    middle: tuple[Callable[[list[str], list[int], int], tuple[list[str], list[int], int]], ...]
+    suffix: Callable[[str], str | None] | None
 
 
 class Analyzer:
@@ -225,36 +262,23 @@ class Analyzer:
         return terms, positions, lengths
 
     @cached_property
-    def term_mapper(self) -> tuple[Callable[[Sequence[str]], tuple[list[str], list[int]]], Callable] | None:
-        """(split_many, analyze_term) when this analyzer is a tokenizer whose tokens are one position apart followed
-        by per-term filters only (the built-in `english`, `standard`, `simple`...): then a term's analysis does not
-        depend on its neighbours, so an index can keep its own tokenizer term -> term id map and skip the filters for
-        every term it has seen. `split_many(texts)` gives the tokenizer's terms of all texts and each one's count.
-        None when some component needs the stream (char filters, graphs, shingles). One per analyzer, so that fields
-        sharing an analyzer share its cache of analyzed terms."""
-        if self._fast is None or not all(isinstance(f, MapFilter) for f in self._filters):
+    def index_plan(self) -> IndexPlan | None:
+        """How an index can run this analyzer over many texts without token objects; None when some component
+        needs them (char filters, a tokenizer whose tokens can leave gaps, a filter without a list form). One per
+        analyzer, so that fields sharing an analyzer share its caches."""
+        if self._fast is None:
             return None
-        filters: Sequence[MapFilter] = self._filters  # type: ignore[assignment]
-        if any(f.keyword is not None for f in filters):
-            fused = _fuse(filters)
-
-            def analyze_term(term: str) -> str | None:
-                found = fused(term, False)
-                return None if found is None else found[0]
-
-        else:  # no keyword marks: the filters simply compose (the index caches the result per tokenizer term)
-            steps = [f.fn for f in filters if f.fn is not None]
-
-            def analyze_term(term: str) -> str | None:
-                out: str | None = term
-                for step in steps:
-                    out = step(out)
-                    if out is None:
-                        break
-                return out
-
+        filters = self._filters
+        streams = [i for i, f in enumerate(filters) if not isinstance(f, MapFilter)]
+        first, last = (streams[0], streams[-1] + 1) if streams else (len(filters), len(filters))
+        middle = self._fast_stages(filters[first:last]) or ()
         each = partial(terms_each, terms=self._tokenizer.terms)  # type: ignore[attr-defined]
-        return getattr(self._tokenizer, "terms_many", each), analyze_term
+        return IndexPlan(
+            getattr(self._tokenizer, "terms_many", each),
+            _term_function(filters[:first]),  # type: ignore[arg-type]
+            middle,
+            _term_function(filters[last:]) if streams else None,  # type: ignore[arg-type]
+        )
 
     def term_positions_values(
         self, values: Iterable[str], position_increment_gap: int | None = None
