@@ -27,6 +27,7 @@ from pytest_relevance.clock import parse_instant  # noqa: E402
 from pytest_relevance.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.engines.base import FixtureIndex  # noqa: E402
 from pytest_relevance.engines.embedded import EmbeddedEngine  # noqa: E402
+from pytest_relevance.engines.embedded.analysis import filters  # noqa: E402
 from pytest_relevance.evaluation import evaluate  # noqa: E402
 from pytest_relevance.judgments import load_judgments  # noqa: E402
 from pytest_relevance.metrics import depth, parse_metrics  # noqa: E402
@@ -49,6 +50,9 @@ def split(folder: Path) -> dict[str, float]:
     judgments = step("ours: load files", load_judgments, folder / "judgments.yaml")
     template = step("ours: load files", load_template, folder / "query.yaml")
     metrics = parse_metrics(METRICS)
+    # a session starts with the stemmers' process-wide caches empty
+    filters.porter_cached.cache_clear()
+    filters.kstem_cached.cache_clear()
     index = step("engine: build index", EmbeddedEngine().open, corpus, mapping, "id")
     fixture = FixtureIndex(index, template, judgments, parse_instant("2026-01-15T12:00:00Z"), depth(metrics), "q")
     bodies = step("ours: render templates", fixture.bodies)

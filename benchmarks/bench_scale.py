@@ -217,14 +217,14 @@ def main() -> None:
             print(f"{name}/{n_queries}: gate --relevance-update {update:.1f} s, {update_memory:.2f} GiB", flush=True)
             check, check_memory = measure(gate, folder)
             size = (folder / "relevance-baseline.json").stat().st_size
-            print(f"{name}/{n_queries}: gate check {check:.1f} s, {check_memory:.2f} GiB, baseline {size / 1e6:.1f} MB",
+            print(f"{name}/{n_queries}: gate check {check:.2f} s, {check_memory:.2f} GiB, baseline {size / 1e6:.1f} MB",
                   flush=True)  # fmt: skip
             reference, reference_memory = measure([sys.executable, "reference.py", str(folder)], folder)
-            print(f"{name}/{n_queries}: reference {reference:.1f} s, {reference_memory:.2f} GiB; "
+            print(f"{name}/{n_queries}: reference {reference:.2f} s, {reference_memory:.2f} GiB; "
                   f"ratio check / reference {check / reference:.2f}", flush=True)  # fmt: skip
             # the least any pytest gate can take: the same command on one empty test, no relevance work at all
             (folder / "test_gate.py").write_text("import numpy\n\ndef test_gate():\n    pass\n")
-            floor, _ = measure(gate[: gate.index("-m")], folder)
+            floor, _ = measure(gate[:-2], folder)  # without `-m relevance`
             print(f"{name}/{n_queries}: floor (pytest, this plugin and numpy, one empty test) {floor:.2f} s, "
                   f"ratio floor / reference {floor / reference:.2f}", flush=True)  # fmt: skip
 
