@@ -9,6 +9,7 @@ from __future__ import annotations
 import html.entities
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
+from functools import cache
 
 import regex
 
@@ -175,17 +176,22 @@ _INLINE = frozenset(
     ]
 )
 _ATTR = r"""(?:\s+[^\s"'<>/=&]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>]+))?)"""
-_HTML = regex.compile(
-    r"(?P<comment><!--.*?(?:-->|\Z))"
-    r"|(?P<script><(?P<skind>script|style)\b" + _ATTR + r"*\s*>.*?(?:</(?P=skind)\s*>|\Z))"
-    r"|(?P<cdata><!\[CDATA\[(?P<cdtext>.*?)\]\]>)"
-    r"|(?P<decl><[!?][^>]*>)"
-    r"|(?P<tag></?\s*(?P<name>[A-Za-z][-.:_A-Za-z0-9]*)" + _ATTR + r"*\s*/?>)"
-    r"|(?P<unclosed></?\s*[A-Za-z][-.:_A-Za-z0-9]*\Z)"  # a bare tag name the text ends in: gone
-    # an entity ends with `;`, or without one at the very end of the text
-    r"|(?P<entity>&(?:#[xX](?P<hex>[0-9a-fA-F]+)|#(?P<dec>[0-9]+)|(?P<named>[A-Za-z][A-Za-z0-9]*))(?:;|\Z))",
-    regex.DOTALL | regex.IGNORECASE,
-)
+
+
+@cache
+def _html_pattern() -> regex.Pattern:
+    """Comments, scripts, CDATA, declarations, tags and entities (compiled when an html_strip is first built)."""
+    return regex.compile(
+        r"(?P<comment><!--.*?(?:-->|\Z))"
+        r"|(?P<script><(?P<skind>script|style)\b" + _ATTR + r"*\s*>.*?(?:</(?P=skind)\s*>|\Z))"
+        r"|(?P<cdata><!\[CDATA\[(?P<cdtext>.*?)\]\]>)"
+        r"|(?P<decl><[!?][^>]*>)"
+        r"|(?P<tag></?\s*(?P<name>[A-Za-z][-.:_A-Za-z0-9]*)" + _ATTR + r"*\s*/?>)"
+        r"|(?P<unclosed></?\s*[A-Za-z][-.:_A-Za-z0-9]*\Z)"  # a bare tag name the text ends in: gone
+        # an entity ends with `;`, or without one at the very end of the text
+        r"|(?P<entity>&(?:#[xX](?P<hex>[0-9a-fA-F]+)|#(?P<dec>[0-9]+)|(?P<named>[A-Za-z][A-Za-z0-9]*))(?:;|\Z))",
+        regex.DOTALL | regex.IGNORECASE,
+    )
 
 
 def _entity(m: regex.Match) -> str | None:
@@ -198,13 +204,14 @@ def _entity(m: regex.Match) -> str | None:
 
 def html_strip(escaped_tags: frozenset[str] = frozenset()) -> Callable[[str], tuple[str, Correct]]:
     escaped = frozenset(t.lower() for t in escaped_tags)
+    pattern = _html_pattern()
 
     def run(text: str) -> tuple[str, Correct]:
         if "<" not in text and "&" not in text:
             return text, _identity
         out = _Builder()
         last = 0
-        for m in _HTML.finditer(text):
+        for m in pattern.finditer(text):
             kind = m.lastgroup if m.lastgroup in ("comment", "cdata", "decl", "unclosed") else None
             if kind is None:
                 kind = next(k for k in ("script", "tag", "entity") if m.group(k) is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 import regex
 
@@ -324,25 +325,32 @@ _CLASSIC_RULES = [
     ("<ACRONYM_DEP>", rf"{_CL_ALNUM}\.(?:{_CL_ALNUM}\.)+"),
     ("<CJ>", rf"[{_CJ}]"),
 ]
-_CLASSIC = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
-_CLASSIC_START = regex.compile(rf"(?V1){_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT}|[{_CJ}]")
+
+
+@cache
+def _classic_patterns() -> tuple[list[tuple[str, regex.Pattern]], regex.Pattern]:
+    """The classic grammar's rules and where a token can start, compiled when an analyzer first uses them (their
+    Unicode classes take milliseconds to compile, which every session would otherwise pay at import)."""
+    rules = [(name, regex.compile(rule, regex.V1 | regex.POSIX)) for name, rule in _CLASSIC_RULES]
+    return rules, regex.compile(rf"(?V1){_CL_LETTER}|{_CL_THAI}|{_CL_DIGIT}|[{_CJ}]")
 
 
 def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """ClassicTokenizer (the pre-UAX#29 grammar): words, acronyms, companies, e-mails, hosts and numbers with
     punctuation; a token longer than `max_token_length` is dropped, leaving a position gap."""
+    rules, token_start = _classic_patterns()
 
     def tokenize(text: str) -> list[Tok]:
         out = []
         gap = 0
         at = 0
         while True:
-            m = _CLASSIC_START.search(text, at)
+            m = token_start.search(text, at)
             if m is None:
                 return out
             at = m.start()
             best, kind = at, ""
-            for name, rule in _CLASSIC:
+            for name, rule in rules:
                 found = rule.match(text, at)
                 if found is not None and found.end() > best:
                     best, kind = found.end(), name
@@ -367,6 +375,7 @@ def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """UAX29URLEmailTokenizer: the standard tokenizer, except that where a URL or an e-mail address is longer than
     the word starting at the same place, it is one token (JFlex's longest match). Top-level domains are any 2-63
     letters, where Lucene checks IANA's list."""
+    mailto, url_email = _url_patterns()
 
     def tokenize(text: str) -> list[Tok]:
         out: list[Tok] = []
@@ -376,11 +385,11 @@ def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
             word = pattern.search(text, at)
             if word is None:
                 return out
-            if _MAILTO.match(text, word.start()):  # Lucene's grammar splits `mailto:` off an address
+            if mailto.match(text, word.start()):  # Lucene's grammar splits `mailto:` off an address
                 out.append(Tok(text[word.start() : word.start() + 6], word.start(), word.start() + 6))
                 at = word.start() + 7
                 continue
-            special = _URL_EMAIL.match(text, word.start())
+            special = url_email.match(text, word.start())
             if special is not None and special.end() > word.end():
                 kind = "<EMAIL>" if "@" in special.group() and "://" not in special.group() else "<URL>"
                 out.append(Tok(special.group(), special.start(), special.end(), type=kind))
@@ -404,11 +413,16 @@ _HOST_LOOSE = rf"(?:{_LABEL}(?:\.{_LABEL})*|{_IPV4})"
 _REST = rf"(?::\d+)?(?:/{_PCHAR}*)*(?:\?(?:{_PCHAR}|[/?])*)?(?:\#(?:{_PCHAR}|[/?])*)?"
 _ATOM = r"[a-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _EMAIL = rf"{_ATOM}(?:\.{_ATOM})*@{_HOST_STRICT}\.?"
-_MAILTO = regex.compile(rf"(?i)mailto:(?={_EMAIL})")
-_URL_EMAIL = regex.compile(
-    rf"(?i)https?://{_HOST_LOOSE}{_REST}"
-    rf"|(?:ftp|file)://(?:{_HOST_STRICT}(?::\d+)?(?:/{_PCHAR}*)*|(?:/{_PCHAR}*)+)"
-    rf"|{_EMAIL}"
-    rf"|{_HOST_STRICT}(?:\.(?=[^a-z0-9.\-]))?{_REST}",  # a final dot counts when text follows (as Lucene has it)
-    regex.POSIX,
-)
+
+
+@cache
+def _url_patterns() -> tuple[regex.Pattern, regex.Pattern]:
+    """`mailto:` before an address, and a URL or an e-mail address (compiled on first use, as the classic grammar)."""
+    url_email = regex.compile(
+        rf"(?i)https?://{_HOST_LOOSE}{_REST}"
+        rf"|(?:ftp|file)://(?:{_HOST_STRICT}(?::\d+)?(?:/{_PCHAR}*)*|(?:/{_PCHAR}*)+)"
+        rf"|{_EMAIL}"
+        rf"|{_HOST_STRICT}(?:\.(?=[^a-z0-9.\-]))?{_REST}",  # a final dot counts when text follows (as Lucene has it)
+        regex.POSIX,
+    )
+    return regex.compile(rf"(?i)mailto:(?={_EMAIL})"), url_email
