@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.files import load_document, read_text
 
 Document = dict[str, Any]
 
@@ -23,21 +24,11 @@ class Corpus(list[Document]):
         self.path, self.lines = path, lines
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise RelevanceInputError(
-            path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8", line
-        ) from None
-
-
 def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "corpus not found; set relevance_corpus to its path")
-    text = _read_text(path)
+    text = read_text(path)
     suffix = path.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
         numbered = []
@@ -49,7 +40,7 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
             except json.JSONDecodeError as exc:
                 raise RelevanceInputError(path, f"not a JSON document ({exc.msg})", number) from None
     else:
-        numbered = list(enumerate(_whole(path, text, suffix), 1))
+        numbered = list(enumerate(_whole(path, text), 1))
         numbered = [(None, doc) for _, doc in numbered]
     docs: list[Document] = []
     lines: list[int | None] = []
@@ -74,26 +65,10 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     return Corpus(docs, path, lines)
 
 
-def _whole(path: Path, text: str, suffix: str) -> list[Any]:
-    data = _whole_document(path, text, suffix)
+def _whole(path: Path, text: str) -> list[Any]:
+    data = load_document(path, text)
     if not isinstance(data, list):
         raise RelevanceInputError(path, "expected a list of documents")
-    return data
-
-
-def _whole_document(path: Path, text: str, suffix: str) -> Any:
-    try:
-        if suffix == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
-    except Exception as exc:  # yaml.YAMLError
-        mark = getattr(exc, "problem_mark", None)
-        raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
     return data
 
 
@@ -102,7 +77,7 @@ def load_mapping(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "index config not found; set relevance_index_config to its path")
-    data = _whole_document(path, _read_text(path), path.suffix.lower())
+    data = load_document(path, read_text(path))
     if not isinstance(data, dict) or "mappings" not in data:
         raise RelevanceInputError(path, "an index config is a create-index body: a mapping with 'mappings'")
     return data

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.files import load_document, read_text
 from pytest_relevance.judgments import Judgments, Query, load_judgments
 
 TITLE_FIELDS = ("title", "name", "headline", "subject", "label")
@@ -144,13 +145,7 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
                 raise RelevanceInputError(path, f"missing column(s) {', '.join(sorted(missing))}", 1)
             raw = [(f"line {reader.line_num}", reader.line_num, row) for row in reader]
     elif suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+        data = load_document(path, read_text(path))
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
             raise RelevanceInputError(path, "expected a list of rows with query_id, doc_id and grade")
         raw = [(f"row {i}", None, row) for i, row in enumerate(data, 1)]

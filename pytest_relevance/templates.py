@@ -8,7 +8,6 @@ is then anchored to the frozen instant.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from pytest_relevance.clock import NOW, anchor, iso
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.files import load_document, read_text
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 
@@ -25,19 +25,7 @@ def load_template(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "query template not found; set relevance_query to its path")
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix.lower() == ".json":
-            body = json.loads(text)
-        else:
-            import yaml
-
-            body = yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
-    except Exception as exc:  # yaml.YAMLError, without importing yaml for JSON templates
-        mark = getattr(exc, "problem_mark", None)
-        raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+    body = load_document(path, read_text(path))
     if not isinstance(body, dict) or "query" not in body:
         raise RelevanceInputError(path, "a query template is a search body: a mapping with a 'query' key")
     return body
