@@ -98,3 +98,19 @@ def test_a_long_run_without_words_is_indexed() -> None:
     field.freeze()
     assert list(field.vocab) == ["run"]
     assert ANALYSIS.analyzer("stripped", "t").analyze(":" * 300) == []
+
+
+@pytest.mark.parametrize("name", ["english", "graph"])
+def test_batches_cut_anywhere_give_the_same_postings(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values are analyzed BATCH at a time; with a batch of 7 values, documents straddle many batches."""
+    import random
+
+    from pytest_relevance.engines.embedded import index
+
+    monkeypatch.setattr(index, "BATCH", 7)
+    rng = random.Random(5)
+    docs = [[" ".join(rng.choices(WORDS, k=rng.randint(0, 9))) for _ in range(rng.randint(0, 4))] for _ in range(60)]
+    postings, norms = built(name, docs, 100)
+    want, lengths = expected(name, docs, 100)
+    assert postings == want
+    assert norms == encode_lengths(np.array(lengths, dtype=np.int64)).tolist()
