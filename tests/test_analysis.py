@@ -608,6 +608,22 @@ def test_a_batch_of_texts_segments_as_each_text_alone(texts: list[str], max_len:
     assert counts == [len(found) for found in each]
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["<b>", "</b>", "&amp;", "&", "a", "B", "the", "&lt;x&gt;", "<!-- c -->", "ph", "2"]),
+                max_size=10))  # fmt: skip
+def test_the_lists_path_after_char_filters_agrees_with_the_tokens(words: list[str]) -> None:
+    """Terms and positions skip the char filters' offset corrections; the tokens (what Lucene checks) keep them."""
+    settings = custom(
+        "standard", "lowercase", "stop", char_filter=("html_strip", "amp", "ph"),
+        char_filter__amp={"type": "mapping", "mappings": ["& => and"]},
+        char_filter__ph={"type": "pattern_replace", "pattern": "ph", "replacement": "f"},
+    )  # fmt: skip
+    analyzer = analysis(settings).analyzer("x", "test")
+    text = " ".join(words)
+    tokens = analyzer.analyze(text)
+    assert analyzer.term_lists(text) == ([t.term for t in tokens], [t.position for t in tokens])
+
+
 SYNONYM_WORDS = ("the", "usa", "u", "s", "a", "united", "states", "ny", "new", "york", "b", "c", "x", "tv", "foo")
 
 

@@ -25,8 +25,10 @@ SETTINGS = {
             "protect": {"type": "keyword_marker", "keywords": ["running"]},
         },
         "analyzer": {
-            # a char filter: the index must go through the whole token stream
+            # a char filter runs on each text before the tokenizer
             "stripped": {"tokenizer": "standard", "char_filter": ["tags"], "filter": ["lowercase", "stop"]},
+            # shingles have no list form: the index goes through the whole token stream
+            "shingled": {"tokenizer": "standard", "filter": ["lowercase", "shingle"]},
             "graph": {"tokenizer": "standard", "filter": ["lowercase", "syn"]},
             # per-term filters with a keyword mark: the per-term path, through the marks
             "marked": {"tokenizer": "standard", "filter": ["lowercase", "protect", "porter_stem"]},
@@ -35,7 +37,7 @@ SETTINGS = {
 }
 ANALYSIS = Analysis.from_settings(SETTINGS, "index.yaml")
 WORDS = ["the", "The", "of", "a", "Runs", "running", "runner's", "wifi", "wireless", "network", "tv", "café", "x1",
-         "and", "To", "be", "stand", "stands", "-", "..."]  # fmt: skip
+         "and", "To", "be", "stand", "stands", "-", "...", "<b>tv</b>", "&amp;", "R&amp;D", "<br/>the"]  # fmt: skip
 
 values = st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), max_size=4)
 
@@ -70,7 +72,7 @@ def built(analyzer_name: str, docs: list[list[str]], gap: int) -> tuple[dict, li
     return out, field.norms.tolist()
 
 
-@pytest.mark.parametrize("name", ["english", "standard", "stripped", "graph", "marked"])
+@pytest.mark.parametrize("name", ["english", "standard", "stripped", "graph", "marked", "shingled"])
 @settings(max_examples=150, deadline=None)
 @given(docs=st.lists(values, max_size=6), gap=st.sampled_from([0, 1, 100]))
 def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: int) -> None:
@@ -82,13 +84,15 @@ def test_postings_equal_the_token_stream(name: str, docs: list[list[str]], gap: 
 
 def test_each_analyzer_takes_the_path_meant_for_it() -> None:
     """Per-term filters only: no stream stage; a graph filter: its list form runs text by text between per-term
-    runs; a char filter: no plan, the whole token stream."""
-    english, marked, graph = (ANALYSIS.analyzer(name, "t").index_plan for name in ("english", "marked", "graph"))
+    runs; char filters run on each text first; a filter without a list form (shingle): no plan, the whole stream."""
+    plans = {name: ANALYSIS.analyzer(name, "t").index_plan for name in ("english", "marked", "graph", "stripped")}
+    english, marked, graph, stripped = plans.values()
     assert english is not None and not english.middle and english.suffix is None
     assert english.prefix("Runner's") == "runner" and english.prefix("the") is None
     assert marked is not None and marked.prefix("running") == "running" and marked.prefix("runs") == "run"
     assert graph is not None and len(graph.middle) == 1 and graph.prefix("TV") == "tv" and graph.suffix is not None
-    assert ANALYSIS.analyzer("stripped", "t").index_plan is None
+    assert stripped is not None and stripped.split_many(["<b>R&amp;D</b> the", "x"]) == (["R", "D", "the", "x"], [3, 1])
+    assert ANALYSIS.analyzer("shingled", "t").index_plan is None
 
 
 def test_a_long_run_without_words_is_indexed() -> None:

@@ -136,6 +136,12 @@ def _term_function(filters: Sequence[MapFilter]) -> Callable[[str], str | None]:
     return composed
 
 
+def _split_filtered(
+    values: Sequence[str], split_many: Callable[[Sequence[str]], tuple[list[str], list[int]]], filtered: Callable
+) -> tuple[list[str], list[int]]:
+    return split_many([filtered(value) for value in values])
+
+
 @dataclass(frozen=True, slots=True)
 class IndexPlan:
     """An analyzer cut for indexing many texts: the tokenizer's terms of a whole batch (`split_many`: all terms and
@@ -263,9 +269,10 @@ class Analyzer:
 
     @cached_property
     def index_plan(self) -> IndexPlan | None:
-        """How an index can run this analyzer over many texts without token objects; None when some component
-        needs them (char filters, a tokenizer whose tokens can leave gaps, a filter without a list form). One per
-        analyzer, so that fields sharing an analyzer share its caches."""
+        """How an index can run this analyzer over many texts without token objects (char filters run on each text
+        first: terms and positions need no offsets); None when some component needs them (a tokenizer whose tokens
+        can leave gaps, a filter without a list form). One per analyzer, so that fields sharing an analyzer share
+        its caches."""
         if self._fast is None:
             return None
         filters = self._filters
@@ -273,8 +280,11 @@ class Analyzer:
         first, last = (streams[0], streams[-1] + 1) if streams else (len(filters), len(filters))
         middle = self._fast_stages(filters[first:last]) or ()
         each = partial(terms_each, terms=self._tokenizer.terms)  # type: ignore[attr-defined]
+        split_many = getattr(self._tokenizer, "terms_many", each)
+        if self._char_filters:
+            split_many = partial(_split_filtered, split_many=split_many, filtered=self._filtered)
         return IndexPlan(
-            getattr(self._tokenizer, "terms_many", each),
+            split_many,
             _term_function(filters[:first]),  # type: ignore[arg-type]
             middle,
             _term_function(filters[last:]) if streams else None,  # type: ignore[arg-type]
@@ -305,17 +315,23 @@ class Analyzer:
                 terms.append(tok.term)
                 positions.append(position)
             return terms, positions, position + end_inc
-        terms = self._tokenizer.terms(text)  # type: ignore[attr-defined]
+        terms = self._tokenizer.terms(self._filtered(text))  # type: ignore[attr-defined]
         positions = list(range(len(terms)))
         last = len(terms) - 1
         for stage in self._fast:
             terms, positions, last = stage(terms, positions, last)
         return terms, positions, last
 
+    def _filtered(self, text: str) -> str:
+        """The text after the char filters, without their offset corrections (terms and positions need none)."""
+        for char_filter in self._char_filters:
+            text = char_filter(text)[0]
+        return text
+
     def _fast_stages(self, filters: Sequence[MapFilter | StreamFilter]) -> tuple | None:
-        """The stages on bare term lists, or None when a component has no such form (char filters, a tokenizer
-        whose tokens can leave gaps, a stream filter without `fast`, a keyword mark that must cross a stage)."""
-        if self._char_filters or not hasattr(self._tokenizer, "terms"):
+        """The stages on bare term lists, or None when a component has no such form (a tokenizer whose tokens can
+        leave gaps, a stream filter without `fast`, a keyword mark that must cross a stage)."""
+        if not hasattr(self._tokenizer, "terms"):
             return None
         maps_only = all(isinstance(f, MapFilter) for f in filters)
         stages: list[Callable] = []
