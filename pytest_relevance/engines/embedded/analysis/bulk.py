@@ -35,11 +35,37 @@ def standard_terms_many(
     """The standard tokenizer's terms of every text, concatenated, and how many each text has.
 
     `terms` segments one text (the general path), `beyond_latin(text)` is true when a text holds a character the
-    local rules do not cover; a batch holding one, or a word longer than `max_len` (which Lucene cuts), takes the
-    general path text by text."""
+    local rules do not cover (a curly quote, a dash, CJK...): such texts take the general path one by one, the others
+    stay one batch. A word longer than `max_len` (which Lucene cuts) sends the whole batch the general way."""
     joined = "\n".join(values)
-    if beyond_latin(joined):
+    if not beyond_latin(joined):
+        found = _latin_words(values, joined, max_len)
+        return terms_each(values, terms) if found is None else found
+    latin = [not beyond_latin(value) for value in values]
+    subset = [value for value, ok in zip(values, latin, strict=True) if ok]
+    found = _latin_words(subset, "\n".join(subset), max_len) if subset else None
+    if found is None:
         return terms_each(values, terms)
+    batch_words, batch_counts = found
+    words: list[str] = []
+    counts: list[int] = []
+    taken = iter(batch_counts)
+    at = 0
+    for value, ok in zip(values, latin, strict=True):
+        if ok:
+            count = next(taken)
+            words += batch_words[at : at + count]
+            at += count
+        else:
+            one = terms(value)
+            words += one
+            count = len(one)
+        counts.append(count)
+    return words, counts
+
+
+def _latin_words(values: Sequence[str], joined: str, max_len: int) -> tuple[list[str], list[int]] | None:
+    """The words of texts of ASCII and Latin-1 letters joined by newlines (None when one is longer than max_len)."""
     codes = np.frombuffer(joined.encode("latin-1"), dtype=np.uint8)
     classes = _CLASSES[codes]
     in_word = (classes & (_LETTER | _DIGIT | _UNDERSCORE)) != 0
@@ -51,7 +77,7 @@ def standard_terms_many(
     edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
     starts, ends = edges[::2], edges[1::2]
     if starts.size and int((ends - starts).max()) > max_len:
-        return terms_each(values, terms)
+        return None
     if _UNDERSCORE in classes:
         # a run of underscores alone is no word: blank the runs without a letter or digit
         alnum = (classes & (_LETTER | _DIGIT)) != 0
