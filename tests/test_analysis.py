@@ -591,11 +591,18 @@ def test_the_latin1_fast_path_segments_as_uax29_does(text: str) -> None:
 
 
 LATIN_TEXT = st.text(alphabet=st.sampled_from("aZ1_.:',;- \n\téÀÖØöøÿßÉx9"), max_size=16)
-ANY_TEXT = st.text(alphabet=st.sampled_from("aZ1_.:',;- éÀ×ªµ\xad·") | st.characters(), max_size=16)
+# a representative of every word-break class the batch path handles or must leave to the general pattern: Greek and
+# Cyrillic letters, other digits, curly quotes and dashes, connectors, combining marks, joiners, Hebrew, Katakana,
+# Thai, ideographs, emoji, symbols such as ™
+WORLD = (
+    "aZ1_.:',;- éªµ·×\xadΩωЖж٣١٫٬\u2018\u2019\u201c—–…€\u202f＿０\u0301\u200d\u200bאבカタกขの漢字™®😀👍🏽\u2024\ufe52"
+)
+ANY_TEXT = st.text(alphabet=st.sampled_from(WORLD) | st.characters(), max_size=16)
+WORLD_TEXT = st.text(alphabet=st.sampled_from(WORLD), max_size=16)
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.lists(LATIN_TEXT) | st.lists(LATIN_TEXT | ANY_TEXT), st.sampled_from([3, 255]))
+@given(st.lists(LATIN_TEXT) | st.lists(LATIN_TEXT | WORLD_TEXT | ANY_TEXT), st.sampled_from([3, 255]))
 def test_a_batch_of_texts_segments_as_each_text_alone(texts: list[str], max_len: int) -> None:
     """The standard tokenizer's batch path (numpy over Latin-1 text) gives each text's UAX#29 words and counts,
     with the general pattern's fallback for other characters and for words longer than max_token_length."""
@@ -622,6 +629,22 @@ def test_the_lists_path_after_char_filters_agrees_with_the_tokens(words: list[st
     text = " ".join(words)
     tokens = analyzer.analyze(text)
     assert analyzer.term_lists(text) == ([t.term for t in tokens], [t.position for t in tokens])
+
+
+def test_every_code_point_in_context_segments_as_each_text_alone() -> None:
+    """Each code point below U+3400 and every seventh above it, alone and between letters or digits: the batch path
+    classifies characters by property, so a character it gets wrong shows here."""
+    from pytest_relevance.engines.embedded.analysis.tokenizers import standard
+
+    tokenizer = standard()
+    points = [*range(0x3400), *range(0x3400, 0x110000, 7)]
+    chars = [chr(code) for code in points if not 0xD800 <= code <= 0xDFFF]
+    for start in range(0, len(chars), 1024):
+        texts = [text for char in chars[start : start + 1024] for text in (char, f"a{char}b", f"1{char}2", f"x{char}")]
+        each = [tokenizer.terms(text) for text in texts]  # type: ignore[attr-defined]
+        words, counts = tokenizer.terms_many(texts)  # type: ignore[attr-defined]
+        assert words == [word for found in each for word in found]
+        assert counts == [len(found) for found in each]
 
 
 SYNONYM_WORDS = ("the", "usa", "u", "s", "a", "united", "states", "ny", "new", "york", "b", "c", "x", "tv", "foo")

@@ -126,9 +126,7 @@ def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
 
     tokenize = _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
     terms = tokenize.terms  # type: ignore[attr-defined]
-    tokenize.terms_many = lambda values: standard_terms_many(  # type: ignore[attr-defined]
-        values, max_token_length, terms, _BEYOND_LATIN.search
-    )
+    tokenize.terms_many = lambda values: standard_terms_many(values, max_token_length, terms)  # type: ignore[attr-defined]
     return tokenize
 
 
