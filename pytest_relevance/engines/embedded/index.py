@@ -145,8 +145,8 @@ class TextField(TermDictionary):
         self._tids.extend(map(self._term_ids.__getitem__, out))
 
     def _add_stream(self, values: Sequence[str]) -> None:
-        """Index the next document's values through the whole token stream (char filters, or a tokenizer or filter
-        without a list form)."""
+        """Index the next document's values through the whole token stream (a tokenizer or a filter without a list
+        form: n-grams, shingles, word delimiters...)."""
         assert self._rel is not None
         for value in values:
             terms, positions, last = self.analyzer.term_lists_end(value)
