@@ -88,34 +88,25 @@ def standard_terms_many(
     found = _words(values, max_len)
     if found is None:
         return terms_each(values, terms)
-    if isinstance(found, tuple):
-        return found
-    unsafe = set(found)
-    subset = [value for index, value in enumerate(values) if index not in unsafe]
-    batch = _words(subset, max_len) if subset else None
-    if not isinstance(batch, tuple):
-        return terms_each(values, terms)
-    batch_words, batch_counts = batch
+    batch_words, batch_counts, unsafe = found
+    if not unsafe:
+        return batch_words, batch_counts
     words: list[str] = []
-    counts: list[int] = []
-    taken = iter(batch_counts)
     at = 0
     for index, value in enumerate(values):
         if index in unsafe:
             one = terms(value)
             words += one
-            count = len(one)
+            batch_counts[index] = len(one)
         else:
-            count = next(taken)
-            words += batch_words[at : at + count]
-            at += count
-        counts.append(count)
-    return words, counts
+            words += batch_words[at : at + batch_counts[index]]
+            at += batch_counts[index]
+    return words, batch_counts
 
 
-def _words(values: Sequence[str], max_len: int) -> tuple[list[str], list[int]] | list[int] | None:
-    """The words of the texts and each one's count; or the indexes of the texts holding an unsafe character; or
-    None when a word is longer than max_len."""
+def _words(values: Sequence[str], max_len: int) -> tuple[list[str], list[int], set[int]] | None:
+    """The words of the texts, each one's count, and the indexes of the texts holding an unsafe character (no words
+    counted for them); None when a word is longer than max_len."""
     joined = "\n".join(values)
     try:
         codec, codes = "latin-1", np.frombuffer(joined.encode("latin-1"), dtype=np.uint8)
@@ -124,29 +115,32 @@ def _words(values: Sequence[str], max_len: int) -> tuple[list[str], list[int]] |
         codes = np.frombuffer(joined.encode(codec, "surrogatepass"), dtype=np.uint32)
     classes = _classes(codes)
     value_starts = np.cumsum([0, *(len(value) + 1 for value in values[:-1])])
-    if classes.size and classes.max() >= _UNSAFE:  # the class bits of safe characters stay below it
-        unsafe = np.flatnonzero(classes == _UNSAFE)
-        return np.unique(np.searchsorted(value_starts, unsafe, side="right") - 1).tolist()
     in_word = (classes & (_LETTER | _DIGIT | _CONNECTOR)) != 0
     if codes.size > 2:
         letters, digits = (classes & _LETTER) != 0, (classes & _DIGIT) != 0
         inner = classes[1:-1]
         in_word[1:-1] |= ((inner & _JOINS_LETTERS) != 0) & letters[:-2] & letters[2:]
         in_word[1:-1] |= ((inner & _JOINS_DIGITS) != 0) & digits[:-2] & digits[2:]
+    unsafe: set[int] = set()
+    if classes.size and classes.max() >= _UNSAFE:  # the class bits of safe characters stay below it
+        rows = np.searchsorted(value_starts, np.flatnonzero(classes == _UNSAFE), side="right") - 1
+        unsafe = set(rows.tolist())
+        for index in unsafe:  # their words come from the general pattern
+            in_word[value_starts[index] : value_starts[index] + len(values[index])] = False
     edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
     starts, ends = edges[::2], edges[1::2]
     if starts.size and int((ends - starts).max()) > max_len:
         return None
     if starts.size and (classes & _CONNECTOR).any():
         # a run of connectors alone (`___`) is no word: blank the runs without a letter or digit
-        alnum = (classes & (_LETTER | _DIGIT)) != 0
+        alnum = ((classes & (_LETTER | _DIGIT)) != 0) & in_word  # a segment of reduceat runs to the next start
         empty = np.add.reduceat(alnum, starts) == 0
         for start, end in zip(starts[empty].tolist(), ends[empty].tolist(), strict=True):
             in_word[start:end] = False
         starts = starts[~empty]
     words = np.where(in_word, codes, 32).astype(codes.dtype).tobytes().decode(codec).split()
     counts = np.bincount(np.searchsorted(value_starts, starts, side="right") - 1, minlength=len(values))
-    return words, counts.tolist()
+    return words, counts.tolist(), unsafe
 
 
 def terms_each(values: Sequence[str], terms: Callable[[str], list[str]]) -> tuple[list[str], list[int]]:
