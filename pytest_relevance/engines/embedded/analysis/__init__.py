@@ -290,20 +290,6 @@ class Analyzer:
             _term_function(filters[last:]) if streams else None,  # type: ignore[arg-type]
         )
 
-    def term_positions_values(
-        self, values: Iterable[str], position_increment_gap: int | None = None
-    ) -> list[tuple[str, int]]:
-        """(term, position) pairs of a multi-valued field, positions as `analyze_values` gives them."""
-        gap = self.position_increment_gap if position_increment_gap is None else position_increment_gap
-        out: list[tuple[str, int]] = []
-        final = -gap - 1  # as if a value ended there, so that the first one starts at position 0
-        for value in values:
-            terms, positions, last = self.term_lists_end(value)
-            base = final + gap + 1
-            out.extend((term, base + position) for term, position in zip(terms, positions, strict=True))
-            final = base + last
-        return out
-
     def term_lists_end(self, text: str) -> tuple[list[str], list[int], int]:
         """Terms, positions, and the position of the end of the stream (trailing removed tokens included): where
         the next value of a multi-valued field continues from, as Lucene's FieldInvertState does."""
