@@ -8,8 +8,10 @@ judgment file is edited by hand and a bare traceback does not say which of 150 q
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,11 +174,20 @@ class _YamlEvents:
         try:
             return self._raw()
         except self.yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise RelevanceInputError(
-                self.path, f"YAML syntax error: {problem}", mark.line + 1 if mark else None
-            ) from None
+            raise self.syntax_error(exc) from None
+
+    def syntax_error(self, exc: Any) -> RelevanceInputError:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return RelevanceInputError(self.path, f"YAML syntax error: {problem}", mark.line + 1 if mark else None)
+
+    def tree(self) -> Any:
+        """The whole document's node tree, for the rare message that needs a line the event stream did not keep
+        (a later syntax error is then the message, as reading on would have found it)."""
+        try:
+            return self.yaml.compose(self.text, Loader=self.loader)
+        except self.yaml.YAMLError as exc:
+            raise self.syntax_error(exc) from None
 
     def next(self) -> Any:
         if self.pending:
@@ -288,9 +299,15 @@ def _check_duplicate_keys(path: Path, node: Any) -> None:
 
 
 def _from_yaml(path: Path) -> Judgments:
+    text = read_text(path)
+    written = _one_query_per_line(path, text)
+    return _from_yaml_events(path, text) if written is None else written
+
+
+def _from_yaml_events(path: Path, text: str) -> Judgments:
     import yaml
 
-    events = _YamlEvents(path, read_text(path))
+    events = _YamlEvents(path, text)
     events.next()  # stream start
     start = events.next()
     if isinstance(start, yaml.StreamEndEvent):
@@ -435,7 +452,7 @@ class _GradeReader:
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
                 _grade(grade, path, f"{where}, document {doc!r}", _line(key))
             if doc in grades:  # the whole file's node tree, only now, to name the first line
-                _check_duplicate_keys(path, yaml.compose(events.text, Loader=events.loader))
+                _check_duplicate_keys(path, events.tree())
             grades[doc] = grade
         return grades
 
@@ -445,6 +462,101 @@ class _GradeReader:
             return f"a {type(event).__name__.removesuffix('StartEvent').lower()}"
         node = self.events.compose(event)
         return self.events.constructor.construct_document(node)
+
+
+# ---------------------------------------------------------------- YAML, one query per line
+
+
+@functools.cache
+def _line_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The one-line-per-query form `pool merge` writes, in a subset of YAML whose meaning is plain to see.
+
+    Plain scalars are ASCII words (no indicator, colon or hash), quoted ones have no escape and no line break, and
+    grades are decimal numbers: in that subset every scalar means its text, and every grade the number Python reads.
+    Keys stay under YAML's 1,024-character limit for simple keys.
+    """
+    plain = r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*"
+    key = r'(?:[A-Za-z0-9_][A-Za-z0-9_.\-/]{0,999}|"[^"\\]{0,998}")'
+    scalar = rf"(?:{plain}(?: +[A-Za-z0-9_.\-/]+)*|\"[^\"\\]*\"|'(?:[^']|'')*')"
+    grade = r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?"
+    pairs = rf"(?:{key}: +{grade} *(?:, *{key}: +{grade} *)*)?"
+    query = re.compile(
+        rf" *- +\{{ *id: +({scalar}) *, *text: +({scalar}) *(?:, *stratum: +({scalar}) *)?"
+        rf", *grades: +\{{ *({pairs})\}} *\}} *(?: #.*)?"
+    )
+    top = re.compile(rf"(?:(queries):|version: +({scalar}))(?: *| +#.*)")
+    # left to libyaml, rare in judgments: a character it refuses, NEL (a line break to it), LS, PS, tab, CR, BOM
+    unusual = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    return query, re.compile(rf"({key}): +({grade})"), top, unusual
+
+
+def _unquote(scalar: str) -> str:
+    if scalar[0] == '"':
+        return scalar[1:-1]
+    if scalar[0] == "'":
+        return scalar[1:-1].replace("''", "'")
+    return scalar
+
+
+def _one_query_per_line(path: Path, text: str) -> Judgments | None:
+    """The judgments when every line of the file is in the form `pool merge` writes; else None, and the YAML
+    reader takes the file (so every error, and every construct outside the form, keeps that reader's meaning).
+
+    A large judgment set is mostly grades; libyaml spends half a microsecond on each of their events, and this
+    reads a whole line with one regular expression.
+    """
+    query_line, grade_pair, top_line, unusual = _line_patterns()
+    if unusual.search(text):
+        return None
+    version: str | None = None
+    queries: list[Query] = []
+    ids: set[str] = set()
+    numbers: dict[str, float] = {}
+    listing = None  # the list of queries: None before `queries:`, True while its items follow, False after it
+    indent = None
+    for line in text.split("\n"):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        if line[0] != " " and line[0] != "-":  # a top-level key
+            found = top_line.fullmatch(line)
+            if found is None:
+                return None
+            if found[1]:
+                if listing is not None:
+                    return None
+                listing = True
+            else:
+                if version is not None or found[2] in _NULLS or not _unquote(found[2]).strip():
+                    return None
+                version = _unquote(found[2])
+                listing = None if listing is None else False
+            continue
+        found = query_line.fullmatch(line)
+        if found is None or not listing or indent not in (None, len(line) - len(stripped)):
+            return None
+        indent = len(line) - len(stripped)
+        qid, query_text, stratum = _unquote(found[1]), _unquote(found[2]), found[3]
+        if not qid.strip() or not query_text.strip() or qid in ids:
+            return None
+        ids.add(qid)
+        grades: dict[str, float] = {}
+        pairs = grade_pair.findall(found[4])
+        for doc, value in pairs:
+            grade = numbers.get(value)
+            if grade is None:
+                grade = numbers[value] = float(value) if "." in value else int(value)
+                if grade > MAX_GRADE:
+                    return None
+            grades[_unquote(doc) if doc[0] == '"' else doc] = grade
+        if len(grades) != len(pairs):
+            return None
+        if stratum is not None:
+            stratum = None if stratum in _NULLS else _unquote(stratum)
+        queries.append(Query(qid, query_text, stratum, grades=grades))
+    if not queries:
+        return None
+    return _build(path, version, queries)
 
 
 # ---------------------------------------------------------------- CSV

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pytest_relevance import judgments
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import Query, load_judgments
+from pytest_relevance.judgments import Judgments, Query, load_judgments
 
 YAML = """\
 version: v7
@@ -288,3 +293,135 @@ def test_the_content_hash_is_the_hash_of_one_json_list_however_many_queries() ->
         canonical = [[q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] for q in queries[:count]]
         whole = hashlib.sha256(json.dumps(canonical, sort_keys=True, default=str).encode()).hexdigest()
         assert content_version(queries[:count]) == f"sha256:{whole[:12]}"
+
+
+# ---------------------------------------------------------------- one query per line, read without libyaml
+
+# pieces near every edge of the subset the line reader takes: YAML's typed and special scalars, indicators, quotes
+# and escapes, characters libyaml refuses or reads as line breaks, long keys, odd spacing; each piece is an ordinary
+# one most of the time, so that a good share of files is read by the line reader and compared
+SPECIAL = ["q1", "d1", "010", "0x1f", "1.10", "null", "Null", "~", "on", "yes", "-a", "a-b", "a/b.c", "_x", "a b"]
+SPECIAL += ["a  b", "12:30", "a#b", "a #b", "é", "\u2028", "\x85", "\t", "\ufeff", "\x7f", "\x01", "'", '"', "\\"]
+EDGES = st.one_of(st.sampled_from([*SPECIAL, "x" * 1030]), st.text(st.characters(codec="utf-8"), max_size=6))
+ORDINARY = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{0,5}( [a-z]{1,3})?", fullmatch=True)
+GRADES = st.sampled_from(["0", "1", "3", "2.5", "01", "010", "1_0", "1e3", "2000", "1000", "-1", ".5", "yes", "0x1"])
+
+
+@st.composite
+def one_query_per_line(draw: st.DrawFn) -> str:
+    def often(ordinary: st.SearchStrategy[str], edge: st.SearchStrategy[str]) -> str:
+        return draw(edge if draw(st.integers(0, 15)) == 0 else ordinary)
+
+    def scalar() -> str:
+        text = often(ORDINARY, EDGES)
+        quote = often(st.sampled_from(["", "", '"']), st.sampled_from(["json", "'", '"']))
+        return json.dumps(text, ensure_ascii=False) if quote == "json" else f"{quote}{text}{quote}"
+
+    opening = st.sampled_from(["# c", "", "version: v1", "version: ~", "  # in between", "version: v1"])
+    lines = draw(st.lists(opening, max_size=2))
+    lines.append(often(st.sampled_from(["queries:", "queries: # q"]), st.sampled_from(["queries:x", " queries:"])))
+    indent = draw(st.sampled_from(["", "  ", "    "]))
+    odd = often(st.just(-1), st.integers(0, 3))  # an item not in line with the others, now and then
+    space = st.sampled_from(["", " ", "  "])
+    for n in range(draw(st.integers(1, 4))):
+        at = " " if n == odd else indent
+        pairs = [f"{scalar()}:{draw(space)} {often(st.sampled_from(['0', '1', '3']), GRADES)}"]
+        pairs = pairs * draw(st.integers(0, 1)) + [f"d{i}: {i % 4}" for i in range(draw(st.integers(0, 3)))]
+        pairs += [often(st.just("e1: 1"), st.sampled_from(["d1: 1", '"d1": 3']))]
+        stratum = draw(st.one_of(st.none(), st.just("").map(lambda _: scalar())))
+        qid = often(st.just(f"q{n}"), st.just("").map(lambda _: scalar()))
+        parts = [f"id: {qid}", f"text: {scalar()}", *([f"stratum: {stratum}"] if stratum else [])]
+        parts.append("grades: {" + f",{draw(space)}".join(pairs) + "}")
+        lines.append(f"{at}- {{{', '.join(parts)}}}{draw(space)}")
+    ending = st.sampled_from(["version: v2", "version: 'v 3'", "queries:", "- {id: x, text: y}"])
+    lines += [often(st.just(""), ending)]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=800, deadline=None)
+@given(one_query_per_line())
+def test_the_line_reader_reads_what_libyaml_reads_or_leaves_the_file_to_it(text: str) -> None:
+    path = Path("j.yaml")
+    fast = judgments._one_query_per_line(path, text)
+    try:
+        slow: Judgments | str = judgments._from_yaml_events(path, text)
+    except RelevanceInputError as error:
+        slow = str(error)
+    if fast is not None:
+        assert fast == slow
+        grade_types = [[type(g) for g in q.grades.values()] for q in slow.queries]
+        assert [[type(g) for g in q.grades.values()] for q in fast.queries] == grade_types
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.text(st.characters(codec="utf-8", exclude_characters='"\\'), min_size=1, max_size=12),
+            st.one_of(st.none(), st.sampled_from(["head", "torso", "tail", "long tail"])),
+            st.dictionaries(st.from_regex(r"[A-Za-z0-9_]{1,8}", fullmatch=True), st.integers(0, 3) | st.just(1.5)),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_the_form_pool_merge_writes_takes_the_line_reader(queries: list[tuple[str, str | None, dict]]) -> None:
+    from pytest_relevance.pool import _query_line
+
+    path = Path("j.yaml")
+    written = [Query(f"q{i}", text, stratum, grades=grades) for i, (text, stratum, grades) in enumerate(queries)]
+    text = "# judged\nversion: v1\nqueries:\n" + "".join(f"  - {_query_line(q, q.grades)}\n" for q in written)
+    plain = all(q.text.strip() and not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]", q.text) for q in written)
+    fast = judgments._one_query_per_line(path, text)
+    if plain:
+        assert fast is not None
+    if fast is not None:
+        assert fast == judgments._from_yaml_events(path, text) == Judgments(tuple(written), "v1", "j.yaml")
+
+
+LINE = "queries:\n  - {id: q1, text: a, grades: {d: 1}}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "read_by_lines"),
+    [
+        (LINE.replace("text: a", "text: a  b"), True),  # plain text keeps its inner spaces
+        (LINE.replace("text: a", "text: 'it''s'"), True),
+        (LINE.replace("text: a", 'text: "a # b"'), True),
+        (LINE.replace("text: a", "text: 2026"), True),  # ids and texts are read as written
+        (LINE.replace("text: a,", "text: a, stratum: null,"), True),
+        (LINE.replace("text: a,", "text: a, stratum: '~',"), True),
+        (LINE.replace("{d: 1}", "{d: 1.50, e: 0, f: 1000}"), True),
+        ("version: v1 # the first\n" + LINE, True),
+        (LINE.replace("{d: 1}", '{"d d": 2, d: 3}'), True),
+        (LINE.replace("{d: 1}", "{d: 010}"), False),  # octal in YAML 1.1: 8
+        (LINE.replace("{d: 1}", "{d: 1_0}"), False),
+        (LINE.replace("{d: 1}", "{d: 2000}"), False),
+        (LINE.replace("{d: 1}", "{" + "x" * 1030 + ": 1}"), False),  # beyond a simple key's 1,024 characters
+        (LINE.replace("{d: 1}", '{"' + "x" * 1030 + '": 1}'), False),
+        (LINE.replace("text: a", 'text: "a\x85b"'), False),  # NEL folds to a space
+        (LINE.replace("text: a", 'text: "a\\tb"'), False),
+        (LINE.replace("text: a", 'text: "a\x01b"'), False),
+        (LINE.replace("}}\n", "}}#x\n"), False),
+        (LINE.replace("queries:", "queries:#x"), False),
+        ("version: v1#x\n" + LINE, False),
+        ("version: ~\n" + LINE, False),
+        (LINE.replace("{d: 1}", "{d: 1, 'd': 2}"), False),
+        (LINE + "version: v1\n" + LINE[9:].replace("q1", "q2"), False),
+    ],
+)
+def test_the_line_reader_agrees_with_libyaml_on_each_edge(text: str, read_by_lines: bool) -> None:
+    path = Path("j.yaml")
+    fast = judgments._one_query_per_line(path, text)
+    assert (fast is not None) == read_by_lines
+    if fast is not None:
+        slow = judgments._from_yaml_events(path, text)
+        assert fast == slow
+        assert [type(g) for g in fast.queries[0].grades.values()] == [type(g) for g in slow.queries[0].grades.values()]
+
+
+def test_a_repeated_document_before_a_syntax_error_is_the_syntax_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "j.yaml", " queries:\n - {id: q1, text: a, grades: {d: 0, d: 1}}\nversion: v2\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path)
+    assert str(error.value) == f"{path}:3: YAML syntax error: did not find expected <document start>"
