@@ -8,14 +8,19 @@ is then anchored to the frozen instant.
 
 from __future__ import annotations
 
+import marshal
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.clock import NOW, anchor, iso
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import load_document, read_text
+
+if TYPE_CHECKING:
+    from pytest_relevance.judgments import Query
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 
@@ -56,24 +61,78 @@ def render(
             return node
         if "{{" not in node:
             return anchor(node, instant) if node.startswith("now") else node
-        whole = _PLACEHOLDER.fullmatch(node.strip())
-        if whole:  # the user's query text is never date math, whatever it starts with
-            value = lookup(whole.group(1))
-            return value if whole.group(1) == "query" else anchor(value, instant)
-        filled = _PLACEHOLDER.sub(lambda m: str(lookup(m.group(1))), node)
-        # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
-        return anchor(filled, instant) if NOW.match(node) else filled
-
-    def lookup(name: str) -> Any:
-        value: Any = values
-        for part in name.split("."):
-            if not isinstance(value, dict) or part not in value:
-                raise RelevanceInputError(
-                    source,
-                    f"query {query_id!r}: the template uses {{{{{name}}}}} but the query has no param {name!r}; "
-                    "add it under the query's params in the judgments",
-                )
-            value = value[part]
-        return value
+        return _fill_string(node, values, instant, query_id, source)
 
     return fill(template)
+
+
+def render_all(template: Any, queries: Iterable[Query], instant: datetime, source: str = "template") -> dict[str, Any]:
+    """Every query's body, as `render` makes it, for a tenth of the cost: the template is walked once (its own
+    `now` anchored, each placeholder's place noted), and each body is a copy of that frame made by `marshal` in C,
+    with the query's values set in the noted places. Every body is its own objects, so an engine that changes one
+    changes no other. A frame marshal cannot copy (a YAML date) or a placeholder in a key takes `render` per query.
+    """
+    places: list[tuple[list[Any], str]] = []
+    try:
+        frame = marshal.dumps(_frame(template, instant, [], places))  # no container twice: _frame built each anew
+    except (ValueError, _PlaceholderInKey):
+        return {q.id: render(template, q.text, dict(q.params), instant, q.id, source) for q in queries}
+    now = iso(instant)
+    bodies = {}
+    for query in queries:
+        body = marshal.loads(frame)
+        values = {**query.params, "query": query.text, "now": now}
+        for path, node in places:
+            parent = body
+            for step in path[:-1]:
+                parent = parent[step]
+            parent[path[-1]] = _fill_string(node, values, instant, query.id, source)
+        bodies[query.id] = body
+    return bodies
+
+
+class _PlaceholderInKey(Exception):
+    """A key that is a placeholder: the body's shape then depends on the query, and the frame cannot hold it."""
+
+
+def _frame(node: Any, instant: datetime, path: list[Any], places: list[tuple[list[Any], str]]) -> Any:
+    """The template with its own `now` anchored; each string holding a placeholder is noted with its path."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if isinstance(key, str) and "{{" in key:
+                raise _PlaceholderInKey
+            key = anchor(key, instant) if isinstance(key, str) and key.startswith("now") else key
+            out[key] = _frame(value, instant, [*path, key], places)
+        return out
+    if isinstance(node, list):
+        return [_frame(value, instant, [*path, i], places) for i, value in enumerate(node)]
+    if not isinstance(node, str):
+        return node
+    if "{{" not in node:
+        return anchor(node, instant) if node.startswith("now") else node
+    places.append((path, node))
+    return node
+
+
+def _fill_string(node: str, values: dict[str, Any], instant: datetime, query_id: str, source: str) -> Any:
+    whole = _PLACEHOLDER.fullmatch(node.strip())
+    if whole:  # the user's query text is never date math, whatever it starts with
+        value = _lookup(values, whole.group(1), query_id, source)
+        return value if whole.group(1) == "query" else anchor(value, instant)
+    filled = _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
+    # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
+    return anchor(filled, instant) if NOW.match(node) else filled
+
+
+def _lookup(values: dict[str, Any], name: str, query_id: str, source: str) -> Any:
+    value: Any = values
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise RelevanceInputError(
+                source,
+                f"query {query_id!r}: the template uses {{{{{name}}}}} but the query has no param {name!r}; "
+                "add it under the query's params in the judgments",
+            )
+        value = value[part]
+    return value

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_relevance.clock import parse_instant, resolve_date
-from pytest_relevance.templates import has_query_placeholder, render
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.judgments import Query
+from pytest_relevance.templates import has_query_placeholder, render, render_all
 
 NOW = parse_instant("2026-01-15T12:00:00Z")
 
@@ -59,3 +64,80 @@ def test_month_and_year_math_clamps_to_the_last_day(now: str, math: str, expecte
 )
 def test_has_query_placeholder(template: dict, expected: bool) -> None:
     assert has_query_placeholder(template) is expected
+
+
+# ---------------------------------------------------------------- every query at once
+
+
+def _each(template: Any, queries: list[Query]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for q in queries:
+        try:
+            out[q.id] = render(template, q.text, dict(q.params), NOW, q.id)
+        except RelevanceInputError as error:
+            return {"error": str(error)}
+    return out
+
+
+def _all(template: Any, queries: list[Query]) -> dict[str, Any]:
+    try:
+        return render_all(template, queries, NOW)
+    except RelevanceInputError as error:
+        return {"error": str(error)}
+
+
+STRINGS = st.sampled_from(
+    ["{{query}}", "{{ query }} deals", "now-7d/d", "now", "nowhere", "{{now}}", "now-{{days}}d", "{{days}}", "x",
+     "{{cat.name}}", "in {{cat.name}} now", "{{missing}}", "{{query}}{{days}}", "{"]
+)  # fmt: skip
+KEYS = st.sampled_from(["query", "match", "title", "now-1d", "gte", "size", "a"])
+TEMPLATES = st.recursive(
+    st.one_of(STRINGS, st.integers(-3, 3), st.floats(allow_nan=False), st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)),
+    max_leaves=12,
+)
+QUERIES = st.lists(
+    st.builds(
+        Query,
+        st.sampled_from(["q1", "q2", "q3"]),
+        st.sampled_from(["usb cable", "now-playing", "now", '"quoted" \\']),
+        st.none(),
+        st.fixed_dictionaries({}, optional={"days": st.integers(0, 9), "cat": st.just({"name": "now-1d"})}),
+    ),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda q: q.id,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEMPLATES.map(lambda body: {"query": body}), QUERIES)
+def test_rendering_every_query_at_once_is_rendering_each(template: dict, queries: list[Query]) -> None:
+    assert _all(template, queries) == _each(template, queries)
+
+
+def test_every_body_is_its_own_objects_and_the_template_is_left_alone() -> None:
+    shared = {"match": {"title": "{{query}}"}}
+    template = {"query": {"bool": {"should": [shared, shared], "filter": [{"range": {"d": {"gte": "now-7d"}}}]}}}
+    queries = [Query("q1", "usb"), Query("q2", "hdmi")]
+    bodies = render_all(template, queries, NOW)
+    assert bodies == _each(template, queries)
+    bodies["q1"]["query"]["bool"]["filter"][0]["range"]["d"]["gte"] = "changed"
+    bodies["q1"]["query"]["bool"]["should"][0]["match"]["title"] = "changed"
+    assert bodies["q2"] == render(template, "hdmi", {}, NOW, "q2")
+    assert bodies["q1"]["query"]["bool"]["should"][1]["match"]["title"] == "usb"
+    assert template["query"]["bool"]["filter"][0]["range"]["d"]["gte"] == "now-7d"
+    assert shared == {"match": {"title": "{{query}}"}}
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        {"query": {"match": {"{{field}}": "{{query}}"}}},  # the body's shape depends on the query
+        {"query": {"range": {"released": {"gte": date(2020, 1, 1)}}}, "q": "{{query}}"},  # a YAML date
+    ],
+    ids=["placeholder-key", "date"],
+)
+def test_templates_the_frame_cannot_hold_are_rendered_query_by_query(template: dict) -> None:
+    queries = [Query("q1", "usb", params={"field": "title"}), Query("q2", "hdmi", params={"field": "body"})]
+    assert render_all(template, queries, NOW) == _each(template, queries)

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Run
 from pytest_relevance.judgments import Judgments
-from pytest_relevance.templates import render
+from pytest_relevance.templates import render, render_all
 
 Hits = list[tuple[str, float]]
 
@@ -69,10 +69,7 @@ class FixtureIndex:
         return self.index.identity
 
     def bodies(self) -> dict[str, dict[str, Any]]:
-        return {
-            q.id: render(self.template, q.text, dict(q.params), self.instant, q.id, self.template_source)
-            for q in self.judgments.queries
-        }
+        return render_all(self.template, self.judgments.queries, self.instant, self.template_source)
 
     def run(self, size: int | None = None) -> Run:
         """Every judged query, rendered with its params, at the configured depth (the largest cut-off, >= 10)."""
