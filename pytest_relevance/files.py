@@ -1,4 +1,4 @@
-"""Reading the JSON and YAML files users write (corpus, index config, query template, pool): one message per
+"""Reading the files users write (judgments, topics, corpus, index config, query template, pool): one message per
 problem, naming the file and the line, and YAML through libyaml's C parser when the installed PyYAML has it (the
 same safe loader, about three times faster)."""
 
@@ -12,12 +12,15 @@ from pytest_relevance.errors import RelevanceInputError
 
 
 def read_text(path: Path) -> str:
+    """The file as text: UTF-8, with or without the byte order mark Windows editors add; anything else is one
+    message naming the line."""
+    data = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = data.count(b"\n", 0, exc.start) + 1
         raise RelevanceInputError(
-            path, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save it as UTF-8", line
+            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}): save the file as UTF-8", line
         ) from None
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.files import read_text
 from pytest_relevance.metrics import MAX_GRADE
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
@@ -108,18 +109,6 @@ def load_judgments(path: str | Path, topics: str | Path | None = None) -> Judgme
         if suffix == ".csv":
             return _from_csv(path)
         return _from_trec(path, Path(topics))  # type: ignore[arg-type]
-
-
-def read_text(path: Path) -> str:
-    """The file as text: UTF-8, with or without a byte order mark; anything else is one message naming the line."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise RelevanceInputError(
-            path, f"not UTF-8 text (byte 0x{data[exc.start]:02x}): save the file as UTF-8", line
-        ) from None
 
 
 def _grade(value: object, source: Path, where: str, line: int | None) -> float:

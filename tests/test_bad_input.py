@@ -443,7 +443,7 @@ DEMO_CASES = [
     ),
 ]
 RAW_DEMO_CASES = [
-    ("corpus-not-utf8", C, b"\xff\xfe\n", f"relevance: {C}:1123: not UTF-8 text (byte 0xff); save it as UTF-8"),
+    ("corpus-not-utf8", C, b"\xff\xfe\n", f"relevance: {C}:1123: not UTF-8 text (byte 0xff): save the file as UTF-8"),
     (
         "judgments-not-utf8",
         J,

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.corpus import load_corpus
+from pytest_relevance.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.templates import load_template
 
 MAPPING = {
     "mappings": {
@@ -134,8 +135,29 @@ def test_a_corpus_value_that_does_not_fit_names_the_corpus_line(tmp_path: Path, 
 def test_a_corpus_that_is_not_utf8_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "corpus.ndjson"
     path.write_bytes(b'{"id": "a", "title": "ok"}\n{"id": "b", "title": "caf\xe9"}\n')
-    with pytest.raises(RelevanceInputError, match=r"corpus\.ndjson:2: not UTF-8 text \(byte 0xe9\); save it as UTF-8"):
+    with pytest.raises(RelevanceInputError) as caught:
         load_corpus(path)
+    assert str(caught.value) == f"{path}:2: not UTF-8 text (byte 0xe9): save the file as UTF-8"
+
+
+@pytest.mark.parametrize("name", ["corpus.ndjson", "corpus.json", "index.json", "index.yaml", "query.json"])
+def test_files_saved_with_a_byte_order_mark_load(tmp_path: Path, name: str) -> None:
+    """Windows editors save UTF-8 with a byte order mark; before, a JSON corpus or template failed on line 1."""
+    text = {
+        "corpus.ndjson": '{"id": "a"}\n{"id": "b"}\n',
+        "corpus.json": '[{"id": "a"}, {"id": "b"}]',
+        "index.json": '{"mappings": {"properties": {"t": {"type": "text"}}}}',
+        "index.yaml": "mappings: {properties: {t: {type: text}}}\n",
+        "query.json": '{"query": {"match": {"t": "{{query}}"}}}',
+    }[name]
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    if name.startswith("corpus"):
+        assert [doc["id"] for doc in load_corpus(path)] == ["a", "b"]
+    elif name.startswith("index"):
+        assert load_mapping(path) == {"mappings": {"properties": {"t": {"type": "text"}}}}
+    else:
+        assert load_template(path) == {"query": {"match": {"t": "{{query}}"}}}
 
 
 def test_the_bad_template_reaches_the_user_as_one_line(demo: pytest.Pytester) -> None:
