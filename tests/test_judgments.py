@@ -302,7 +302,8 @@ def test_the_content_hash_is_the_hash_of_one_json_list_however_many_queries() ->
 # one most of the time, so that a good share of files is read by the line reader and compared
 SPECIAL = ["q1", "d1", "010", "0x1f", "1.10", "null", "Null", "~", "on", "yes", "-a", "a-b", "a/b.c", "_x", "a b"]
 SPECIAL += ["a  b", "12:30", "a#b", "a #b", "é", "\u2028", "\x85", "\t", "\ufeff", "\x7f", "\x01", "'", '"', "\\"]
-EDGES = st.one_of(st.sampled_from([*SPECIAL, "x" * 1030]), st.text(st.characters(codec="utf-8"), max_size=6))
+UTF8 = st.characters().filter(lambda c: not "\ud800" <= c <= "\udfff")  # no lone surrogate: it cannot be UTF-8
+EDGES = st.one_of(st.sampled_from([*SPECIAL, "x" * 1030]), st.text(UTF8, max_size=6))
 ORDINARY = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{0,5}( [a-z]{1,3})?", fullmatch=True)
 GRADES = st.sampled_from(["0", "1", "3", "2.5", "01", "010", "1_0", "1e3", "2000", "1000", "-1", ".5", "yes", "0x1"])
 
@@ -357,7 +358,7 @@ def test_the_line_reader_reads_what_libyaml_reads_or_leaves_the_file_to_it(text:
 @given(
     st.lists(
         st.tuples(
-            st.text(st.characters(codec="utf-8", exclude_characters='"\\'), min_size=1, max_size=12),
+            st.text(UTF8.filter(lambda c: c not in '"\\'), min_size=1, max_size=12),
             st.one_of(st.none(), st.sampled_from(["head", "torso", "tail", "long tail"])),
             st.dictionaries(st.from_regex(r"[A-Za-z0-9_]{1,8}", fullmatch=True), st.integers(0, 3) | st.just(1.5)),
         ),
