@@ -328,6 +328,19 @@ def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequen
     return problems
 
 
+def ungated(entry: Entry, metrics: Sequence[Metric]) -> str | None:
+    """What to say when the entry holds metrics this run does not gate: a metric dropped from the settings must not
+    quietly leave the gate (it leaves by re-baselining, like an unused entry)."""
+    gated = {metric.spec for metric in metrics}
+    dropped = [spec for spec in entry.get("metrics", {}) if spec not in gated]
+    if not dropped:
+        return None
+    return (
+        f"{'metrics' if len(dropped) > 1 else 'metric'} {', '.join(dropped)} in the baseline but not gated by this "
+        "run; a metric leaves the gate by re-baselining (--relevance-update), in a commit that says so"
+    )
+
+
 def engine_family(identity: str) -> str:
     """The engine without its version: `embedded tantivy 0.27.0` -> `embedded tantivy`, `elasticsearch 8.13.4` ->
     `elasticsearch`. Another family is another engine; another version of the same one is still compared."""

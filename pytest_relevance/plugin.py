@@ -340,8 +340,10 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
             list(relevance_judgments.groups), [m.spec for m in settings.metrics], "relevance_tolerance"
         )
     except SettingError as exc:
-        pytest.fail(f"relevance: {exc}", pytrace=False)
-    return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings)
+        message = f"relevance: {exc}"  # failed outside the handler: inside, pytest prints the message twice
+    else:
+        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings)
+    pytest.fail(message, pytrace=False)
 
 
 def _input(load: Any, *args: Any) -> Any:
@@ -539,6 +541,7 @@ class RelevanceSnapshot:
             make_entry,
             missing_values,
             same_values,
+            ungated,
         )
         from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
@@ -571,6 +574,9 @@ class RelevanceSnapshot:
                 )
             problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
         comparable = entry is not None and not problems
+        dropped = ungated(entry, self.metrics) if comparable and not update else None
+        if dropped and self.settings.unused == "fail" and config.getoption("relevance_metrics") is None:
+            problems, comparable = [dropped], False  # a --relevance-metrics flag narrows one run: a note, as -k
         new = None
         if update:
             reason = config.getoption("relevance_reason")
@@ -586,8 +592,9 @@ class RelevanceSnapshot:
         report = self._report(evaluation, comparison, reference, engine, getattr(run, "corpus_size", None))
         self._properties(report)
         note = engine_note(entry, engine) if comparable else None
-        if note:
-            report["notes"] = [*report.get("notes", []), note]
+        for said in (note, dropped if comparable else None):
+            if said:
+                report["notes"] = [*report.get("notes", []), said]
         state.results[nodeid] = {**result, "report": report}
         if update:
             report["status"] = "updated" if new is not entry else "unchanged"

@@ -159,6 +159,33 @@ def test_judgments_version_change_names_both_versions(project: pytest.Pytester, 
     result.stdout.fnmatch_lines(["*the judgments changed: baseline version 'v1', now 'v2'*commit of its own*"])
 
 
+def test_a_metric_dropped_from_the_settings_is_said_and_fails_under_unused_fail(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    said = "*note: metric mrr in the baseline but not gated by this run*--relevance-update*"
+    project.makeini(INI.replace("ndcg@10 mrr", "ndcg@10"))
+    result = run(project, mode)
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([said])
+    project.makeini(INI.replace("ndcg@10 mrr", "ndcg@10") + "relevance_unused = fail\n")
+    result = run(project, mode)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*cannot compare*metric mrr in the baseline but not gated by this run*"])
+    narrowed = run(project, mode, "--relevance-metrics", "ndcg@10")  # one run narrowed on purpose, as -k
+    assert narrowed.ret == 0
+    narrowed.stdout.fnmatch_lines([said])
+    assert run(project, mode, "--relevance-update").ret == 0
+    assert "not gated" not in run(project, mode).stdout.str()
+
+
+def test_a_tolerance_naming_no_stratum_is_one_message_at_setup(project: pytest.Pytester, mode) -> None:
+    run(project, mode, "--relevance-update")
+    result = run(project, mode, "--relevance-tolerance", "0.005 tial=0.5")
+    assert result.ret == 1
+    message = "relevance: relevance_tolerance: override 'tial' names no stratum or metric being gated (strata: all,"
+    assert sum(message in line for line in result.outlines) == 1, result.stdout.str()
+    assert "During handling" not in result.stdout.str()
+
+
 def test_engine_change_is_refused(project: pytest.Pytester, mode) -> None:
     run(project, mode, "--relevance-update")
     project.makepyfile(
