@@ -396,11 +396,13 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
     if qid is None or not qid.value.strip():
         raise RelevanceInputError(path, f"{where}: missing 'id'", line)
     text = fields.get("text")
-    if text is None or not text.value.strip():
+    if text is None or not text.value.strip() or (text.implicit[0] and text.value in _NULLS):
         raise RelevanceInputError(path, f"{where}: missing 'text' (the query as a user would type it)", line)
     stratum = fields.get("stratum")
     if stratum is not None and stratum.implicit[0] and stratum.value in _NULLS:
         stratum = None
+    elif stratum is not None and not stratum.value.strip():
+        raise RelevanceInputError(path, f"{where}: 'stratum' is empty; leave it out for a query without one", line)
     params = fields.get("params") or {}
     if not isinstance(params, dict):
         raise RelevanceInputError(path, f"{where}: 'params' must be a mapping of template parameters", line)
@@ -432,6 +434,8 @@ class _GradeReader:
                 raise RelevanceInputError(path, f"{where}: a document id must be a plain value", _line(key))
             value = nxt()
             doc = key.value
+            if not doc.strip():
+                raise RelevanceInputError(path, f"{where}: a document id is empty", _line(key))
             if value.__class__ is scalar and value.implicit[0] and value.tag is None:
                 grade = numbers.get(value.value)
                 if grade is None:
@@ -526,7 +530,7 @@ def _one_query_per_line(path: Path, text: str) -> Judgments | None:
             return None
         indent = len(line) - len(stripped)
         qid, query_text, stratum = _unquote(found[1]), _unquote(found[2]), found[3]
-        if not qid.strip() or not query_text.strip() or qid in ids:
+        if not qid.strip() or not query_text.strip() or found[2] in _NULLS or qid in ids:
             return None
         ids.add(qid)
         grades: dict[str, float] = {}
@@ -537,11 +541,17 @@ def _one_query_per_line(path: Path, text: str) -> Judgments | None:
                 grade = numbers[value] = float(value) if "." in value else int(value)
                 if grade > MAX_GRADE:
                     return None
-            grades[_unquote(doc) if doc[0] == '"' else doc] = grade
+            if doc[0] == '"':
+                doc = _unquote(doc)
+                if not doc.strip():
+                    return None
+            grades[doc] = grade
         if len(grades) != len(pairs):
             return None
         if stratum is not None:
             stratum = None if stratum in _NULLS else _unquote(stratum)
+            if stratum is not None and not stratum.strip():
+                return None
         queries.append(Query(qid, query_text, stratum, grades=grades))
     if not queries:
         return None
