@@ -413,7 +413,8 @@ def relevance_session_index(
     if not has_query_placeholder(template):
         _warn(
             f"{setting(config, 'relevance_query')}: the template has no {{{{query}}}}, so every query gets the same "
-            "results; put {{query}} where the user's text goes"
+            "results; put {{query}} where the user's text goes",
+            query_path,
         )
     judgments = _input(state.load_judgments, setting(config, "relevance_judgments"))
     _warn_missing_documents(judgments, relevance_corpus, setting(config, "relevance_id_field"))
@@ -444,10 +445,12 @@ def relevance_index(
     return relevance_session_index.for_test(relevance_judgments, settings.now, settings.depth)
 
 
-def _warn(message: str) -> None:
+def _warn(message: str, path: Path, line: int = 1) -> None:
+    """A RelevanceWarning attributed to the user's file (the test, the template, the judgments): pytest's summary
+    then points where the fix goes, not at this plugin's source."""
     import warnings
 
-    warnings.warn(RelevanceWarning(message), stacklevel=3)
+    warnings.warn_explicit(RelevanceWarning(message), RelevanceWarning, str(path), line)
 
 
 def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], id_field: str) -> None:
@@ -458,7 +461,8 @@ def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], 
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         _warn(
             f"{len(missing)} judged documents are not in the corpus ({shown}): no ranking can return them, so they "
-            "count as misses; add them to the corpus or drop their judgments"
+            "count as misses; add them to the corpus or drop their judgments",
+            Path(judgments.source),
         )
 
 
@@ -644,7 +648,8 @@ class RelevanceSnapshot:
     def _warn(self, report: dict[str, Any]) -> None:
         """The report's warnings, as one RelevanceWarning for this test (so -W error and filterwarnings apply)."""
         if report["warnings"]:
-            _warn(f"{self.node.nodeid}: " + "; ".join(report["warnings"]))
+            path, line, _ = self.node.location
+            _warn(f"{self.node.nodeid}: " + "; ".join(report["warnings"]), self.node.config.rootpath / path, line + 1)
 
 
 # ---------------------------------------------------------------- end of session

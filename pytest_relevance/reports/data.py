@@ -77,6 +77,7 @@ def build(
     alpha = settings.get("alpha")
     margin = settings.get("floor_margin", 0.05)
     rows, warnings = [], []
+    small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
     for row in comparison.rows:
         item: dict[str, Any] = {
             "stratum": row.stratum,
@@ -100,13 +101,17 @@ def build(
             if alpha is not None and item["p"] >= alpha:
                 item["status"] = "not significant"
         if row.n < SMALL:
-            warnings.append(
-                f"{row.stratum} has {row.n} quer{'y' if row.n == 1 else 'ies'} (under {SMALL}): too few for the floor "
-                "check, and its p-values are coarse; judge more queries"
-            )
+            small[row.stratum] = row.n
         else:
             warnings += _floor_warning(row.stratum, row.metric, row.after, item["floor"], margin)
         rows.append(item)
+    if small:
+        counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
+        warnings.insert(
+            0,
+            f"under {SMALL} queries ({counted}): too few for the floor check, and p-values are coarse; judge more "
+            "queries",
+        )
     judged, unjudged = ({}, []) if set_answers else judged_at(evaluation, judgments, k)
     minimum = settings.get("min_judged", 0.8)
     for stratum, share in judged.items():
