@@ -10,6 +10,7 @@ lands in a commit of its own, followed by a re-baseline.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import re
@@ -138,12 +139,12 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
     if not path.is_file():
         raise RelevanceInputError(path, "no such file")
     if suffix == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            missing = {"query_id", "doc_id", "grade"} - set(reader.fieldnames or ())
-            if missing:
-                raise RelevanceInputError(path, f"missing column(s) {', '.join(sorted(missing))}", 1)
-            raw = [(f"line {reader.line_num}", reader.line_num, row) for row in reader]
+        # read_text takes the byte order mark a spreadsheet's "CSV UTF-8" writes; csv would keep it in the first name
+        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        missing = {"query_id", "doc_id", "grade"} - set(reader.fieldnames or ())
+        if missing:
+            raise RelevanceInputError(path, f"missing column(s) {', '.join(sorted(missing))}", 1)
+        raw = [(f"line {reader.line_num}", reader.line_num, row) for row in reader]
     elif suffix in (".yaml", ".yml"):
         data = load_document(path, read_text(path))
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):

@@ -146,6 +146,24 @@ def test_bad_filled_files_are_one_error(project: Path, capsys, text: str, messag
     assert message in err
 
 
+def test_a_pool_csv_saved_with_a_byte_order_mark_merges(project: Path, capsys) -> None:
+    # a spreadsheet's "CSV UTF-8" (Excel's) starts with a BOM and ends lines with CRLF
+    filled = project / "filled.csv"
+    filled.write_bytes(b'\xef\xbb\xbfquery_id,query,doc_id,grade\r\nq1,"wireless, headphones",x,2\r\n')
+    code, out, err = cli(capsys, "merge", filled, "--judgments", project / "judgments.yaml")
+    assert (code, err) == (0, "")
+    assert "merged 1 grades" in out
+    assert dict(load_judgments(project / "judgments.yaml")["q1"].grades) == {"a": 3, "b": 0, "x": 2}
+
+
+def test_a_pool_csv_that_is_not_utf8_is_one_error_naming_its_line(project: Path, capsys) -> None:
+    filled = project / "filled.csv"
+    filled.write_bytes(b"query_id,doc_id,grade\nq1,x,2\nq1,caf\xe9,1\n")  # "CSV (Comma delimited)": Windows-1252
+    code, _, err = cli(capsys, "merge", filled, "--judgments", project / "judgments.yaml")
+    assert code == 2
+    assert err == f"pytest-relevance: error: {filled}:3: not UTF-8 text (byte 0xe9): save the file as UTF-8\n"
+
+
 def test_pool_needs_rankings(project: Path, capsys) -> None:
     (project / "old.json").write_text(json.dumps({"pytest-relevance": 1, "entries": {"t": {"queries": {}}}}))
     code, _, err = cli(capsys, "pool", project / "old.json", "--judgments", project / "judgments.yaml", "-o", "p.csv")
