@@ -160,7 +160,7 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
             continue
         qid, doc = str(row.get("query_id") or "").strip(), str(row.get("doc_id") or "").strip()
         if not qid or not doc:
-            raise RelevanceInputError(path, f"{where}: query_id and doc_id are required", line)
+            raise _row_error(path, where, line, "query_id and doc_id are required")
         graded.append(Graded(qid, doc, _grade(grade, path, where, line), where))
     return graded, blank
 
@@ -171,8 +171,14 @@ def _grade(value: object, path: Path, where: str, line: int | None) -> float:
     except (TypeError, ValueError):
         number = None
     if number is None or number < 0 or number != number:
-        raise RelevanceInputError(path, f"{where}: grade {value!r} is not a number >= 0 (0 = not relevant)", line)
+        raise _row_error(path, where, line, f"grade {value!r} is not a number >= 0 (0 = not relevant)")
     return int(number) if number.is_integer() else number
+
+
+def _row_error(path: Path, where: str, line: int | None, problem: str) -> RelevanceInputError:
+    """A CSV row's error carries its line (`pool.csv:3:`), which `where` ("line 3") would only repeat; a YAML row
+    has no line, and `where` ("row 2") is what names it."""
+    return RelevanceInputError(path, problem if line is not None else f"{where}: {problem}", line)
 
 
 def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[str, dict[str, float]]:

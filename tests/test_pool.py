@@ -134,7 +134,6 @@ def test_merge_refuses_conflicts_and_names_them(project: Path, capsys) -> None:
     ("text", "message"),
     [
         ("query_id,doc_id\nq1,x\n", "missing column(s) grade"),
-        ("query_id,doc_id,grade\nq1,x,high\n", "filled.csv:2: line 2: grade 'high' is not a number >= 0"),
         ("query_id,doc_id,grade\nq1,x,-1\n", "grade '-1' is not a number >= 0"),
         ("query_id,doc_id,grade\nq9,x,1\n", "query ids not in the judgments: q9 (line 2)"),
     ],
@@ -144,6 +143,31 @@ def test_bad_filled_files_are_one_error(project: Path, capsys, text: str, messag
     code, _, err = cli(capsys, "merge", project / "filled.csv", "--judgments", project / "judgments.yaml")
     assert code == 2
     assert message in err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "filled.csv",
+            "query_id,doc_id,grade\nq1,x,1\nq1,y,high\n",
+            "filled.csv:3: grade 'high' is not a number >= 0 (0 = not relevant)",
+        ),
+        ("filled.csv", "query_id,doc_id,grade\nq1,,1\n", "filled.csv:2: query_id and doc_id are required"),
+        (
+            "filled.yaml",
+            "- {query_id: q1, doc_id: x, grade: 1}\n- {query_id: q1, doc_id: y, grade: high}\n",
+            "filled.yaml: row 2: grade 'high' is not a number >= 0 (0 = not relevant)",
+        ),
+        ("filled.yaml", "- {query_id: q1, grade: 1}\n", "filled.yaml: row 1: query_id and doc_id are required"),
+    ],
+)
+def test_a_bad_row_is_named_once(project: Path, capsys, name: str, text: str, message: str) -> None:
+    # a CSV row by the error's own line (file:3:), a YAML row, which has none, by its number
+    (project / name).write_text(text)
+    code, out, err = cli(capsys, "merge", project / name, "--judgments", project / "judgments.yaml")
+    assert (code, out) == (2, "")
+    assert err == f"pytest-relevance: error: {project / message}\n"
 
 
 def test_a_pool_csv_saved_with_a_byte_order_mark_merges(project: Path, capsys) -> None:
