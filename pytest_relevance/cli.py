@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 
@@ -302,13 +303,29 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The loaders are shared with the plugin, whose hints name its ini keys ("set relevance_corpus to its path"); on the
+# command line each of these settings is a flag of the subcommands that load it.
+_FLAGS = {
+    "relevance_judgments": "--judgments",
+    "relevance_topics": "--topics",
+    "relevance_corpus": "--corpus",
+    "relevance_id_field": "--id-field",
+    "relevance_index_config": "--index-config",
+}
+
+
+def _with_flags(message: str) -> str:
+    """The message with its hints naming the flag a CLI user can pass, not an ini key they have no file for."""
+    return re.sub(r"(?<=\bset )relevance_\w+", lambda key: _FLAGS.get(key[0], key[0]), message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and exit status 2, never a traceback."""
     args = _parser().parse_args(argv)
     try:
         return args.handler(args)
     except (RelevanceInputError, MetricSpecError) as exc:
-        print(f"pytest-relevance: error: {exc}", file=sys.stderr)
+        print(f"pytest-relevance: error: {_with_flags(str(exc))}", file=sys.stderr)
         return 2
 
 

@@ -317,3 +317,63 @@ def _parse(text: str, column: int, first: bool = False) -> dict[str, dict[str, f
         if not (first and fields[2] in docs):
             docs[fields[2]] = int(fields[column]) if column == 3 else float(fields[column])
     return out
+
+
+# ---------------------------------------------------------------- hints: the CLI's flags, not the plugin's ini keys
+
+TOPICS_HINT = "read as TREC qrels, which need a topics file (qid<TAB>text[<TAB>stratum])"
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("merge f.csv --judgments qrels", f"qrels: {TOPICS_HINT}: set --topics"),
+        ("merge f.csv --judgments no.yaml", "no.yaml: judgments file not found; set --judgments to its path"),
+        ("merge f.csv --judgments qrels --topics no.tsv", "no.tsv: topics file not found; set --topics to its path"),
+        ("pool r.json -o p.csv --judgments qrels", f"qrels: {TOPICS_HINT}: set --topics"),
+        ("pool r.json -o p.csv --judgments no.yaml", "no.yaml: judgments file not found; set --judgments to its path"),
+        (
+            "pool r.json -o p.csv --judgments qrels --topics no.tsv",
+            "no.tsv: topics file not found; set --topics to its path",
+        ),
+        (
+            "pool r.json -o p.csv --judgments j.yaml --corpus no.ndjson",
+            "no.ndjson: corpus not found; set --corpus to its path",
+        ),
+        (
+            "pool r.json -o p.csv --judgments j.yaml --corpus c.ndjson",
+            "c.ndjson:1: document 1 has no 'id' field (set --id-field?)",
+        ),
+        (
+            "analyze --index-config no.yaml --analyzer standard x",
+            "no.yaml: index config not found; set --index-config to its path",
+        ),
+    ],
+)
+def test_hints_name_the_subcommands_flags(tmp_path: Path, capsys, monkeypatch, command: str, message: str) -> None:
+    # evaluate, compare and report load nothing whose message names a setting
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "qrels", "q1 0 a 1\n")
+    write(tmp_path, "j.yaml", 'version: v1\nqueries:\n  - {id: q1, text: "alpha", grades: {a: 1}}\n')
+    write(tmp_path, "f.csv", "query_id,doc_id,grade\nq1,b,1\n")
+    write(tmp_path, "r.json", json.dumps({"pytest-relevance-report": 1, "tests": [{"rankings": {"q1": ["b"]}}]}))
+    write(tmp_path, "c.ndjson", '{"doc_id": "b"}\n')
+    code, out, err = run_cli(capsys, *command.split())
+    assert (code, out) == (2, "")
+    assert err == f"pytest-relevance: error: {message}\n"
+
+
+def test_the_plugin_still_names_its_ini_keys(tmp_path: Path) -> None:
+    # the loaders are shared: only the CLI says --topics, --corpus...
+    from pytest_relevance.corpus import load_corpus, load_mapping
+    from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.judgments import load_judgments
+
+    with pytest.raises(RelevanceInputError, match=r": set relevance_topics$"):
+        load_judgments(write(tmp_path, "qrels", "q1 0 a 1\n"))
+    with pytest.raises(RelevanceInputError, match=r"corpus not found; set relevance_corpus to its path$"):
+        load_corpus(tmp_path / "no.ndjson")
+    with pytest.raises(RelevanceInputError, match=r"\(set relevance_id_field\?\)$"):
+        load_corpus(write(tmp_path, "c.ndjson", '{"doc_id": "b"}\n'))
+    with pytest.raises(RelevanceInputError, match=r"index config not found; set relevance_index_config to its path$"):
+        load_mapping(tmp_path / "no.yaml")
