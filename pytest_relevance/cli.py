@@ -76,12 +76,16 @@ def _load(path: str) -> list[dict]:
     return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
 
 
-def _compared(old: dict, new: dict, changed_only: bool) -> dict:
+def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
     from pytest_relevance.baseline import Row, Tolerance
     from pytest_relevance.reports.data import value
+    from pytest_relevance.settings import SettingError
 
-    tolerance = Tolerance.parse(new.get("tolerance") or "0.005")
+    try:  # the tolerance NEW recorded: a bad one (a hand edit) is the file's error, not the plugin's ini key's
+        tolerance = Tolerance.parse(new.get("tolerance") or "0.005", f"test {new['test']!r}")
+    except SettingError as exc:
+        raise RelevanceInputError(source, str(exc)) from None
     before = {(r["stratum"], r["metric"]): value(r) for r in old["rows"]}
     rows = []
     for row in new["rows"]:
@@ -122,7 +126,7 @@ def _compare(args: argparse.Namespace) -> int:
     tests = []
     for test in sorted(set(old) | set(new)):
         if test in old and test in new:
-            tests.append(_compared(old[test], new[test], args.changed_only))
+            tests.append(_compared(old[test], new[test], args.changed_only, args.new))
         else:
             tests.append({"test": test, "only_in": "old" if test in old else "new", "rows": [], "queries": []})
     regressed = any(r["status"] == "regression" for t in tests for r in t["rows"])

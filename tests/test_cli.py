@@ -273,6 +273,19 @@ def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> N
     assert "| t.py::test_a |  |  |  |  | only in OLD |" in out
 
 
+def test_compare_names_the_file_and_test_of_a_tolerance_it_cannot_read(tmp_path: Path, capsys) -> None:
+    old, new = _baseline(tmp_path, "old.json", GOOD), _baseline(tmp_path, "new.json", GOOD)
+    data = json.loads(Path(new).read_text())
+    data["entries"]["t.py::test_a"]["tolerance"] = "0.005 tail=much"  # a hand edit
+    Path(new).write_text(json.dumps(data))
+    code, out, err = run_cli(capsys, "compare", old, new)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"pytest-relevance: error: {new}: test 't.py::test_a': tolerance 'tail=much' is not a number; "
+        "write e.g. 0.005 tail=0.02\n"
+    )
+
+
 def test_queries_whose_lines_are_scattered_score_as_if_together(tmp_path: Path, capsys) -> None:
     lines = RUN.splitlines(keepends=True)
     scattered = lines[0] + lines[3] + lines[1] + lines[4] + lines[2] + lines[5]  # q1 q2 q1 q2 q1 q3
