@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -324,13 +325,20 @@ def _with_flags(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: bad input is one line on stderr and exit status 2, never a traceback."""
+    """Entry point: bad input is one line on stderr and exit status 2, never a traceback; nor is a reader that stops
+    early (`| head -1`): status 1, as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
     args = _parser().parse_args(argv)
     try:
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # here, not at exit: output still buffered would meet the closed pipe there, unhandled
     except (RelevanceInputError, MetricSpecError) as exc:
         print(f"pytest-relevance: error: {_with_flags(str(exc))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # what is still buffered goes to devnull at exit, instead of failing again on the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -159,6 +160,26 @@ def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[1].split() == ["hit@1", "all", "0.5000"]
+
+
+@pytest.mark.parametrize("lines_read", [0, 1])
+def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(tmp_path: Path, lines_read: int) -> None:
+    # as `| head -1`: the pipe closes mid-write (a large output), or before the buffered output is flushed at all
+    queries = {f"q{i}": {"ndcg@10": {"baseline": 0.5, "current": 0.25}} for i in range(5000 if lines_read else 20)}
+    test = {"test": "t.py::test_a", "tolerance": "0.005", "rows": [], "per_query": queries}
+    report = write(tmp_path, "run.json", json.dumps({"pytest-relevance-report": 1, "tests": [test]}))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe's default: output is buffered
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest_relevance.cli", "compare", report, report, "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert [process.stdout.readline() for _ in range(lines_read)] == [b"{\n"] * lines_read
+    process.stdout.close()
+    err = process.stderr.read()
+    assert (process.wait(), err) == (1, b"")
 
 
 # ---------------------------------------------------------------- compare and report
