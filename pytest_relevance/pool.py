@@ -291,7 +291,13 @@ def merge_file(
     new_version = version or (next_version(judgments.version) if declared else "")
     original = judgments_path.read_bytes()
     write_judgments(judgments_path, judgments, added, new_version)
-    reloaded = load_judgments(judgments_path, topics)
+    try:
+        reloaded = load_judgments(judgments_path, topics)
+    except RelevanceInputError as exc:  # e.g. a grade of 0.5 in TREC qrels, which hold whole grades only
+        judgments_path.write_bytes(original)
+        raise RelevanceInputError(
+            judgments_path, f"left unchanged: with the merged grades it would not load ({exc.problem})"
+        ) from None
     expected = {q.id: {**q.grades, **added.get(q.id, {})} for q in judgments.queries}
     if {q.id: dict(q.grades) for q in reloaded.queries} != expected:
         judgments_path.write_bytes(original)

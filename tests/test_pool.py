@@ -205,6 +205,20 @@ def test_csv_judgments_get_rows_appended(tmp_path: Path, capsys) -> None:
     assert load_judgments(judgments).version != before
 
 
+def test_merged_judgments_that_would_not_load_are_left_unchanged(tmp_path: Path, capsys) -> None:
+    judgments, topics = tmp_path / "qrels.txt", tmp_path / "topics.tsv"
+    judgments.write_text("q1 0 a 1\n")
+    topics.write_text("q1\talpha\n")
+    (tmp_path / "f.csv").write_text("query_id,doc_id,grade\nq1,b,0.5\n")  # TREC qrels hold whole grades only
+    code, out, err = cli(capsys, "merge", tmp_path / "f.csv", "--judgments", judgments, "--topics", topics)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"pytest-relevance: error: {judgments}: left unchanged: with the merged grades it would not load (grade "
+        "'0.5' is not a whole number: trec_eval would truncate it to 0; write whole grades (0, 1, 2, 3...))\n"
+    )
+    assert judgments.read_text() == "q1 0 a 1\n"
+
+
 def test_next_version() -> None:
     assert [next_version(v) for v in ("demo-1", "v7", "2024.09", "gold")] == ["demo-2", "v8", "2024.10", "gold-2"]
 
