@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import load_document, read_text
@@ -234,17 +234,30 @@ def write_judgments(path: Path, judgments: Judgments, added: Mapping[str, Mappin
             body.append(f"  - {_query_line(query, {**query.grades, **added.get(query.id, {})})}")
         path.write_text("\n".join([*header, *body]) + "\n", encoding="utf-8")
     elif suffix == ".csv":
-        with path.open("a", newline="", encoding="utf-8") as handle:
+        with _appending(path, newline="") as handle:
             writer = csv.writer(handle)
             for qid, grades in added.items():
                 query = judgments[qid]
                 for doc, grade in sorted(grades.items()):
                     writer.writerow([qid, query.text, query.stratum or "", doc, _number(grade)])
     else:
-        with path.open("a", encoding="utf-8") as handle:
+        with _appending(path) as handle:
             for qid, grades in added.items():
                 for doc, grade in sorted(grades.items()):
                     handle.write(f"{qid} 0 {doc} {_number(grade)}\n")
+
+
+def _appending(path: Path, newline: str | None = None) -> TextIO:
+    """The file opened to append rows to, after a line end when its last line has none (editors often leave it off),
+    so that the first new row does not run into that line."""
+    with path.open("rb") as raw:
+        size = raw.seek(0, io.SEEK_END)
+        raw.seek(max(size - 1, 0))
+        last = raw.read(1)
+    handle = path.open("a", newline=newline, encoding="utf-8")
+    if last not in (b"", b"\n", b"\r"):
+        handle.write("\n")
+    return handle
 
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/]*$")

@@ -219,6 +219,26 @@ def test_merged_judgments_that_would_not_load_are_left_unchanged(tmp_path: Path,
     assert judgments.read_text() == "q1 0 a 1\n"
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "appended"),
+    [
+        ("j.csv", "query_id,query,stratum,doc_id,grade\nq1,alpha,,a,3", "\nq1,alpha,,b,1\r\n"),
+        ("qrels.txt", "q1 0 a 3", "\nq1 0 b 1\n"),
+    ],
+)
+def test_rows_are_appended_after_a_last_line_without_its_line_end(
+    tmp_path: Path, capsys, name: str, text: str, appended: str
+) -> None:
+    judgments, topics = tmp_path / name, tmp_path / "topics.tsv"
+    judgments.write_bytes(text.encode())
+    topics.write_text("q1\talpha\n")
+    (tmp_path / "f.csv").write_text("query_id,doc_id,grade\nq1,b,1\n")
+    code, _, err = cli(capsys, "merge", tmp_path / "f.csv", "--judgments", judgments, "--topics", topics)
+    assert (code, err) == (0, "")
+    assert judgments.read_bytes() == (text + appended).encode()
+    assert dict(load_judgments(judgments, topics)["q1"].grades) == {"a": 3, "b": 1}
+
+
 def test_next_version() -> None:
     assert [next_version(v) for v in ("demo-1", "v7", "2024.09", "gold")] == ["demo-2", "v8", "2024.10", "gold-2"]
 
