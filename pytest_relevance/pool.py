@@ -226,7 +226,7 @@ def write_judgments(path: Path, judgments: Judgments, added: Mapping[str, Mappin
     CSV and TREC qrels get rows appended (their version is the content hash, which changes by itself)."""
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()  # without the byte order mark that would hide a first comment
         header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))
         body = [f"version: {_scalar(version)}"] if version else []
         body.append("queries:")

@@ -108,6 +108,14 @@ def test_merge_adds_grades_and_sets_a_new_version(project: Path, capsys) -> None
     assert code == 0 and "nothing to merge" in out  # merging the same file again changes nothing
 
 
+def test_merge_keeps_the_leading_comments_of_yaml_judgments_saved_with_a_byte_order_mark(project: Path, capsys) -> None:
+    judgments = project / "judgments.yaml"
+    judgments.write_bytes(b"\xef\xbb\xbf" + JUDGMENTS.encode())
+    (project / "filled.csv").write_text("query_id,doc_id,grade\nq1,x,2\n")
+    assert cli(capsys, "merge", project / "filled.csv", "--judgments", judgments)[0] == 0
+    assert judgments.read_text(encoding="utf-8").startswith("# hand-written judgments\nversion: v8\n")
+
+
 def test_merge_refuses_conflicts_and_names_them(project: Path, capsys) -> None:
     before = (project / "judgments.yaml").read_text()
     filled = project / "filled.yaml"
