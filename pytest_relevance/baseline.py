@@ -47,7 +47,7 @@ Entry = dict[str, Any]
 def load_baseline(path: Path) -> dict[str, Entry]:
     """The entries on disk ({} when there is no file yet); a damaged file is an error naming the line or entry."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte order mark, if the file was opened in one
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError as exc:
@@ -94,7 +94,7 @@ def _entry_problem(entry: object) -> str | None:
     """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently."""
     if not isinstance(entry, dict):
         return f"the entry is a {type(entry).__name__}, not an object"
-    for key in ("judgments", "engine"):
+    for key in ("judgments", "engine", "tolerance"):
         if not isinstance(entry.get(key), str):
             return f"{key!r} is missing or not a string"
     for key in ("metrics", "strata", "queries"):

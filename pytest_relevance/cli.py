@@ -228,6 +228,18 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    """A count of at least 1 (argparse names the flag when this raises): a depth of 0 pools nothing, a negative one
+    would quietly cut the end off every list."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return number
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pytest-relevance", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -280,7 +292,7 @@ def _parser() -> argparse.ArgumentParser:
     pool.add_argument("--corpus", help="the corpus, for the documents' title-like fields")
     pool.add_argument("--id-field", default="id", help="the corpus' document id field (default: id)")
     pool.add_argument("--field", action="append", help="corpus field to show (repeatable; default: title-like)")
-    pool.add_argument("--depth", type=int, default=10, help="pool the top DEPTH of every ranking (default: 10)")
+    pool.add_argument("--depth", type=_positive, default=10, help="pool the top DEPTH of every ranking (default: 10)")
     pool.add_argument("-o", "--output", required=True, metavar="PATH", help="the file to write: .csv or .yaml")
     pool.set_defaults(handler=_pool)
     merge = commands.add_parser(

@@ -251,6 +251,11 @@ BASELINE_EDITS = [
         f"relevance: {BASELINE}: entry '{NODE}': 'strata' is missing or not an object; *",
     ),
     (
+        "baseline-no-tolerance",
+        _entry(lambda e: e.pop("tolerance")),
+        f"relevance: {BASELINE}: entry '{NODE}': 'tolerance' is missing or not a string; *",
+    ),
+    (
         "baseline-entries-list",
         lambda d: _set(d, "entries", []),
         f"relevance: {BASELINE}: not a pytest-relevance baseline (format 1); *",

@@ -411,3 +411,22 @@ def test_the_plugin_still_names_its_ini_keys(tmp_path: Path) -> None:
         load_corpus(write(tmp_path, "c.ndjson", '{"doc_id": "b"}\n'))
     with pytest.raises(RelevanceInputError, match=r"index config not found; set relevance_index_config to its path$"):
         load_mapping(tmp_path / "no.yaml")
+
+
+def test_compare_reads_a_byte_order_mark_and_names_a_file_that_is_not_utf8(tmp_path: Path, capsys) -> None:
+    old = Path(_baseline(tmp_path, "old.json", GOOD))
+    new = Path(_baseline(tmp_path, "new.json", GOOD))
+    old.write_bytes(b"\xef\xbb\xbf" + old.read_bytes())
+    assert run_cli(capsys, "compare", str(old), str(new))[0] == 0
+    new.write_bytes(new.read_bytes().replace(b'"why"', b'"caf\xe9"'))
+    code, _, err = run_cli(capsys, "compare", str(old), str(new))
+    assert code == 2
+    assert err.startswith(f"pytest-relevance: error: {new}:") and "not UTF-8 text (byte 0xe9)" in err
+
+
+@pytest.mark.parametrize("depth", ["0", "-3", "ten"])
+def test_pool_depth_must_be_a_whole_number_from_1(tmp_path: Path, capsys, depth: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        run_cli(capsys, "pool", "b.json", "r.json", "--judgments", "j.yaml", "--depth", depth)
+    assert exit_.value.code == 2
+    assert f"argument --depth: '{depth}' is not a whole number >= 1" in capsys.readouterr().err

@@ -261,10 +261,12 @@ def read_json(path: Path) -> Any:
     """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
     import json
 
+    from pytest_relevance.files import read_text
+
+    if not path.is_file():
+        raise RelevanceInputError(path, "no such file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RelevanceInputError(path, "no such file") from None
+        return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
 
