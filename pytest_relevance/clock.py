@@ -12,7 +12,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-NOW = re.compile(r"^now(?=$|[+\-/])")
+# date math on now, whole: `now`, `now-7d/d`, `now+1M-1d`; "now-playing" or "nowhere" are text, never moved in time
+NOW = re.compile(r"^now(?:[+\-]\d+[yMwdhHms]|/[yMwdhHms])*$")
 _MATH = re.compile(r"([+\-]\d+[yMwdhHms]|/[yMwdhHms])")
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "H": "hours", "m": "minutes", "s": "seconds"}
 
@@ -29,7 +30,8 @@ def iso(instant: datetime) -> str:
 
 
 def anchor(value: Any, instant: datetime) -> Any:
-    """Rewrite every string that starts with date math on `now` to the same math on the frozen instant."""
+    """Rewrite every string that is date math on `now` to the same math on the frozen instant (values only: a
+    mapping's keys are names, and a script's `params.now` stays a name)."""
     if isinstance(value, dict):
         return {k: anchor(v, instant) for k, v in value.items()}
     if isinstance(value, list):

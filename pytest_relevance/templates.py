@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.clock import NOW, anchor, iso
+from pytest_relevance.clock import anchor, iso
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import load_document, read_text
 
@@ -54,7 +54,7 @@ def render(
 
     def fill(node: Any) -> Any:
         if isinstance(node, dict):
-            return {fill(k): fill(v) for k, v in node.items()}
+            return {key(k): fill(v) for k, v in node.items()}
         if isinstance(node, list):
             return [fill(v) for v in node]
         if not isinstance(node, str):
@@ -62,6 +62,12 @@ def render(
         if "{{" not in node:
             return anchor(node, instant) if node.startswith("now") else node
         return _fill_string(node, values, instant, query_id, source)
+
+    def key(node: Any) -> Any:
+        """A name: its placeholders filled, never date math (a script's `params.now` is a name)."""
+        if not isinstance(node, str) or "{{" not in node:
+            return node
+        return _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
 
     return fill(template)
 
@@ -102,7 +108,6 @@ def _frame(node: Any, instant: datetime, path: list[Any], places: list[tuple[lis
         for key, value in node.items():
             if isinstance(key, str) and "{{" in key:
                 raise _PlaceholderInKey
-            key = anchor(key, instant) if isinstance(key, str) and key.startswith("now") else key
             out[key] = _frame(value, instant, [*path, key], places)
         return out
     if isinstance(node, list):
@@ -122,7 +127,7 @@ def _fill_string(node: str, values: dict[str, Any], instant: datetime, query_id:
         return value if whole.group(1) == "query" else anchor(value, instant)
     filled = _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
     # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
-    return anchor(filled, instant) if NOW.match(node) else filled
+    return anchor(filled, instant) if node.startswith("now") else filled
 
 
 def _lookup(values: dict[str, Any], name: str, query_id: str, source: str) -> Any:

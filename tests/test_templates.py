@@ -35,6 +35,30 @@ def test_the_templates_own_now_is_anchored() -> None:
     }
 
 
+def test_only_whole_date_math_on_now_is_anchored_and_keys_are_names() -> None:
+    template = {
+        "query": {"term": {"section": "now-playing"}},  # text that starts like date math
+        "script": {"params": {"now": 1768478400000, "now-1d": "x"}, "source": "params.now"},  # names
+        "range": {"gte": "now-1M-1d/d", "lt": "now+2h", "at": "now", "shop": "nowhere"},
+        "mixed": "now-{{days}}d/d",
+        "param": "{{section}}",
+    }
+    body = render(template, "q", {"days": 7, "section": "now-playing"}, NOW, "q1")
+    assert body == {
+        "query": {"term": {"section": "now-playing"}},
+        "script": {"params": {"now": 1768478400000, "now-1d": "x"}, "source": "params.now"},
+        "range": {
+            "gte": "2026-01-15T12:00:00Z||-1M-1d/d",
+            "lt": "2026-01-15T12:00:00Z||+2h",
+            "at": "2026-01-15T12:00:00Z",
+            "shop": "nowhere",
+        },
+        "mixed": "2026-01-15T12:00:00Z||-7d/d",
+        "param": "now-playing",
+    }
+    assert render_all(template, [Query("q1", "q", params={"days": 7, "section": "now-playing"})], NOW) == {"q1": body}
+
+
 @pytest.mark.parametrize(
     ("now", "math", "expected"),
     [
