@@ -22,6 +22,7 @@ from pytest_relevance.files import load_document, read_text
 if TYPE_CHECKING:
     from pytest_relevance.judgments import Query
 
+SEARCHES = ("query", "knn", "retriever")  # what a search body searches with; at least one is needed
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}")
 
 
@@ -31,8 +32,10 @@ def load_template(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise RelevanceInputError(path, "query template not found; set relevance_query to its path")
     body = load_document(path, read_text(path))
-    if not isinstance(body, dict) or "query" not in body:
-        raise RelevanceInputError(path, "a query template is a search body: a mapping with a 'query' key")
+    if not isinstance(body, dict) or not any(key in body for key in SEARCHES):
+        raise RelevanceInputError(
+            path, "a query template is a search body: a mapping with a 'query', 'knn' or 'retriever' key"
+        )
     return body
 
 

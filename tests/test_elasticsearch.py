@@ -154,6 +154,22 @@ def test_request_bodies_are_pinned(server: Any) -> None:
     client.close()
 
 
+def test_the_id_tiebreak_follows_the_templates_sort_and_a_rescore_is_sent_without_one(es: Any, server: Any) -> None:
+    index = ElasticsearchEngine(es, "relevance-sort-main", server.url).open(DOCS, CONFIG, "id")
+    query = {"match": {"title": "shoe"}}
+    tiebreak = {"id": {"order": "asc"}}
+    assert index.request_body({"query": query}, 5)["sort"] == [{"_score": {"order": "desc"}}, tiebreak]
+    by_date = index.request_body({"query": query, "sort": {"released": "desc"}}, 5)
+    assert by_date["sort"] == [{"released": "desc"}, tiebreak]
+    rescore = {"window_size": 10, "query": {"rescore_query": {"match_phrase": {"title": "shoe"}}}}
+    rescored = index.request_body({"query": query, "rescore": rescore}, 5)
+    assert "sort" not in rescored and rescored["rescore"] == rescore
+    level = {"window_size": 10, "query": {"rescore_query": {"match_all": {}}, "rescore_query_weight": 0}}
+    tied = {"query": {"constant_score": {"filter": {"match": {"title": "shoe"}}}}, "rescore": level}
+    assert index.search_many({"q": tied}, 5, "query.yaml")["q"] == [("d0", 1.0), ("d1", 1.0), ("d3", 1.0)]
+    index.close()
+
+
 def test_bulk_is_ndjson_with_ids(server: Any) -> None:
     from elasticsearch import Elasticsearch
 

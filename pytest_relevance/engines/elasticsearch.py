@@ -197,15 +197,15 @@ class ElasticsearchIndex:
         return results
 
     def request_body(self, body: dict[str, Any], size: int) -> dict[str, Any]:
-        """What is sent for one query: the rendered body plus depth, no _source, scores and the id tiebreak."""
-        return {
-            **body,
-            "size": size,
-            "_source": False,
-            "track_scores": True,
-            "track_total_hits": False,
-            "sort": [{"_score": {"order": "desc"}}, {self.id_field: {"order": "asc"}}],
-        }
+        """What is sent for one query: the rendered body plus depth, no _source, scores and the id tiebreak.
+
+        The tiebreak follows the template's own sort (by score unless it has one). A body with a rescore is sent
+        without a sort, which Elasticsearch refuses beside a rescore; its ties are broken by id on arrival."""
+        request = {**body, "size": size, "_source": False, "track_scores": True, "track_total_hits": False}
+        if "rescore" not in body:
+            own = body.get("sort") or [{"_score": {"order": "desc"}}]
+            request["sort"] = [*(own if isinstance(own, list) else [own]), {self.id_field: {"order": "asc"}}]
+        return request
 
     def _msearch(self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str) -> tuple[dict, list[str]]:
         lines: list[dict[str, Any]] = []
@@ -224,11 +224,12 @@ class ElasticsearchIndex:
             raise self._connection_error(exc, "search") from None
         answers = getattr(response, "body", response)["responses"]
         results, failures = {}, []
-        for (qid, _), answer in zip(batch, answers, strict=True):
+        for (qid, body), answer in zip(batch, answers, strict=True):
             if "error" in answer:
                 failures.append(f"query {qid!r}: {_reason(answer)}")
                 continue
-            results[qid] = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
+            hits = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
+            results[qid] = sorted(hits, key=lambda hit: (-hit[1], hit[0])) if "rescore" in body else hits
         return results, failures
 
     def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
