@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import strategies as st
 from pytest_relevance.clock import parse_instant, resolve_date
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Query
-from pytest_relevance.templates import has_query_placeholder, render, render_all
+from pytest_relevance.templates import has_query_placeholder, load_template, render, render_all
 
 NOW = parse_instant("2026-01-15T12:00:00Z")
 
@@ -165,3 +167,20 @@ def test_every_body_is_its_own_objects_and_the_template_is_left_alone() -> None:
 def test_templates_the_frame_cannot_hold_are_rendered_query_by_query(template: dict) -> None:
     queries = [Query("q1", "usb", params={"field": "title"}), Query("q2", "hdmi", params={"field": "body"})]
     assert render_all(template, queries, NOW) == _each(template, queries)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"knn": {"field": "vec", "query_vector": [0, 1], "k": 3, "num_candidates": 10}},
+        {"retriever": {"rrf": {"retrievers": [{"standard": {"query": {"match": {"t": "{{query}}"}}}}]}}},
+    ],
+    ids=["knn", "retriever"],
+)
+def test_a_template_may_search_with_knn_or_a_retriever_alone(tmp_path: Path, body: dict) -> None:
+    path = tmp_path / "query.json"
+    path.write_text(json.dumps(body))
+    assert load_template(path) == body
+    path.write_text(json.dumps({"size": 10}))
+    with pytest.raises(RelevanceInputError, match="a mapping with a 'query', 'knn' or 'retriever' key"):
+        load_template(path)
