@@ -110,16 +110,18 @@ class EmbeddedIndex:
             for target in field.copy_to:
                 if not field.nested:
                     copies[target].append(field.parent or name)
+        nulls = self._null_values()
+        own = {name: field.parent or name for name, field in self.fields.items()}
         for ordinal, doc in enumerate(corpus):
             for name, text in self.text.items():
                 values = [v for path in copies[name] for v in _values(doc, path)]
                 text.add([self._text_value(v, name, ordinal) for v in values])
             for name, keyword in self.keyword.items():
-                values = [v for path in copies[name] for v in _values(doc, path)]
+                values = _source_values(doc, copies[name], own[name], nulls.get(name))
                 if values:
                     keyword.add(ordinal, self._keywords(name, values, ordinal))
             for name, column in self.numeric.items():
-                values = [v for path in copies[name] for v in _values(doc, path)]
+                values = _source_values(doc, copies[name], own[name], nulls.get(name))
                 if values:
                     column.add(ordinal, [self._convert(name, self.kinds[name], v, ordinal) for v in values])
             for name in self.vectors:
@@ -136,6 +138,28 @@ class EmbeddedIndex:
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
+
+    def _null_values(self) -> dict[str, Any]:
+        """Each field's `null_value`, checked once against its type: Elasticsearch indexes it in place of an
+        explicit null (a JSON null, also inside an array) of the field itself, and refuses a mapping whose
+        null_value does not fit."""
+        out = {}
+        for name, field in self.fields.items():
+            if field.params.get("null_value") is None:
+                continue
+            value = field.params["null_value"]
+            if field.kind not in ("keyword", "number", "date", "boolean"):
+                raise RelevanceInputError(
+                    self.source, f"field {name!r}: null_value is not a parameter of the {field.type} type"
+                )
+            try:
+                self._convert_value(field.kind, value)
+            except (TypeError, ValueError) as exc:
+                raise RelevanceInputError(
+                    self.source, f"field {name!r}: null_value {value!r} is not a {field.kind} ({exc})"
+                ) from None
+            out[name] = value
+        return out
 
     def _child_index(
         self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str
@@ -192,7 +216,7 @@ class EmbeddedIndex:
         def visit(value: Any, prefix: str, ordinal: int) -> None:
             for key, inner in value.items():
                 name = f"{prefix}{key}"
-                if name in seen:
+                if name in seen or self.mapping.is_disabled(name):
                     continue
                 first = inner[0] if isinstance(inner, list) and inner else inner
                 if isinstance(first, Mapping):
@@ -468,19 +492,32 @@ def _geo_values(doc: Mapping[str, Any], name: str) -> list[Any]:
     return raw if isinstance(raw, list) else [raw]
 
 
-def _values(doc: Mapping[str, Any], name: str) -> list[Any]:
+def _source_values(doc: Mapping[str, Any], paths: list[str], own: str, null_value: Any) -> list[Any]:
+    """A field's values from the paths it reads (its own first, then its copy_to sources); with a null_value, an
+    explicit null of its own path is indexed as that value (copy_to copies no nulls)."""
+    if null_value is None or not paths or paths[0] != own:
+        return [v for path in paths for v in _values(doc, path)]
+    values = [null_value if v is None else v for v in _values(doc, own, nulls=True)]
+    for path in paths[1:]:
+        values += _values(doc, path)
+    return values
+
+
+def _values(doc: Mapping[str, Any], name: str, nulls: bool = False) -> list[Any]:
     """A field's values: a dotted path through objects and arrays of objects (flattened, as Elasticsearch indexes
-    them), keys that themselves contain dots included; None values are left out."""
+    them), keys that themselves contain dots included; None values are left out, or kept as None with `nulls`."""
     if name in doc:  # the common case: a top-level key
         value = doc[name]
         if value is None:
-            return []
+            return [None] if nulls else []
         if not isinstance(value, list):
             return [value]
     out: list[Any] = []
 
     def walk(value: Any, parts: list[str]) -> None:
         if value is None:
+            if nulls and not parts:
+                out.append(None)
             return
         if isinstance(value, list):
             for item in value:

@@ -143,16 +143,26 @@ class IndexMapping:
                 mappings = only
         self.dynamic = mappings.get("dynamic", True)
         self.fields: dict[str, Field] = {}
+        # objects with `enabled: false`: Elasticsearch keeps their contents in _source only, neither parsed,
+        # indexed nor dynamically mapped, whatever their shape ("" for a disabled root)
+        self.disabled: set[str] = set()
+        if not _flag(mappings.get("enabled", True)):
+            self.disabled.add("")
         properties = mappings.get("properties") or {}
         if not isinstance(properties, MappingABC):
             raise RelevanceInputError(self.source, "mappings.properties: must be an object")
-        self._read_properties(properties, "", "mappings.properties", None)
+        if "" not in self.disabled:
+            self._read_properties(properties, "", "mappings.properties", None)
         for name, spec in self.fields.items():
             for target in spec.copy_to:
                 if target not in self.fields:
                     raise RelevanceInputError(
                         self.source, f"{name}: copy_to {target!r} is not a mapped field; add it to mappings.properties"
                     )
+
+    def is_disabled(self, name: str) -> bool:
+        """Whether a path lies inside an object with `enabled: false` (or the root is disabled)."""
+        return "" in self.disabled or any(name == d or name.startswith(f"{d}.") for d in self.disabled)
 
     def field(self, name: str) -> Field | None:
         return self.fields.get(name)
@@ -219,7 +229,10 @@ class IndexMapping:
             at = f"{path}.{key}"
             if not isinstance(spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}: a field definition must be an object")
-            ftype = spec.get("type", "object" if "properties" in spec else None)
+            ftype = spec.get("type", "object" if "properties" in spec or "enabled" in spec else None)
+            if ftype == "object" and not _flag(spec.get("enabled", True)):
+                self.disabled.add(name)
+                continue
             if ftype in _CONTAINERS:
                 inner = spec.get("properties") or {}
                 if not isinstance(inner, MappingABC):
