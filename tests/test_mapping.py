@@ -99,3 +99,86 @@ def test_a_disabled_object_inside_another_is_skipped_at_its_depth() -> None:
 
 def test_a_disabled_root_maps_nothing() -> None:
     assert open_index({}, DISABLED, enabled=False).fields == {}
+
+
+# field types --------------------------------------------------------------------------------------------------------
+
+PRODUCTS = [
+    {"id": "1", "title": "Wireless Noise-Cancelling Headphones", "sku": "WH-1", "price": 1.234, "kind": "product"},
+    {"id": "2", "title": "the wired headphones", "sku": "AT-2", "price": 1.235},
+    {"id": "3", "title": "Bluetooth Speaker", "sku": "JBL-3", "price": 1.2449, "kind": None},
+]
+
+
+def test_token_count_indexes_the_count_of_its_analyzers_positions() -> None:
+    # Elasticsearch's docs example: a token_count multi-field of a text field; the `stop` analyzer drops "the",
+    # whose position still counts (enable_position_increments defaults to true)
+    index = open_index(
+        {
+            "title": {
+                "type": "text",
+                "fields": {
+                    "length": {"type": "token_count", "analyzer": "standard"},
+                    "words": {"type": "token_count", "analyzer": "stop"},
+                    "advancing": {"type": "token_count", "analyzer": "stop", "enable_position_increments": False},
+                },
+            }
+        },
+        PRODUCTS,
+    )
+    assert ids(index, {"range": {"title.length": {"lte": 2}}}) == ["3"]
+    assert ids(index, {"term": {"title.length": 4}}) == ["1"]
+    assert ids(index, {"term": {"title.words": 3}}) == ["2"]
+    assert ids(index, {"term": {"title.advancing": 2}}) == ["2", "3"]
+
+
+def test_token_count_without_an_analyzer_is_a_mapping_error() -> None:
+    message = open_error({"title": {"type": "text", "fields": {"length": {"type": "token_count"}}}}, PRODUCTS)
+    assert "mappings.properties.title.fields.length.analyzer: a token_count field needs an analyzer" in message
+
+
+@pytest.mark.parametrize(("spec", "expected"), [({"value": "product"}, ["1", "2", "3"]), ({}, ["1", "2", "3"])])
+def test_constant_keyword_gives_every_document_its_value(spec: dict[str, Any], expected: list[str]) -> None:
+    # the mapping's value, or the first document's: Elasticsearch's term query is then a MatchAllDocsQuery (score 1)
+    index = open_index({"kind": {"type": "constant_keyword", **spec}}, PRODUCTS)
+    assert hits(index, {"term": {"kind": {"value": "product", "boost": 2}}}) == [(i, 2.0) for i in expected]
+    assert hits(index, {"term": {"kind": "service"}}) == []
+    assert ids(index, {"exists": {"field": "kind"}}) == expected
+
+
+def test_constant_keyword_refuses_a_document_with_another_value() -> None:
+    message = open_error({"kind": {"type": "constant_keyword", "value": "service"}}, PRODUCTS)
+    assert "document '1': field 'kind' is a constant_keyword of value 'service' but holds 'product'" in message
+
+
+def test_a_keyword_searched_through_doc_values_scores_a_constant() -> None:
+    # Elasticsearch 8 KeywordFieldType.termQuery on a field with index: false is SortedSetDocValuesField's
+    # newSlowExactQuery, a constant-score query: the boost, not BM25 (match builds the same term query)
+    index = open_index({"sku": {"type": "keyword", "index": False}}, PRODUCTS)
+    assert hits(index, {"term": {"sku": "JBL-3"}}) == [("3", 1.0)]
+    assert hits(index, {"match": {"sku": {"query": "AT-2", "boost": 3}}}) == [("2", 3.0)]
+    indexed = open_index({"sku": {"type": "keyword"}}, PRODUCTS)
+    assert hits(indexed, {"term": {"sku": "JBL-3"}}) == [("3", 0.9808)]
+
+
+def test_a_field_neither_indexed_nor_with_doc_values_cannot_be_searched() -> None:
+    index = open_index({"sku": {"type": "keyword", "index": False, "doc_values": False}}, PRODUCTS)
+    with pytest.raises(RelevanceInputError, match="has index: false and doc_values: false"):
+        hits(index, {"term": {"sku": "JBL-3"}})
+
+
+def test_scaled_float_keeps_the_value_rounded_to_its_scaling_factor() -> None:
+    # stored as Math.round(value x 100): 1.234 -> 123, 1.235 -> 124 (half up), 1.2449 -> 124
+    index = open_index({"price": {"type": "scaled_float", "scaling_factor": 100}}, PRODUCTS)
+    assert ids(index, {"range": {"price": {"gte": 1.235}}}) == ["2", "3"]
+    assert ids(index, {"range": {"price": {"gt": 1.23}}}) == ["2", "3"]
+    assert ids(index, {"range": {"price": {"lt": 1.24}}}) == ["1"]
+    assert ids(index, {"range": {"price": {"lte": 1.2399}}}) == ["1"]
+    assert ids(index, {"term": {"price": 1.2351}}) == ["2", "3"]
+    # 2 and 3 both hold 1.24 after rounding: tied, they sort by id
+    assert [d for d, _ in hits(index, {"match_all": {}}, sort=[{"price": "desc"}])] == ["2", "3", "1"]
+
+
+def test_scaled_float_needs_a_positive_scaling_factor() -> None:
+    message = open_error({"price": {"type": "scaled_float"}}, PRODUCTS)
+    assert "mappings.properties.price.scaling_factor: a scaled_float needs a positive number scaling_factor" in message

@@ -14,6 +14,7 @@ where it is, and that the Elasticsearch engine supports it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ import numpy as np
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField
-from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields
+from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
 ENGINE_VERSION = "5"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+_NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
 
 class EmbeddedEngine:
@@ -64,6 +66,9 @@ class EmbeddedIndex:
         self.mapping = IndexMapping(config, source, base_dir)
         self.fields: dict[str, Field] = dict(self.mapping.fields)
         self._add_dynamic_fields(corpus)
+        self.scaling = {
+            n: float(f.params["scaling_factor"]) for n, f in self.fields.items() if f.type == "scaled_float"
+        }
         # the vector and feature types the mapping parser leaves as "other" get kinds of their own here
         special = {"dense_vector", "rank_feature", "geo_point"}
         self.kinds = {n: f.type if f.type in special else f.kind for n, f in self.fields.items()}
@@ -112,16 +117,32 @@ class EmbeddedIndex:
                     copies[target].append(field.parent or name)
         nulls = self._null_values()
         own = {name: field.parent or name for name, field in self.fields.items()}
+        counted = {name: field for name, field in self.fields.items() if field.type == "token_count"}
+        constants = {
+            name: self._constant(name, own[name], corpus)
+            for name, field in self.fields.items()
+            if field.type == "constant_keyword" and name in self.keyword
+        }
         for ordinal, doc in enumerate(corpus):
             for name, text in self.text.items():
                 values = [v for path in copies[name] for v in _values(doc, path)]
                 text.add([self._text_value(v, name, ordinal) for v in values])
             for name, keyword in self.keyword.items():
+                if name in constants:
+                    if constants[name] is not None:
+                        keyword.add(ordinal, [constants[name]])
+                    continue
                 values = _source_values(doc, copies[name], own[name], nulls.get(name))
                 if values:
                     keyword.add(ordinal, self._keywords(name, values, ordinal))
             for name, column in self.numeric.items():
-                values = _source_values(doc, copies[name], own[name], nulls.get(name))
+                if name in counted:
+                    values = _source_values(doc, copies[name], own[name], _NULL if name in nulls else None)
+                    values = [
+                        nulls[name] if v is _NULL else self._token_count(counted[name], v, ordinal) for v in values
+                    ]
+                else:
+                    values = _source_values(doc, copies[name], own[name], nulls.get(name))
                 if values:
                     column.add(ordinal, [self._convert(name, self.kinds[name], v, ordinal) for v in values])
             for name in self.vectors:
@@ -183,6 +204,31 @@ class EmbeddedIndex:
                     parents.append(ordinal)
         child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
         return EmbeddedIndex(children, child_config, "_child", source), np.array(parents, dtype=np.int64)
+
+    def _constant(self, name: str, path: str, corpus: Sequence[dict[str, Any]]) -> str | None:
+        """A constant_keyword's value, which every document has (Elasticsearch answers its queries from the mapping
+        alone): the mapping's `value`, else the first document's; a document with another value is refused."""
+        value = self.fields[name].params.get("value")
+        value = None if value is None else self._convert_value("keyword", value)
+        for ordinal, doc in enumerate(corpus):
+            for item in _values(doc, path):
+                found = self._convert(name, "keyword", item, ordinal)
+                if value is None:
+                    value = found
+                elif found != value:
+                    raise self._document_error(
+                        ordinal, f"field {name!r} is a constant_keyword of value {value!r} but holds {found!r}"
+                    )
+        return value
+
+    def _token_count(self, field: Field, value: Any, ordinal: int) -> int:
+        """What a token_count field indexes for a value: Elasticsearch's count of its analyzer's positions, holes
+        left by removed tokens included (or, with `enable_position_increments: false`, the tokens that advance)."""
+        assert field.analyzer is not None
+        _, positions, last = field.analyzer.term_lists_end(self._text_value(value, field.name, ordinal))
+        if flag(field.params.get("enable_position_increments", True)):
+            return last + 1
+        return len(set(positions))
 
     def _point(self, name: str, value: Any, ordinal: int) -> tuple[float, float]:
         try:
@@ -266,6 +312,8 @@ class EmbeddedIndex:
 
     def _convert(self, name: str, kind: str, value: Any, ordinal: int) -> Any:
         try:
+            if name in self.scaling:
+                return self.scaled(name, self._convert_value(kind, value))
             return self._convert_value(kind, value)
         except (TypeError, ValueError) as exc:
             raise self._document_error(
@@ -305,6 +353,12 @@ class EmbeddedIndex:
             raise ValueError("not a finite number")
         return number
 
+    def scaled(self, field: str, value: float) -> float:
+        """A scaled_float value as Elasticsearch keeps it: the long Math.round(value x scaling_factor), read back
+        divided by the factor."""
+        factor = self.scaling[field]
+        return math.floor(value * factor + 0.5) / factor
+
     def convert_query_value(self, field: str, value: Any, path: str) -> Any:
         """A value from the template, in the field's stored representation; a bad one names the template key."""
         try:
@@ -319,6 +373,11 @@ class EmbeddedIndex:
             raise Invalid(path, f"field {field!r} is not in the index mappings")
         if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
             raise Unsupported(f"a query on the {self.fields[field].type} field {field!r}", path)
+        spec = self.fields[field]
+        if not spec.index and not flag(spec.params.get("doc_values", True)):
+            raise Invalid(
+                path, f"field {field!r} has index: false and doc_values: false, so Elasticsearch cannot search it"
+            )
 
     def postings_field(self, field: str, path: str) -> TextField | KeywordField:
         if field in self.text:
@@ -408,6 +467,8 @@ class EmbeddedIndex:
         else:
             column = self.numeric[field]
             targets = [self.convert_query_value(field, value, path) for value in wanted]
+            if field in self.scaling:
+                targets = [self.scaled(field, value) for value in targets]
             matched = column.any(np.isin(column.values, targets))
         return Scores.constant(matched, boost)
 

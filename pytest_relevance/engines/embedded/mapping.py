@@ -8,6 +8,7 @@ become `name.sub` fields of their own; `copy_to` targets are listed on the sourc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping as MappingABC
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -146,7 +147,7 @@ class IndexMapping:
         # objects with `enabled: false`: Elasticsearch keeps their contents in _source only, neither parsed,
         # indexed nor dynamically mapped, whatever their shape ("" for a disabled root)
         self.disabled: set[str] = set()
-        if not _flag(mappings.get("enabled", True)):
+        if not flag(mappings.get("enabled", True)):
             self.disabled.add("")
         properties = mappings.get("properties") or {}
         if not isinstance(properties, MappingABC):
@@ -230,7 +231,7 @@ class IndexMapping:
             if not isinstance(spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}: a field definition must be an object")
             ftype = spec.get("type", "object" if "properties" in spec or "enabled" in spec else None)
-            if ftype == "object" and not _flag(spec.get("enabled", True)):
+            if ftype == "object" and not flag(spec.get("enabled", True)):
                 self.disabled.add(name)
                 continue
             if ftype in _CONTAINERS:
@@ -262,8 +263,14 @@ class IndexMapping:
                 self.source,
                 f"{at}.similarity: unknown similarity {similarity_name!r}; define it in settings.index.similarity",
             )
+        indexed = flag(spec.get("index", True))
+        if kind == "keyword" and (ftype == "constant_keyword" or not indexed):
+            # Elasticsearch answers these from doc values (a keyword with `index: false`) or from the mapping
+            # (constant_keyword: MatchAllDocsQuery): a matching term scores its boost, which is what the boolean
+            # similarity gives, not BM25
+            similarity = self._similarities["boolean"]
         common: dict[str, Any] = {
-            "name": name, "type": ftype, "kind": kind, "index": _flag(spec.get("index", True)),
+            "name": name, "type": ftype, "kind": kind, "index": indexed,
             "copy_to": copy_to, "similarity": similarity, "parent": parent,
             "multi_fields": tuple(f"{name}.{s}" for s in subs), "nested": nested, "params": dict(spec),
         }  # fmt: skip
@@ -286,7 +293,7 @@ class IndexMapping:
             if not isinstance(gap, int) or gap < 0:
                 raise RelevanceInputError(self.source, f"{at}.position_increment_gap: must be a non-negative integer")
             self.fields[name] = Field(
-                **common, norms=_flag(spec.get("norms", True)), analyzer=index_analyzer, search_analyzer=search,
+                **common, norms=flag(spec.get("norms", True)), analyzer=index_analyzer, search_analyzer=search,
                 search_quote_analyzer=quote, position_increment_gap=gap,
                 index_options=spec.get("index_options", "positions"),
             )  # fmt: skip
@@ -295,10 +302,19 @@ class IndexMapping:
                 self.analysis.normalizer(spec["normalizer"], f"{at}.normalizer") if "normalizer" in spec else None
             )
             self.fields[name] = Field(
-                **common, norms=_flag(spec.get("norms", False)), analyzer=normalizer, search_analyzer=normalizer,
+                **common, norms=flag(spec.get("norms", False)), analyzer=normalizer, search_analyzer=normalizer,
                 search_quote_analyzer=normalizer, normalizer=normalizer, index_options="docs",
             )  # fmt: skip
+        elif ftype == "token_count":
+            if "analyzer" not in spec:
+                raise RelevanceInputError(self.source, f"{at}.analyzer: a token_count field needs an analyzer")
+            counter = self.analysis.analyzer(spec["analyzer"], f"{at}.analyzer")
+            self.fields[name] = Field(**common, norms=False, index_options="docs", analyzer=counter)
         else:
+            if ftype == "scaled_float" and not 0 < _number(spec.get("scaling_factor")) < math.inf:
+                raise RelevanceInputError(
+                    self.source, f"{at}.scaling_factor: a scaled_float needs a positive number scaling_factor"
+                )
             self.fields[name] = Field(**common, norms=False, index_options="docs")
         for sub, sub_spec in subs.items():
             if not isinstance(sub_spec, MappingABC):
@@ -306,7 +322,18 @@ class IndexMapping:
             self._add(f"{name}.{sub}", sub_spec, f"{at}.fields.{sub}", name, nested)
 
 
-def _flag(value: Any) -> bool:
+def _number(value: Any) -> float:
+    """A mapping parameter as Elasticsearch reads a double (a number or a numeric string); NaN when it is not one."""
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def flag(value: Any) -> bool:
+    """A boolean mapping parameter: Elasticsearch also takes the strings "true" and "false"."""
     return value if isinstance(value, bool) else str(value).lower() != "false"
 
 

@@ -4,6 +4,7 @@ constant boost, as Elasticsearch's constant-score queries do."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,10 +75,22 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         return Scores.constant(matched, boost)
     column = index.numeric[field]
     condition = np.ones(column.values.size, dtype=bool)
+    factor = index.scaling.get(field)
+    values = column.values if factor is None else np.rint(column.values * factor)  # the stored longs
     for key, bound in bounds.items():
         value = index.convert_query_value(field, bound, f"{path}.{key}")
-        condition &= _compare(key, column.values, value)
+        if factor is not None:
+            key, value = _scaled_bound(key, value * factor)
+        condition &= _compare(key, values, value)
     return Scores.constant(column.any(condition), boost)
+
+
+def _scaled_bound(key: str, scaled: float) -> tuple[str, float]:
+    """A bound on a scaled_float as Elasticsearch turns it into an inclusive bound on the stored longs: a lower one
+    rounded up (after a step up when exclusive), an upper one rounded down (after a step down when exclusive)."""
+    if key in ("gte", "gt"):
+        return "gte", math.ceil(math.nextafter(scaled, math.inf) if key == "gt" else scaled)
+    return "lte", math.floor(math.nextafter(scaled, -math.inf) if key == "lt" else scaled)
 
 
 def _compare(key: str, left: Any, right: Any) -> Any:
