@@ -182,3 +182,26 @@ def test_scaled_float_keeps_the_value_rounded_to_its_scaling_factor() -> None:
 def test_scaled_float_needs_a_positive_scaling_factor() -> None:
     message = open_error({"price": {"type": "scaled_float"}}, PRODUCTS)
     assert "mappings.properties.price.scaling_factor: a scaled_float needs a positive number scaling_factor" in message
+
+
+# what the engine does not read: one error, never a silently different mapping ------------------------------------
+
+
+def test_dynamic_templates_are_one_error_naming_the_key() -> None:
+    templates = [{"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword"}}}]
+    message = open_error({"id": {"type": "keyword"}}, [{"id": "1", "brand": "Sony"}], dynamic_templates=templates)
+    assert message.startswith("index.yaml: mappings.dynamic_templates: not supported by the embedded engine")
+    assert open_index({"id": {"type": "keyword"}}, [{"id": "1"}], dynamic_templates=[])  # none: nothing to map
+
+
+@pytest.mark.parametrize("fmt", ["epoch_second", "dd/MM/yyyy", "strict_date_optional_time||epoch_second"])
+def test_a_date_format_the_engine_cannot_read_is_one_error(fmt: str) -> None:
+    message = open_error({"released": {"type": "date", "format": fmt}}, [{"id": "1", "released": 1700000000}])
+    assert message.startswith(f"index.yaml: mappings.properties.released.format: {fmt!r} is not supported")
+
+
+def test_the_iso_and_epoch_millis_formats_read_as_the_default() -> None:
+    docs = [{"id": "1", "released": "2024-03-01"}, {"id": "2", "released": 1709251200000}]
+    for fmt in ("strict_date_optional_time||epoch_millis", "date_optional_time", "strict_date||epoch_millis"):
+        index = open_index({"released": {"type": "date", "format": fmt}}, docs)
+        assert ids(index, {"range": {"released": {"gte": "2024-03-01", "lte": "2024-03-01"}}}) == ["1", "2"]

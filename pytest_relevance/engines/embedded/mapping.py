@@ -75,6 +75,8 @@ _OTHER = frozenset(
     ]
 )
 _CONTAINERS = frozenset(("object", "nested"))
+# date formats whose values the engine reads exactly (ISO 8601 dates and date-times, epoch milliseconds); "" is none
+_ISO_FORMATS = frozenset(("", "strict_date_optional_time", "date_optional_time", "epoch_millis", "strict_date", "date"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,12 @@ class IndexMapping:
             if isinstance(only, MappingABC) and "properties" in only:  # a pre-7 body with a type name
                 mappings = only
         self.dynamic = mappings.get("dynamic", True)
+        if mappings.get("dynamic_templates"):  # ignoring them would map those fields differently, silently
+            raise RelevanceInputError(
+                self.source,
+                f"mappings.dynamic_templates: not supported by the embedded engine; map those fields under "
+                f"mappings.properties ({_ELASTIC})",
+            )
         self.fields: dict[str, Field] = {}
         # objects with `enabled: false`: Elasticsearch keeps their contents in _source only, neither parsed,
         # indexed nor dynamically mapped, whatever their shape ("" for a disabled root)
@@ -250,6 +258,13 @@ class IndexMapping:
         if kind is None:
             raise RelevanceInputError(
                 self.source, f"{at}.type: unknown field type {ftype!r}; check the spelling (Elasticsearch types)"
+            )
+        if kind == "date" and not set(str(spec.get("format", "")).split("||")) <= _ISO_FORMATS:
+            # a value is read as ISO 8601 or epoch milliseconds; read with another format it would be a wrong date
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.format: {spec['format']!r} is not supported by the embedded engine, which reads dates as "
+                f"{' or '.join(sorted(_ISO_FORMATS - {''}))} ({_ELASTIC})",
             )
         subs = spec.get("fields") or {}
         if not isinstance(subs, MappingABC):
