@@ -480,3 +480,18 @@ def test_auto_generate_synonyms_phrase_query_must_be_a_boolean() -> None:
     index = EmbeddedEngine().open([{"id": "1", "t": "bl"}], mapping, "id")
     with pytest.raises(RelevanceInputError, match=r"auto_generate_synonyms_phrase_query.*'no' is not true or false"):
         hits(index, {"match": {"t": {"query": "boundary layer", "auto_generate_synonyms_phrase_query": "no"}}})
+
+
+def test_a_case_insensitive_term_is_an_ascii_constant_score_automaton() -> None:
+    # Elasticsearch's CaseInsensitiveTermQuery folds ASCII letters only and rewrites to a constant score
+    docs = [{"id": "1", "b": "Sony", "t": "Sony TV"}, {"id": "2", "b": "SONY"}, {"id": "3", "b": "sonyx"},
+            {"id": "4", "b": "Éclair"}, {"id": "5", "b": "éclair", "n": 3}]  # fmt: skip
+    mapping = {"mappings": {"properties": {"b": {"type": "keyword"}, "t": {"type": "text"}, "n": {"type": "long"}}}}
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    got = hits(index, {"term": {"b": {"value": "sony", "case_insensitive": True, "boost": 2}}})
+    assert got == {"1": 2.0, "2": 2.0}
+    assert hits(index, {"term": {"b": {"value": "éclair", "case_insensitive": True}}}) == {"5": 1.0}
+    assert hits(index, {"term": {"t": {"value": "TV", "case_insensitive": True}}}) == {"1": 1.0}
+    assert hits(index, {"term": {"b": {"value": "sony", "case_insensitive": False}}}) == {}
+    with pytest.raises(RelevanceInputError, match=r"\[n\] field which is of type \[long\], does not support case"):
+        hits(index, {"term": {"n": {"value": 3, "case_insensitive": True}}})

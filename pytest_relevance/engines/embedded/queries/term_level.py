@@ -31,12 +31,38 @@ def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     if "value" not in options or isinstance(options["value"], dict | list):
         raise Invalid(path, "needs one 'value'")
     boost = boost_of(options, path, boost)
-    if index.kinds[field] in ("text", "keyword"):
+    kind = index.kinds[field]
+    if options.get("case_insensitive") and kind not in ("text", "keyword", "boolean"):
+        field_type = index.fields[field].type
+        raise Invalid(
+            path, f"[{field}] field which is of type [{field_type}], does not support case insensitive term queries"
+        )
+    if kind in ("text", "keyword"):
         value = _as_term(options["value"])
-        if index.kinds[field] == "keyword":
+        if kind == "keyword":
             value = index.normalize(field, value)
+        if options.get("case_insensitive"):
+            return _case_insensitive_term(index, field, value, boost, path)
         return term_disjunction(index, field, [value], boost, None, path)
     return index.equal(field, [options["value"]], boost, path)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _case_insensitive_term(index: EmbeddedIndex, field: str, value: str, boost: float, path: str) -> Scores:
+    """Elasticsearch turns a case-insensitive term into an AutomatonQuery (CaseInsensitiveTermQuery) whose letters
+    match either case only in ASCII (AutomatonQueries.toCaseInsensitiveChar leaves code points above 128 alone);
+    Lucene's default constant-score rewrite then scores the boost, not BM25."""
+    wanted = value.translate(_ASCII_LOWER)
+    target = index.postings_field(field, path)
+    matched = np.zeros(index.n, dtype=bool)
+    for candidate in target.sorted_terms:
+        if len(candidate) == len(wanted) and candidate.translate(_ASCII_LOWER) == wanted:
+            postings = target.postings(candidate)
+            if postings is not None:
+                matched[postings.docs] = True
+    return Scores.constant(matched, boost)
 
 
 def _as_term(value: Any) -> str:
