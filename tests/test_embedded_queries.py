@@ -495,3 +495,19 @@ def test_a_case_insensitive_term_is_an_ascii_constant_score_automaton() -> None:
     assert hits(index, {"term": {"b": {"value": "sony", "case_insensitive": False}}}) == {}
     with pytest.raises(RelevanceInputError, match=r"\[n\] field which is of type \[long\], does not support case"):
         hits(index, {"term": {"n": {"value": 3, "case_insensitive": True}}})
+
+
+def test_lenient_makes_a_field_the_text_does_not_fit_match_nothing(index: EmbeddedIndex) -> None:
+    # Elasticsearch builds a MatchNoDocsQuery for that field (MatchQueryParser.termQuery): the other fields still
+    # match, and a required clause on it matches nothing; without lenient the search fails
+    alone = hits(index, {"match": {"t": "headphones"}})
+    multi = {"multi_match": {"query": "headphones", "fields": ["t", "n"], "lenient": True}}
+    assert hits(index, multi) == alone
+    assert hits(index, {**multi, "multi_match": {**multi["multi_match"], "type": "cross_fields"}}) == alone
+    assert hits(index, {"match": {"n": {"query": "headphones", "lenient": True}}}) == {}
+    assert hits(index, {"match": {"d": {"query": "headphones", "lenient": True}}}) == {}
+    qs = {"query": "n:abc AND headphones", "fields": ["t"], "lenient": True}
+    assert hits(index, {"query_string": qs}) == {}
+    assert hits(index, {"query_string": {**qs, "query": "n:abc OR headphones"}}) == alone
+    with pytest.raises(RelevanceInputError, match="does not fit the number field 'n'"):
+        hits(index, {"multi_match": {"query": "headphones", "fields": ["t", "n"]}})

@@ -155,7 +155,14 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
         raise Invalid(f"{path}.operator", f"{options['operator']!r} is not 'or' or 'and'")
     kind = index.kinds[field]
     if kind not in ("text", "keyword"):
-        return index.equal(field, [text], boost, path)
+        try:
+            return index.equal(field, [text], boost, path)
+        except Invalid:
+            # Elasticsearch's MatchQueryParser.termQuery: with `lenient`, a text that does not fit the field's type
+            # becomes a MatchNoDocsQuery for that field instead of failing the whole search
+            if options.get("lenient"):
+                return Scores.none(index.n)
+            raise
     terms: list[Any]
     if kind == "text":
         graph = index.search_graph(field, str(text), options.get("analyzer"), path=path)
@@ -475,7 +482,8 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
-                                                 "analyzer", "auto_generate_synonyms_phrase_query", *_FUZZY_KEYS)
+                                                 "analyzer", "auto_generate_synonyms_phrase_query", "lenient",
+                                                 *_FUZZY_KEYS)
                          if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
     return dis_max(index, parts, tie)
@@ -495,8 +503,8 @@ def cross_fields(
         else:
             key = id(index.fields[field].normalizer) if index.kinds[field] == "keyword" else -len(groups) - 1
         groups.setdefault(key, []).append((field, weight))
-    per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer")
-                 if k in options}  # fmt: skip
+    per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer",
+                                         "lenient") if k in options}  # fmt: skip
     parts = []
     for members in groups.values():
         if len(members) == 1 or index.kinds[members[0][0]] not in ("text", "keyword"):

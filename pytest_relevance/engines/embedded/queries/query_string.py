@@ -275,8 +275,9 @@ class _Evaluator:
             try:
                 return index.equal(name, [node.text], boost, f"{self.path}.query")
             except Invalid:
+                # a MatchNoDocsQuery, as Elasticsearch's lenient parser builds: it still fails a required clause
                 if self.lenient:
-                    return None
+                    return Scores.none(index.n)
                 raise
         text = node.text
         if node.phrase:
