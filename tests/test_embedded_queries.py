@@ -511,3 +511,20 @@ def test_lenient_makes_a_field_the_text_does_not_fit_match_nothing(index: Embedd
     assert hits(index, {"query_string": {**qs, "query": "n:abc OR headphones"}}) == alone
     with pytest.raises(RelevanceInputError, match="does not fit the number field 'n'"):
         hits(index, {"multi_match": {"query": "headphones", "fields": ["t", "n"]}})
+
+
+@pytest.mark.parametrize("kind", ["query_string", "simple_query_string"])
+def test_quoted_parts_search_the_quote_field_suffix_field_where_it_is_mapped(kind: str) -> None:
+    # QueryStringQueryParser.extractMultiFields / SimpleQueryStringQueryParser.newPhraseQuery: a quoted part goes to
+    # `field + quote_field_suffix` when that field is mapped (keeping the field's weight), else to the field itself
+    docs = [{"id": "a", "t": "runs fast", "u": "running"}, {"id": "b", "t": "running fast"}]
+    exact = {"type": "text", "analyzer": "standard"}
+    mapping = {"mappings": {"properties": {"t": {"type": "text", "analyzer": "english", "fields": {"exact": exact}},
+                                           "u": {"type": "text", "analyzer": "english"}}}}  # fmt: skip
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    on_exact = hits(index, {"match_phrase": {"t.exact": "running"}})
+    assert set(on_exact) == {"b"}
+    body = {"query": '"running"', "fields": ["t^2"], "quote_field_suffix": ".exact"}
+    assert hits(index, {kind: body}) == pytest.approx({"b": 2 * on_exact["b"]})
+    assert set(hits(index, {kind: {**body, "fields": ["u"]}})) == {"a"}  # no u.exact: u itself
+    assert set(hits(index, {kind: {**body, "query": "running"}})) == {"a", "b"}  # unquoted: the stemmed field

@@ -264,10 +264,23 @@ class _Evaluator:
         targets = self.fields
         if node.field is not None:
             targets = field_weights(self.index, [node.field], f"{self.path}.query")
+        if node.phrase and self.options.get("quote_field_suffix") is not None:
+            targets = self.quoted(targets)
         per_field = [s for name, weight in targets if (s := self.term(node, name, float(F32(weight) * F32(boost))))]
         if not per_field:
             return None
         return dis_max(self.index, per_field, self.tie)
+
+    def quoted(self, targets: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """Where a quoted part searches: each field's `field + quote_field_suffix` when that field is mapped, else the
+        field itself; fields that end up the same multiply their weights (QueryParserHelper.resolveMappingFields)."""
+        suffix = str(self.options["quote_field_suffix"])
+        merged: dict[str, float] = {}
+        for name, weight in targets:
+            if name + suffix in self.index.kinds:
+                name += suffix
+            merged[name] = float(F32(merged.get(name, 1.0)) * F32(weight))
+        return list(merged.items())
 
     def term(self, node: Term, name: str, boost: float) -> Scores | None:
         index, kind = self.index, self.index.kinds[name]
