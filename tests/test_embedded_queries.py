@@ -7,7 +7,8 @@ import math
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from pytest_relevance.engines.embedded.queries import minimum_should_match
+from pytest_relevance.engines.embedded.queries import Invalid, minimum_should_match
+from pytest_relevance.engines.embedded.queries.compound import time_value_millis
 from pytest_relevance.engines.embedded.queries.multi_term import edits_for
 from pytest_relevance.errors import RelevanceInputError
 
@@ -528,3 +529,35 @@ def test_quoted_parts_search_the_quote_field_suffix_field_where_it_is_mapped(kin
     assert hits(index, {kind: body}) == pytest.approx({"b": 2 * on_exact["b"]})
     assert set(hits(index, {kind: {**body, "fields": ["u"]}})) == {"a"}  # no u.exact: u itself
     assert set(hits(index, {kind: {**body, "query": "running"}})) == {"a", "b"}  # unquoted: the stemmed field
+
+
+@pytest.mark.parametrize(
+    ("text", "millis"),
+    [("0", 0), ("000", 0), ("-1", -1), ("-01", -1), ("0d", 0), (" 12h ", 43_200_000), ("5 m", 300_000),
+     ("2S", 2000), ("7ms", 7), ("2500micros", 2), ("1d", 86_400_000), ("-1d", -86_400_000)],
+)  # fmt: skip
+def test_durations_read_as_elasticsearchs_time_value(text: str, millis: int) -> None:
+    assert time_value_millis(text, "p") == millis
+
+
+@pytest.mark.parametrize("text", ["10", "2w", "1.5d", "5M", "-2d", "d", "", "1_0d", "0.0"])
+def test_durations_time_value_refuses_are_errors(text: str) -> None:
+    # TimeValue.parseTimeValue: no weeks, no fractions, `M` is not minutes, only 0 and -1 without a unit
+    with pytest.raises(Invalid):
+        time_value_millis(text, "p")
+
+
+def test_date_decays_take_a_bare_zero_offset(index: EmbeddedIndex) -> None:
+    def script(offset: str) -> dict[str, float]:
+        source = f"decayDateGauss('2026-01-10', '10d', '{offset}', 0.5, doc['d'].value)"
+        return hits(index, {"script_score": {"query": {"ids": {"values": ["1", "2"]}}, "script": source}})
+
+    assert script("0") == script("0d") and script("0")["2"] == pytest.approx(0.5 ** ((365 / 10) ** 2))
+
+    def gauss(offset: object) -> dict[str, float]:
+        decay = {"d": {"origin": "2026-01-10", "scale": "10d", "offset": offset}}
+        return hits(index, {"function_score": {"query": {"exists": {"field": "d"}}, "gauss": decay}})
+
+    assert gauss("0") == gauss(0) == gauss("0d")
+    with pytest.raises(RelevanceInputError, match="unit is missing"):
+        gauss(86_400_000)  # Elasticsearch reads the number's text as a duration: no unit

@@ -322,12 +322,20 @@ class _Run:
         raise Invalid(f"{self.path}.source", f"the function {name}() with {len(args)} arguments is not supported")
 
     def _decay(self, name: str, settings: list[Any], value: Any) -> Any:
-        from pytest_relevance.engines.embedded.queries.compound import _distance
+        from pytest_relevance.engines.embedded.queries.compound import _distance, time_value_millis
 
         date = name.startswith("decayDate")
-        origin = resolve_date(settings[0]).timestamp() * 1000 if date else float(settings[0])
-        scale = _distance(settings[1], date, f"{self.path}.source")
-        offset = _distance(settings[2], date, f"{self.path}.source")
+        if date:
+            # ScoreScriptUtils.DecayDate* take the scale and offset as Strings read by TimeValue.parseTimeValue
+            if not all(isinstance(setting, str) for setting in settings[1:3]):
+                raise Invalid(f"{self.path}.source", f"{name}() takes the scale and offset as strings, e.g. '30d'")
+            origin = resolve_date(settings[0]).timestamp() * 1000
+            scale = time_value_millis(settings[1], f"{self.path}.source")
+            offset = time_value_millis(settings[2], f"{self.path}.source")
+        else:
+            origin = float(settings[0])
+            scale = _distance(settings[1], False, f"{self.path}.source")
+            offset = _distance(settings[2], False, f"{self.path}.source")
         decay = float(settings[3])
         distance = np.maximum(0.0, np.abs(value - origin) - offset)
         if name.endswith("Gauss"):
