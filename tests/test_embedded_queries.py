@@ -228,9 +228,9 @@ def test_collapse_sort_min_score_and_post_filter(index: EmbeddedIndex) -> None:
     everything = {"query": {"match_all": {}}}
     assert [d for d, _ in body_hits(index, {**everything, "collapse": {"field": "tag"}})] == ["1", "3"]
     by_n = [d for d, _ in body_hits(index, {**everything, "sort": [{"n": {"order": "desc", "missing": "_first"}}]})]
-    assert by_n == ["5", "2", "1", "4", "3"]  # the smallest value of a multi-valued field sorts ascending by default
+    assert by_n == ["5", "4", "2", "1", "3"]  # desc sorts a multi-valued field by its largest value (4: [2, 30])
     by_tag = [d for d, _ in body_hits(index, {**everything, "sort": ["tag", {"n": "desc"}]})]
-    assert by_tag == ["2", "1", "4", "3", "5"]  # audio (n 9, 4, 2), then home (n 1, then 5 without n: last)
+    assert by_tag == ["4", "2", "1", "3", "5"]  # audio (n 30, 9, 4), then home (n 1, then 5 without n: last)
     filtered = body_hits(
         index, {"query": {"match": {"t": "headphones stand"}}, "post_filter": {"term": {"tag": "home"}}}
     )
@@ -561,3 +561,31 @@ def test_date_decays_take_a_bare_zero_offset(index: EmbeddedIndex) -> None:
     assert gauss("0") == gauss(0) == gauss("0d")
     with pytest.raises(RelevanceInputError, match="unit is missing"):
         gauss(86_400_000)  # Elasticsearch reads the number's text as a duration: no unit
+
+
+def test_sort_on_a_multi_valued_field_picks_a_value_per_mode(index: EmbeddedIndex) -> None:
+    # FieldSortBuilder: asc sorts by the smallest value, desc by the largest, unless `mode` says otherwise;
+    # MultiValueMode's sum/avg/median exist for numbers only
+    def ranked(target: EmbeddedIndex, sort: object) -> list[str]:
+        found = target.search_many({"q": {"query": {"match_all": {}}, "sort": sort}}, 10, "query.yaml")["q"]
+        return [doc for doc, _ in found]
+
+    assert ranked(index, [{"n": "desc"}]) == ["4", "2", "1", "3", "5"]  # 4 holds [2, 30]
+    assert ranked(index, [{"n": "asc"}]) == ["3", "4", "1", "2", "5"]
+    assert ranked(index, [{"n": {"order": "asc", "mode": "max"}}]) == ["3", "1", "2", "4", "5"]
+    assert ranked(index, [{"n": {"order": "asc", "mode": "AVG"}}]) == ["3", "1", "2", "4", "5"]  # 4: 16
+    assert ranked(index, [{"n": {"order": "desc", "mode": "min"}}]) == ["2", "1", "4", "3", "5"]
+    assert ranked(index, [{"tag": "desc"}, "_doc"]) == ["1", "3", "5", "2", "4"]  # 1 holds audio and sale
+    with pytest.raises(RelevanceInputError, match="we only support AVG, MEDIAN and SUM on number based fields"):
+        ranked(index, [{"tag": {"mode": "sum"}}])
+    with pytest.raises(RelevanceInputError, match="Illegal sort mode: middle"):
+        ranked(index, [{"n": {"mode": "middle"}}])
+    # whole-number fields average and take an even median on the long path (Math.round), floats keep the fraction
+    docs = [{"id": "a", "i": [1, 2], "f": [1, 2], "w": [1, 2, 3, 10]}, {"id": "b", "i": 2, "f": 2, "w": [3, 3]}]
+    types = {"i": {"type": "integer"}, "f": {"type": "float"}, "w": {"type": "long"}}
+    small = EmbeddedEngine().open(docs, {"mappings": {"properties": types}}, "id")
+    assert ranked(small, [{"i": {"order": "desc", "mode": "avg"}}]) == ["a", "b"]  # 1.5 rounds to 2: a tie
+    assert ranked(small, [{"f": {"order": "desc", "mode": "avg"}}]) == ["b", "a"]
+    assert ranked(small, [{"i": {"order": "desc", "mode": "median"}}]) == ["a", "b"]
+    assert ranked(small, [{"w": {"order": "desc", "mode": "median"}}]) == ["a", "b"]  # (2 + 3) / 2 rounds to 3
+    assert ranked(small, [{"w": {"order": "desc", "mode": "sum"}}]) == ["a", "b"]  # 16 > 6

@@ -210,18 +210,22 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
             keys.append(-docs if descending else docs)
             continue
         index.check_field(field, path)
-        column = index.doc_values(field)
-        if column is None:
+        if field not in index.keyword and field not in index.numeric:
             raise Unsupported(f"sort on the {index.kinds[field]} field {field!r}", path)
+        # Elasticsearch's FieldSortBuilder: without a mode, asc sorts by each document's smallest value, desc by its
+        # largest; MultiValueMode.fromString reads the mode in any case
+        mode = str(options.get("mode", "max" if descending else "min")).lower()
+        if mode not in ("min", "max", "sum", "avg", "median"):
+            raise Invalid(f"{path}.mode", f"Illegal sort mode: {options['mode']}")
         missing = options.get("missing", "_last")
         if index.kinds[field] == "keyword":  # by term order: a keyword's rank in the sorted term dictionary
-            terms = index.keyword[field].sorted_terms
-            rank = {t: float(i) for i, t in enumerate(terms)}
-            key = np.array([np.nan if v is None else rank[v] for v in column[docs]])
+            if mode not in ("min", "max"):
+                raise Invalid(f"{path}.mode", "we only support AVG, MEDIAN and SUM on number based fields")
+            key = _keyword_ranks(index, field, mode)[docs]
             if missing not in ("_last", "_first"):
                 raise Unsupported("sort missing with a value on a keyword field", f"{path}.missing")
         else:
-            key = column[docs].astype(np.float64)
+            key = _numeric_sort_values(index, field, mode)[docs]
         absent = np.isnan(key)
         if missing in ("_last", "_first"):
             fill = np.inf if (missing == "_last") != descending else -np.inf
@@ -230,3 +234,44 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
         key = np.where(absent, fill, key)
         keys.append(-key if descending else key)
     return np.lexsort((index.id_rank[docs], *reversed(keys)))
+
+
+_DOUBLE_TYPES = frozenset(["double", "float", "half_float", "scaled_float"])
+
+
+def _keyword_ranks(index: EmbeddedIndex, field: str, mode: str) -> np.ndarray:
+    """Per document, the rank in the term dictionary of its smallest (min) or largest (max) keyword; NaN if none."""
+    keyword = index.keyword[field]
+    rank = np.empty(len(keyword.vocab), dtype=np.float64)
+    rank[[keyword.vocab[t] for t in keyword.sorted_terms]] = np.arange(len(keyword.vocab))
+    out = np.full(index.n, np.inf if mode == "min" else -np.inf)
+    (np.minimum if mode == "min" else np.maximum).at(out, keyword.doc_of, rank[keyword.ids])
+    out[~keyword.has_value] = np.nan
+    return out
+
+
+def _numeric_sort_values(index: EmbeddedIndex, field: str, mode: str) -> np.ndarray:
+    """Per document, the value Elasticsearch's MultiValueMode picks from its sorted values; NaN if none. Whole-number
+    fields (integers, dates, booleans) take the long path, which rounds avg and an even median half up
+    (Math.round); float and double fields keep the fraction."""
+    column = index.numeric[field]
+    counts = np.bincount(column.doc_of, minlength=index.n)
+    has = counts > 0
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[has]
+    count, values = counts[has], column.values
+    if mode == "min":
+        picked = values[starts]
+    elif mode == "max":
+        picked = values[starts + count - 1]
+    elif mode == "median":
+        low, high = values[starts + (count - 1) // 2], values[starts + count // 2]
+        picked = np.where(count % 2 == 1, low, (low + high) / 2)
+    else:
+        picked = np.add.reduceat(values, starts) if values.size else values
+        if mode == "avg":
+            picked = picked / count
+    if mode in ("avg", "median") and index.fields[field].type not in _DOUBLE_TYPES:
+        picked = np.where(count > 1, np.floor(picked + 0.5), picked)
+    out = np.full(index.n, np.nan)
+    out[has] = picked
+    return out
