@@ -29,7 +29,7 @@ from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores,
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
-ENGINE_VERSION = "5"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+ENGINE_VERSION = "6"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 _NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
 
