@@ -205,3 +205,14 @@ def test_the_iso_and_epoch_millis_formats_read_as_the_default() -> None:
     for fmt in ("strict_date_optional_time||epoch_millis", "date_optional_time", "strict_date||epoch_millis"):
         index = open_index({"released": {"type": "date", "format": fmt}}, docs)
         assert ids(index, {"range": {"released": {"gte": "2024-03-01", "lte": "2024-03-01"}}}) == ["1", "2"]
+
+
+def test_what_elasticsearch_refuses_too_is_not_blamed_on_the_engine() -> None:
+    index = open_index({"title": {"type": "text"}, "notes": {"type": "text", "index": False}}, [{"id": "1"}])
+    for body, said in [
+        ({"query": {"match": {"notes": "x"}}}, "field 'notes' has index: false, so Elasticsearch cannot search it"),
+        ({"query": {"match_all": {}}, "sort": ["title"]}, "Elasticsearch refuses to sort on the text field 'title'"),
+    ]:
+        with pytest.raises(RelevanceInputError) as caught:
+            index.search_many({"q": body}, 10, "query.yaml")
+        assert said in str(caught.value) and "engine supports it" not in str(caught.value)

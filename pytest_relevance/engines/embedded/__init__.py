@@ -371,9 +371,11 @@ class EmbeddedIndex:
     def check_field(self, field: Any, path: str) -> None:
         if not isinstance(field, str) or field not in self.kinds:
             raise Invalid(path, f"field {field!r} is not in the index mappings")
-        if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
-            raise Unsupported(f"a query on the {self.fields[field].type} field {field!r}", path)
         spec = self.fields[field]
+        if self.kinds[field] == "text" and not spec.index:
+            raise Invalid(path, f"field {field!r} has index: false, so Elasticsearch cannot search it either")
+        if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
+            raise Unsupported(f"a query on the {spec.type} field {field!r}", path)
         if not spec.index and not flag(spec.params.get("doc_values", True)):
             raise Invalid(
                 path, f"field {field!r} has index: false and doc_values: false, so Elasticsearch cannot search it"

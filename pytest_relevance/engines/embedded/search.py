@@ -209,6 +209,12 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
         if field == "_doc":
             keys.append(-docs if descending else docs)
             continue
+        if index.kinds.get(field) == "text":  # before check_field, which would refuse a text field with index: false
+            raise Invalid(
+                path,
+                f"Elasticsearch refuses to sort on the text field {field!r} (it has no doc values); sort on a "
+                "keyword field or multi-field",
+            )
         index.check_field(field, path)
         if field not in index.keyword and field not in index.numeric:
             raise Unsupported(f"sort on the {index.kinds[field]} field {field!r}", path)
