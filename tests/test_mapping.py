@@ -216,3 +216,21 @@ def test_what_elasticsearch_refuses_too_is_not_blamed_on_the_engine() -> None:
         with pytest.raises(RelevanceInputError) as caught:
             index.search_many({"q": body}, 10, "query.yaml")
         assert said in str(caught.value) and "engine supports it" not in str(caught.value)
+
+
+def test_an_updateable_synonym_filter_is_refused_at_index_time_as_elasticsearch_refuses_it() -> None:
+    analysis = {
+        "filter": {"syn": {"type": "synonym_graph", "synonyms": ["tv, television"], "updateable": True}},
+        "analyzer": {"with_syn": {"tokenizer": "standard", "filter": ["lowercase", "syn"]}},
+    }
+    docs = [{"id": "1", "title": "a tv"}]
+    indexed = {"mappings": {"properties": {"title": {"type": "text", "analyzer": "with_syn"}}}}
+    with pytest.raises(RelevanceInputError) as caught:
+        EmbeddedEngine().open(docs, {"settings": {"analysis": analysis}, **indexed}, "id", "index.yaml")
+    assert (
+        "mappings.properties.title.analyzer: analyzer 'with_syn' contains filters ['syn'] that are not allowed to "
+        "run in index time mode" in str(caught.value)
+    )
+    searched = {"mappings": {"properties": {"title": {"type": "text", "search_analyzer": "with_syn"}}}}
+    index = EmbeddedEngine().open(docs, {"settings": {"analysis": analysis}, **searched}, "id", "index.yaml")
+    assert ids(index, {"match": {"title": "television"}}) == ["1"]

@@ -294,6 +294,13 @@ class IndexMapping:
             index_analyzer = (
                 self.analysis.analyzer(spec["analyzer"], f"{at}.analyzer") if configured else self.default_analyzer
             )
+            updateable = self.analysis.updateable_filters(index_analyzer.name)
+            if updateable:  # Elasticsearch's own refusal, at index creation
+                raise RelevanceInputError(
+                    self.source,
+                    f"{at}.analyzer: analyzer {index_analyzer.name!r} contains filters {updateable} that are not "
+                    "allowed to run in index time mode (updateable: true); give it as the search_analyzer only",
+                )
             if "search_analyzer" in spec:
                 search = self.analysis.analyzer(spec["search_analyzer"], f"{at}.search_analyzer")
             else:

@@ -397,3 +397,8 @@ class Analysis:
     def has_analyzer(self, name: str) -> bool:
         """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
         return self._registry.has_analyzer(name)
+
+    def updateable_filters(self, name: str) -> list[str]:
+        """The token filters of analyzer `name` marked `updateable: true`, which Elasticsearch allows only at
+        search time (it refuses a mapping that indexes with them)."""
+        return self._registry.updateable_filters(name)

@@ -327,6 +327,16 @@ class Registry:
             self._analyzers[name] = self._build_analyzer(name, spec, path)
         return self._analyzers[name]
 
+    def updateable_filters(self, name: str) -> list[str]:
+        spec = self.defs["analyzer"].get(name)
+        names = self.param(spec, "filter", f"settings.analysis.analyzer.{name}", [], list) if spec else []
+        defs = {f: self.defs["filter"].get(f) for f in names}
+        return [
+            f
+            for f, d in defs.items()
+            if isinstance(d, dict) and self.param(d, "updateable", f"settings.analysis.filter.{f}", False, bool)
+        ]
+
     def normalizer(self, name: str, key_path: str) -> Analyzer:
         if name not in self._normalizers:
             spec = self.defs["normalizer"].get(name)
