@@ -72,7 +72,10 @@ def scored(query: dict) -> dict:
             {"multi_match": {"query": "red", "fields": ["title^x"]}},
             "query.multi_match.fields: 'title^x': the boost after ^ is not a number",
         ),
-        ({"match": {"colour": "red"}}, "query.match: field 'colour' is not in the index mappings"),
+        (
+            {"function_score": {"field_value_factor": {"field": "colour"}}},
+            "query.function_score.field_value_factor: field 'colour' is not in the index mappings",
+        ),
         (
             {"range": {"released": {"gte": "yesterday-ish"}}},
             "query.range.gte: 'yesterday-ish' does not fit the date field 'released'",

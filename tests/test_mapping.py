@@ -234,3 +234,42 @@ def test_an_updateable_synonym_filter_is_refused_at_index_time_as_elasticsearch_
     searched = {"mappings": {"properties": {"title": {"type": "text", "search_analyzer": "with_syn"}}}}
     index = EmbeddedEngine().open(docs, {"settings": {"analysis": analysis}, **searched}, "id", "index.yaml")
     assert ids(index, {"match": {"title": "television"}}) == ["1"]
+
+
+# a field the mappings lack ------------------------------------------------------------------------------------------
+
+
+def test_a_leaf_query_on_an_unmapped_field_matches_nothing_as_elasticsearch_rewrites_it() -> None:
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red shoe"}, {"id": "2", "title": "shoe"}])
+    for leaf in (
+        {"term": {"deleted": True}},
+        {"exists": {"field": "deleted_at"}},
+        {"match": {"colour": "red"}},
+        {"range": {"stock": {"gt": 0}}},
+        {"prefix": {"sku": "ab"}},
+    ):
+        assert ids(index, leaf) == []
+        assert ids(index, {"bool": {"must": {"match": {"title": "shoe"}}, "must_not": leaf}}) == ["1", "2"]
+    both = hits(index, {"multi_match": {"query": "red", "fields": ["title^2", "colour"]}})
+    assert both == hits(index, {"multi_match": {"query": "red", "fields": ["title^2"]}})
+    assert ids(index, {"multi_match": {"query": "red", "fields": ["colour"]}}) == []
+    assert ids(index, {"query_string": {"query": "colour:red AND title:shoe"}}) == []
+    assert ids(index, {"query_string": {"query": "colour:red OR title:red"}}) == ["1"]
+    assert ids(index, {"query_string": {"query": "_exists_:colour"}}) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"query": {"match_all": {}}, "sort": [{"colour": "asc"}]}, "sort[0]: field 'colour' is not in the index"),
+        (
+            {"query": {"function_score": {"field_value_factor": {"field": "stock"}}}},
+            "field_value_factor: field 'stock' is not in the index mappings",
+        ),
+    ],
+)
+def test_elsewhere_an_unmapped_field_is_refused_as_elasticsearch_refuses_it(body: dict[str, Any], said: str) -> None:
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red shoe"}])
+    with pytest.raises(RelevanceInputError) as caught:
+        index.search_many({"q": body}, 10, "query.yaml")
+    assert said in str(caught.value)

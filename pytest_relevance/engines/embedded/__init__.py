@@ -25,7 +25,7 @@ from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
-from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unsupported
+from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
@@ -369,8 +369,10 @@ class EmbeddedIndex:
     # ------------------------------------------------------------ what the query handlers use
 
     def check_field(self, field: Any, path: str) -> None:
-        if not isinstance(field, str) or field not in self.kinds:
-            raise Invalid(path, f"field {field!r} is not in the index mappings")
+        if not isinstance(field, str):
+            raise Invalid(path, f"field {field!r} is not a field name")
+        if field not in self.kinds:
+            raise Unmapped(path, f"field {field!r} is not in the index mappings")
         spec = self.fields[field]
         if self.kinds[field] == "text" and not spec.index:
             raise Invalid(path, f"field {field!r} has index: false, so Elasticsearch cannot search it either")

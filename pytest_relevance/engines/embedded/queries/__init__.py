@@ -141,6 +141,18 @@ class Invalid(Exception):
         self.path, self.problem = path, problem
 
 
+class Unmapped(Invalid):
+    """A field the mappings lack: a leaf query on it matches nothing (see `MATCH_NONE_WHEN_UNMAPPED`); anywhere else
+    (sorts, functions, vectors, geo, nested) Elasticsearch refuses it too."""
+
+
+# Elasticsearch rewrites these to match_none when their field is unmapped (a `must_not` on one then excludes nothing)
+MATCH_NONE_WHEN_UNMAPPED = frozenset(
+    ("term", "terms", "range", "exists", "prefix", "wildcard", "regexp", "fuzzy", "match", "match_phrase",
+     "match_phrase_prefix", "match_bool_prefix")
+)  # fmt: skip
+
+
 def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> Scores:
     """Score one query clause `{type: spec}` at `path` over the whole corpus."""
     if not isinstance(node, dict) or len(node) != 1:
@@ -149,7 +161,12 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
     handler = HANDLERS.get(name)
     if handler is None:
         raise Unsupported(name, path)
-    return handler(index, spec, f"{path}.{name}", boost)
+    try:
+        return handler(index, spec, f"{path}.{name}", boost)
+    except Unmapped:
+        if name in MATCH_NONE_WHEN_UNMAPPED:
+            return Scores.none(index.n)
+        raise
 
 
 def allowed(options: Any, keys: Iterable[str], path: str) -> dict[str, Any]:

@@ -447,6 +447,8 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
             matches = [f for f in index.kinds if fnmatch.fnmatchcase(f, name) and index.kinds[f] in ("text", "keyword")]
             out.extend((f, boost) for f in matches)
             continue
+        if name not in index.kinds:  # Elasticsearch leaves an unmapped field out (no field at all: no match)
+            continue
         index.check_field(name, f"{path}.fields")
         out.append((name, boost))
     return out
@@ -466,10 +468,13 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
         raise Invalid(path, "needs 'query' (the text to search for)")
     boost = boost_of(options, path, boost)
     tie = number(options, "tie_breaker", path, 1.0 if kind in ("most_fields", "bool_prefix") else 0.0)
+    weights = field_weights(index, options.get("fields") or "*", path)
+    if not weights:
+        return Scores.none(index.n)
     if kind == "cross_fields":
-        return cross_fields(index, options, field_weights(index, options.get("fields") or "*", path), boost, tie, path)
+        return cross_fields(index, options, weights, boost, tie, path)
     parts = []
-    for field, weight in field_weights(index, options.get("fields") or "*", path):
+    for field, weight in weights:
         field_boost = float(F32(weight) * F32(boost))
         text, slop = str(options["query"]), int(number(options, "slop", path, 0))
         analyzer = options.get("analyzer")

@@ -255,6 +255,8 @@ class _Evaluator:
         if isinstance(node, Special):
             if node.kind == "all":
                 return Scores.constant(np.ones(self.index.n, dtype=bool), boost)
+            if node.name not in self.index.kinds:  # an unmapped field: Elasticsearch's MatchNoDocsQuery
+                return Scores.none(self.index.n)
             if node.kind == "range":
                 self.index.check_field(node.name, f"{self.path}.query")
                 return evaluate(self.index, {"range": {node.name: node.bounds}}, f"{self.path}.query", boost)
@@ -263,6 +265,8 @@ class _Evaluator:
         boost = float(F32(node.boost) * F32(boost))
         targets = self.fields
         if node.field is not None:
+            if "*" not in node.field and node.field not in self.index.kinds:
+                return Scores.none(self.index.n)  # an unmapped field matches nothing, also as a required clause
             targets = field_weights(self.index, [node.field], f"{self.path}.query")
         if node.phrase and self.options.get("quote_field_suffix") is not None:
             targets = self.quoted(targets)
