@@ -589,3 +589,17 @@ def test_sort_on_a_multi_valued_field_picks_a_value_per_mode(index: EmbeddedInde
     assert ranked(small, [{"i": {"order": "desc", "mode": "median"}}]) == ["a", "b"]
     assert ranked(small, [{"w": {"order": "desc", "mode": "median"}}]) == ["a", "b"]  # (2 + 3) / 2 rounds to 3
     assert ranked(small, [{"w": {"order": "desc", "mode": "sum"}}]) == ["a", "b"]  # 16 > 6
+
+
+@pytest.mark.parametrize("kind", ["match_phrase", "match_phrase_prefix"])
+def test_a_phrase_without_tokens_follows_zero_terms_query(index: EmbeddedIndex, kind: str) -> None:
+    # Elasticsearch's MatchQueryParser: text analyzing to no token is a match_all with `zero_terms_query: all`
+    assert hits(index, {kind: {"t": {"query": "!!", "zero_terms_query": "all", "boost": 2}}}) == dict.fromkeys(
+        "12345", 2.0
+    )
+    assert hits(index, {kind: {"t": {"query": "!!"}}}) == {}
+    phrase_type = kind.removeprefix("match_")
+    multi = {"multi_match": {"query": "!!", "fields": ["t"], "type": phrase_type, "zero_terms_query": "all"}}
+    assert hits(index, multi) == dict.fromkeys("12345", 1.0)
+    with pytest.raises(RelevanceInputError, match=r"Unsupported zero_terms_query value \[some\]"):
+        hits(index, {kind: {"t": {"query": "!!", "zero_terms_query": "some"}}})

@@ -143,6 +143,18 @@ def term_disjunction(
     return Scores.of(index.n, docs, total.astype(F32))
 
 
+def no_terms(index: EmbeddedIndex, zero_terms_query: Any, boost: float, path: str) -> Scores:
+    """What a full-text query whose text analyzes to no token matches: nothing, or with `zero_terms_query: all`
+    every document (Elasticsearch's MatchQueryParser.zeroTermsQuery, a match_all scoring the boost); any other
+    value is Elasticsearch's parse error."""
+    mode = "none" if zero_terms_query is None else str(zero_terms_query).lower()
+    if mode not in ("none", "all"):
+        raise Invalid(f"{path}.zero_terms_query", f"Unsupported zero_terms_query value [{zero_terms_query}]")
+    if mode == "all":
+        return Scores.constant(np.ones(index.n, dtype=bool), boost)
+    return Scores.none(index.n)
+
+
 def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
     """One field of a match query (also each field of a multi_match)."""
     if "query" not in options or options["query"] is None:
@@ -176,9 +188,7 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     else:
         terms = [index.normalize(field, str(text))]
     if not terms:
-        if str(options.get("zero_terms_query", "none")).lower() == "all":
-            return Scores.constant(np.ones(index.n, dtype=bool), boost)
-        return Scores.none(index.n)
+        return no_terms(index, options.get("zero_terms_query"), boost, path)
     if operator == "and":
         required = len(terms)
     elif "minimum_should_match" in options and len(terms) > 1:
@@ -197,12 +207,21 @@ def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
 
 
 def phrase(
-    index: EmbeddedIndex, field: str, text: str, slop: int, boost: float, path: str, analyzer: str | None = None
+    index: EmbeddedIndex,
+    field: str,
+    text: str,
+    slop: int,
+    boost: float,
+    path: str,
+    analyzer: str | None = None,
+    zero_terms_query: Any = None,
 ) -> Scores:
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
     Lucene's QueryBuilder makes a MultiPhraseQuery of them; multi-word synonyms make it a graph query."""
     terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
+    if not terms:
+        return no_terms(index, zero_terms_query, boost, path)
     if len(terms) > 1 and max(lengths) > 1:
         return graph_phrase(index, field, TokenGraph(terms, positions, lengths), slop, boost, path)
     groups: list[list[str]] = []
@@ -315,7 +334,8 @@ def match_phrase(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     boost = boost_of(options, path, boost)
     if index.kinds[field] != "text":
         return match_field(index, field, {"query": options["query"]}, path, boost)
-    return phrase(index, field, str(options["query"]), int(slop), boost, path, options.get("analyzer"))
+    text, zero_terms = str(options["query"]), options.get("zero_terms_query")
+    return phrase(index, field, text, int(slop), boost, path, options.get("analyzer"), zero_terms)
 
 
 def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> list[str]:
@@ -340,12 +360,13 @@ def phrase_prefix(
     boost: float,
     path: str,
     analyzer: str | None = None,
+    zero_terms_query: Any = None,
 ) -> Scores:
     """Elasticsearch's MultiPhrasePrefixQuery: a phrase whose last position is any term starting with the last
     token (the first `max_expansions` in term order)."""
     terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
     if not terms:
-        return Scores.none(index.n)
+        return no_terms(index, zero_terms_query, boost, path)
     expanded = prefix_terms(index, field, terms[-1], max_expansions)
     if not expanded:
         return Scores.none(index.n)
@@ -364,7 +385,8 @@ def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float
     if index.kinds[field] != "text":
         raise Unsupported(f"match_phrase_prefix on the {index.kinds[field]} field {field!r}", path)
     boost = boost_of(options, path, boost)
-    return phrase_prefix(index, field, str(options["query"]), slop, expansions, boost, path, options.get("analyzer"))
+    text, analyzer, zero_terms = str(options["query"]), options.get("analyzer"), options.get("zero_terms_query")
+    return phrase_prefix(index, field, text, slop, expansions, boost, path, analyzer, zero_terms)
 
 
 def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
@@ -478,11 +500,12 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
         field_boost = float(F32(weight) * F32(boost))
         text, slop = str(options["query"]), int(number(options, "slop", path, 0))
         analyzer = options.get("analyzer")
+        zero_terms = options.get("zero_terms_query")
         if kind == "phrase" and index.kinds[field] == "text":
-            parts.append(phrase(index, field, text, slop, field_boost, path, analyzer))
+            parts.append(phrase(index, field, text, slop, field_boost, path, analyzer, zero_terms))
         elif kind == "phrase_prefix" and index.kinds[field] == "text":
             expansions = int(number(options, "max_expansions", path, 50))
-            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer))
+            parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer, zero_terms))
         elif kind == "bool_prefix":
             parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
