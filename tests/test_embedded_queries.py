@@ -603,3 +603,22 @@ def test_a_phrase_without_tokens_follows_zero_terms_query(index: EmbeddedIndex, 
     assert hits(index, multi) == dict.fromkeys("12345", 1.0)
     with pytest.raises(RelevanceInputError, match=r"Unsupported zero_terms_query value \[some\]"):
         hits(index, {kind: {"t": {"query": "!!", "zero_terms_query": "some"}}})
+
+
+def test_a_scoring_rewrite_is_refused_not_ignored(index: EmbeddedIndex) -> None:
+    # the constant-score rewrites (the default) score the boost; a scoring one would rank differently in Elasticsearch
+    assert hits(index, {"prefix": {"t": {"value": "head", "rewrite": "constant_score_boolean"}}}) == dict.fromkeys(
+        "1234", 1.0
+    )
+    for query in (
+        {"prefix": {"t": {"value": "head", "rewrite": "scoring_boolean"}}},
+        {"wildcard": {"t": {"value": "head*", "rewrite": "top_terms_10"}}},
+        {"regexp": {"t": {"value": "head.*", "rewrite": "top_terms_boost_5"}}},
+        {"query_string": {"query": "head*", "default_field": "t", "rewrite": "scoring_boolean"}},
+        {"fuzzy": {"t": {"value": "headphnes", "rewrite": "constant_score"}}},
+        {"match": {"t": {"query": "headphnes", "fuzziness": 1, "fuzzy_rewrite": "constant_score"}}},
+    ):
+        with pytest.raises(RelevanceInputError, match="rewrite"):
+            hits(index, query)
+    with pytest.raises(RelevanceInputError, match=r"Failed to parse rewrite_method \[scoring\]"):
+        hits(index, {"wildcard": {"t": {"value": "head*", "rewrite": "scoring"}}})

@@ -115,7 +115,29 @@ def blended(
     return parts
 
 
+_TOP_TERMS = re.compile(r"(top_terms_|top_terms_boost_|top_terms_blended_freqs_)\d+")
+
+
+def check_rewrite(options: dict[str, Any], path: str) -> None:
+    """`rewrite` of a prefix, wildcard or regexp query (and query_string's): the engine scores them as Lucene's
+    constant-score rewrites do, the default and `constant_score_boolean`; the scoring rewrites are refused rather
+    than ignored, and a name Elasticsearch's QueryParsers.parseRewriteMethod does not know is its error."""
+    value = options.get("rewrite")
+    if value is None or value in ("constant_score", "constant_score_boolean"):
+        return
+    if value == "scoring_boolean" or _TOP_TERMS.fullmatch(str(value)):
+        raise Unsupported(
+            f"rewrite {value} (only the constant-score rewrites, which score the boost)", f"{path}.rewrite"
+        )
+    raise Invalid(f"{path}.rewrite", f"Failed to parse rewrite_method [{value}]")
+
+
 def fuzzy_options(options: dict[str, Any], path: str) -> tuple[int, bool, int]:
+    """prefix_length, transpositions, max_expansions of a fuzzy expansion. Only Lucene's default rewrite
+    (top_terms_blended_freqs of max_expansions) is scored, so a `rewrite` or `fuzzy_rewrite` is refused."""
+    for key in ("rewrite", "fuzzy_rewrite"):
+        if options.get(key) is not None:
+            raise Unsupported(f"{key} {options[key]} (fuzzy expansions score only as the default rewrite)", path)
     prefix_length = number(options, "prefix_length", path, 0)
     max_expansions = number(options, "max_expansions", path, 50)
     if prefix_length < 0 or max_expansions < 1:
@@ -163,6 +185,7 @@ def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
 def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path)
+    check_rewrite(options, path)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, str(options["value"]))
@@ -196,6 +219,7 @@ def literal_prefix(pattern: str) -> str:
 def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path)
+    check_rewrite(options, path)
     pattern = options.get("value", options.get("wildcard"))
     if pattern is None:
         raise Invalid(path, "needs 'value' (a pattern with * and ?)")
@@ -303,6 +327,7 @@ def _decimal_interval(low: str, high: str, path: str) -> str:
 def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
+    check_rewrite(options, path)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
     value = str(options["value"])

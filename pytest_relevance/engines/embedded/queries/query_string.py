@@ -35,6 +35,7 @@ from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, field_weights, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
     blended,
+    check_rewrite,
     edits_for,
     fuzzy_expansions,
     literal_prefix,
@@ -358,6 +359,7 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     keys = {"default_field", "tie_breaker", "type", "fuzziness", "phrase_slop", "allow_leading_wildcard", "escape",
             "enable_position_increments", "max_determinized_states", "rewrite", "time_zone"}  # fmt: skip
     options = allowed(spec, _COMMON | keys, path)
+    check_rewrite(options, path)
     if options.get("type", "best_fields") not in ("best_fields", "most_fields"):
         raise Unsupported(f"query_string type {options['type']}", path)
     if options.get("query") is None:
