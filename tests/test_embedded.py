@@ -194,8 +194,8 @@ def test_engine_semantics() -> None:
 def test_engine_errors_name_the_construct() -> None:
     with pytest.raises(RelevanceInputError, match="'percolate' at query is not supported by the embedded engine"):
         search({"percolate": {"field": "query"}})
-    with pytest.raises(RelevanceInputError, match=r"'match\.cutoff_frequency' at query\.match is not supported"):
-        search({"match": {"title": {"query": "x", "cutoff_frequency": 0.01}}})
+    with pytest.raises(RelevanceInputError, match=r"'query_string\.fuzzy_rewrite' at query\.query_string is not"):
+        search({"query_string": {"query": "x~", "fuzzy_rewrite": "constant_score"}})
     addresses = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"g": {"type": "ip"}}}}, "id")
     with pytest.raises(RelevanceInputError, match=r"a query on the ip field 'g' at query\.exists is not"):
         addresses.search_many({"q": {"query": {"exists": {"field": "g"}}}}, 10, "query.yaml")

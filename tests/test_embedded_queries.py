@@ -622,3 +622,20 @@ def test_a_scoring_rewrite_is_refused_not_ignored(index: EmbeddedIndex) -> None:
             hits(index, query)
     with pytest.raises(RelevanceInputError, match=r"Failed to parse rewrite_method \[scoring\]"):
         hits(index, {"wildcard": {"t": {"value": "head*", "rewrite": "scoring"}}})
+
+
+def test_multi_match_refuses_the_option_pairs_elasticsearch_refuses(index: EmbeddedIndex) -> None:
+    for kind in ("cross_fields", "phrase", "phrase_prefix"):
+        multi = {"multi_match": {"query": "headphnes", "fields": ["t", "tag"], "type": kind, "fuzziness": 1}}
+        with pytest.raises(RelevanceInputError, match=rf"Fuzziness not allowed for type \[{kind}\]"):
+            hits(index, multi)
+    with pytest.raises(RelevanceInputError, match=r"\[slop\] not allowed for type \[bool_prefix\]"):
+        hits(index, {"multi_match": {"query": "head", "fields": ["t"], "type": "bool_prefix", "slop": 2}})
+    # cutoff_frequency is gone from Elasticsearch 8: its refusal, not a gap of the embedded engine
+    for query in (
+        {"match": {"t": {"query": "head", "cutoff_frequency": 0.01}}},
+        {"multi_match": {"query": "head", "fields": ["t"], "cutoff_frequency": 0.01}},
+    ):
+        with pytest.raises(RelevanceInputError, match=r"does not support \[cutoff_frequency\]") as error:
+            hits(index, query)
+        assert "elasticsearch engine supports it" not in str(error.value)

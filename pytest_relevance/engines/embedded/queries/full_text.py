@@ -199,9 +199,18 @@ def match_field(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     return term_disjunction(index, field, terms, boost, required, path, fuzzy)
 
 
+def refuse_cutoff_frequency(options: dict[str, Any], name: str, path: str) -> None:
+    """Elasticsearch 8 removed `cutoff_frequency` (its parser refuses the key); said as its refusal, not as a gap
+    of the embedded engine."""
+    if "cutoff_frequency" in options:
+        raise Invalid(f"{path}.cutoff_frequency", f"[{name}] query does not support [cutoff_frequency] in "
+                      "Elasticsearch 8 (removed; the query skips non-competitive blocks by itself)")  # fmt: skip
+
+
 @query("match")
 def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
+    refuse_cutoff_frequency(options, "match", path)
     allowed(options, _MATCH_KEYS, path)
     return match_field(index, field, options, path, boost_of(options, path, boost))
 
@@ -478,6 +487,8 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
 
 @query("multi_match")
 def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    if isinstance(spec, dict):
+        refuse_cutoff_frequency(spec, "multi_match", path)
     options = allowed(
         spec, {"query", "fields", "type", "tie_breaker", "operator", "boost", "minimum_should_match", "slop",
                "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", "analyzer", "max_expansions",
@@ -486,6 +497,11 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     kind = options.get("type", "best_fields")
     if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix", "cross_fields"):
         raise Unsupported(f"multi_match type {kind}", path)
+    # MultiMatchQueryBuilder.fromXContent refuses these pairs rather than dropping the option
+    if options.get("fuzziness") is not None and kind in ("cross_fields", "phrase", "phrase_prefix"):
+        raise Invalid(f"{path}.fuzziness", f"Fuzziness not allowed for type [{kind}]")
+    if kind == "bool_prefix" and number(options, "slop", path, 0) != 0:
+        raise Invalid(f"{path}.slop", "[slop] not allowed for type [bool_prefix]")
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     boost = boost_of(options, path, boost)
