@@ -57,6 +57,12 @@ def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     must, should, must_not, filters = clauses("must"), clauses("should"), clauses("must_not"), clauses("filter")
     if not (must or should or must_not or filters):
         return Scores.constant(np.ones(index.n, dtype=bool), boost)
+    adjust = options.get("adjust_pure_negative", True)
+    if adjust not in (True, False, "true", "false"):
+        raise Invalid(f"{path}.adjust_pure_negative", f"{adjust!r} is not true or false")
+    if must_not and not (must or should or filters) and adjust in (False, "false"):
+        # without Elasticsearch's added match_all filter, Lucene rewrites a pure negative BooleanQuery to no match
+        return Scores.none(index.n)
     spec_msm = options.get("minimum_should_match")
     required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None and should else 0
     return boolean(index, must, should, must_not, filters, required)
