@@ -639,3 +639,20 @@ def test_multi_match_refuses_the_option_pairs_elasticsearch_refuses(index: Embed
         with pytest.raises(RelevanceInputError, match=r"does not support \[cutoff_frequency\]") as error:
             hits(index, query)
         assert "elasticsearch engine supports it" not in str(error.value)
+
+
+def test_a_pure_negative_bool_without_adjust_pure_negative_matches_nothing(index: EmbeddedIndex) -> None:
+    # BoolQueryBuilder adds a match_all filter only when adjust_pure_negative is true (the default); Lucene matches
+    # nothing for a boolean query of must_not clauses alone
+    negative = {"must_not": [{"term": {"tag": "audio"}}]}
+    assert hits(index, {"bool": negative}) == {"3": 0.0, "5": 0.0}
+    assert hits(index, {"bool": {**negative, "adjust_pure_negative": False}}) == {}
+    nested = {"bool": {"should": [{"bool": {**negative, "adjust_pure_negative": False}}, {"term": {"n": 1}}]}}
+    assert set(hits(index, nested)) == {"3"}
+
+
+def test_collapse_with_rescore_is_refused_as_elasticsearch_refuses_it(index: EmbeddedIndex) -> None:
+    body = {"query": {"match": {"t": "headphones"}}, "collapse": {"field": "tag"},
+            "rescore": {"query": {"rescore_query": {"match_all": {}}}}}  # fmt: skip
+    with pytest.raises(RelevanceInputError, match="cannot use `collapse` in conjunction with `rescore`"):
+        body_hits(index, body)

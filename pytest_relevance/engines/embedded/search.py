@@ -64,6 +64,8 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     if body.get("post_filter") is not None:
         keep = evaluate(index, body["post_filter"], "post_filter").matched[docs]
         docs, values = docs[keep], values[keep]
+    if body.get("collapse") is not None and body.get("rescore"):
+        raise Invalid("collapse", "Elasticsearch refuses it: cannot use `collapse` in conjunction with `rescore`")
     if body.get("sort") is not None:
         if body.get("rescore") is not None:
             raise Invalid("sort", "Elasticsearch refuses rescore together with sort")
