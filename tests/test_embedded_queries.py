@@ -656,3 +656,12 @@ def test_collapse_with_rescore_is_refused_as_elasticsearch_refuses_it(index: Emb
             "rescore": {"query": {"rescore_query": {"match_all": {}}}}}  # fmt: skip
     with pytest.raises(RelevanceInputError, match="cannot use `collapse` in conjunction with `rescore`"):
         body_hits(index, body)
+
+
+def test_function_score_without_functions_keeps_the_query_score_whatever_the_boost_mode(index: EmbeddedIndex) -> None:
+    # FunctionScoreQueryBuilder makes FunctionScoreQuery(query, minScore, maxBoost), whose scorer returns the
+    # query's score when there is no function: boost_mode replace does not turn every score into 1
+    plain = hits(index, {"match": {"t": "headphones"}})
+    for functions in ({}, {"functions": []}):
+        query = {"function_score": {"query": {"match": {"t": "headphones"}}, "boost_mode": "replace", **functions}}
+        assert hits(index, query) == plain

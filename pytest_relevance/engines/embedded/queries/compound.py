@@ -193,6 +193,8 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         compiled.append((applies, values, weight))
     factor = _combine(score_mode, compiled, docs.size)
     final = _BOOST_MODES[boost_mode](query_score, np.minimum(factor, max_boost)).astype(F32)
+    if not compiled:  # FunctionFactorScorer returns the query's score when there is no function, whatever boost_mode
+        final = base.values
     bad = np.flatnonzero(~(final >= 0))
     if bad.size:
         doc = index.ids[int(docs[bad[0]])]
