@@ -665,3 +665,13 @@ def test_function_score_without_functions_keeps_the_query_score_whatever_the_boo
     for functions in ({}, {"functions": []}):
         query = {"function_score": {"query": {"match": {"t": "headphones"}}, "boost_mode": "replace", **functions}}
         assert hits(index, query) == plain
+
+
+def test_a_date_range_read_in_another_format_or_time_zone_is_refused_not_read_as_utc(index: EmbeddedIndex) -> None:
+    utc = {"range": {"d": {"gte": "2025-01-10", "time_zone": "UTC", "format": "strict_date_optional_time"}}}
+    assert set(hits(index, utc)) == {"1", "2"}
+    for options, key in (({"time_zone": "+05:00"}, "time_zone"), ({"format": "dd/MM/yyyy"}, "format")):
+        with pytest.raises(RelevanceInputError, match=rf"range {key} .* at query\.range\.{key}"):
+            hits(index, {"range": {"d": {"gte": "2025-01-10", **options}}})
+    # on a number they change nothing in Elasticsearch either
+    assert set(hits(index, {"range": {"n": {"gte": 9, "time_zone": "+05:00"}}})) == {"2", "4"}

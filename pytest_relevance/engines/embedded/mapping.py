@@ -76,7 +76,9 @@ _OTHER = frozenset(
 )
 _CONTAINERS = frozenset(("object", "nested"))
 # date formats whose values the engine reads exactly (ISO 8601 dates and date-times, epoch milliseconds); "" is none
-_ISO_FORMATS = frozenset(("", "strict_date_optional_time", "date_optional_time", "epoch_millis", "strict_date", "date"))
+ISO_DATE_FORMATS = frozenset(
+    ("", "strict_date_optional_time", "date_optional_time", "epoch_millis", "strict_date", "date")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,12 +261,12 @@ class IndexMapping:
             raise RelevanceInputError(
                 self.source, f"{at}.type: unknown field type {ftype!r}; check the spelling (Elasticsearch types)"
             )
-        if kind == "date" and not set(str(spec.get("format", "")).split("||")) <= _ISO_FORMATS:
+        if kind == "date" and not set(str(spec.get("format", "")).split("||")) <= ISO_DATE_FORMATS:
             # a value is read as ISO 8601 or epoch milliseconds; read with another format it would be a wrong date
             raise RelevanceInputError(
                 self.source,
                 f"{at}.format: {spec['format']!r} is not supported by the embedded engine, which reads dates as "
-                f"{' or '.join(sorted(_ISO_FORMATS - {''}))} ({_ELASTIC})",
+                f"{' or '.join(sorted(ISO_DATE_FORMATS - {''}))} ({_ELASTIC})",
             )
         subs = spec.get("fields") or {}
         if not isinstance(subs, MappingABC):

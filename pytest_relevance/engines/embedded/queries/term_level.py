@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.mapping import ISO_DATE_FORMATS
 from pytest_relevance.engines.embedded.queries import (
     Invalid,
     Scores,
@@ -88,6 +89,8 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     kind = index.kinds[field]
     if kind == "text":
         raise Unsupported(f"range on the text field {field!r}", path)
+    if kind == "date":
+        _check_date_reading(options, path)
     bounds = {k: options[k] for k in ("gte", "gt", "lte", "lt") if options.get(k) is not None}
     if kind == "keyword":
         keyword = index.keyword[field]
@@ -109,6 +112,20 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
             key, value = _scaled_bound(key, value * factor)
         condition &= _compare(key, values, value)
     return Scores.constant(column.any(condition), boost)
+
+
+_UTC = frozenset(("UTC", "Z", "+00:00", "-00:00", "GMT", "Etc/UTC"))
+
+
+def _check_date_reading(options: dict[str, Any], path: str) -> None:
+    """A date range's `format` and `time_zone` change which instants its bounds mean; the engine reads bounds as
+    ISO 8601 or epoch milliseconds in UTC, so any other reading is refused rather than silently read as UTC ISO."""
+    fmt = options.get("format")
+    if fmt is not None and not set(str(fmt).split("||")) <= ISO_DATE_FORMATS:
+        raise Unsupported(f"range format {fmt} (bounds are read as ISO 8601 or epoch_millis)", f"{path}.format")
+    zone = options.get("time_zone")
+    if zone is not None and str(zone) not in _UTC:
+        raise Unsupported(f"range time_zone {zone} (bounds are read in UTC)", f"{path}.time_zone")
 
 
 def _scaled_bound(key: str, scaled: float) -> tuple[str, float]:
