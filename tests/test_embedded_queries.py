@@ -675,3 +675,19 @@ def test_a_date_range_read_in_another_format_or_time_zone_is_refused_not_read_as
             hits(index, {"range": {"d": {"gte": "2025-01-10", **options}}})
     # on a number they change nothing in Elasticsearch either
     assert set(hits(index, {"range": {"n": {"gte": 9, "time_zone": "+05:00"}}})) == {"2", "4"}
+
+
+def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
+    # KeywordFieldType.indexedValueForSearch normalizes the prefix, fuzzy and regexp value and the range bounds;
+    # a wildcard pattern has its text normalized around the wildcards (normalizeWildcardPattern)
+    mapping = {
+        "settings": {"analysis": {"normalizer": {"lower": {"type": "custom", "filter": ["lowercase"]}}}},
+        "mappings": {"properties": {"k": {"type": "keyword", "normalizer": "lower"}}},
+    }
+    docs = [{"id": "1", "k": "Alpha"}, {"id": "2", "k": "alphabet"}, {"id": "3", "k": "Beta"}]
+    lowered = EmbeddedEngine().open(docs, mapping, "id")
+    assert set(hits(lowered, {"prefix": {"k": "ALP"}})) == {"1", "2"}
+    assert set(hits(lowered, {"wildcard": {"k": {"value": "AL?HA*"}}})) == {"1", "2"}
+    assert set(hits(lowered, {"regexp": {"k": "ALPHA"}})) == {"1"}
+    assert set(hits(lowered, {"fuzzy": {"k": {"value": "ALPHX", "fuzziness": 1}}})) == {"1"}
+    assert set(hits(lowered, {"range": {"k": {"gte": "B"}}})) == {"3"}

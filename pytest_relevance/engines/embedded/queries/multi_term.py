@@ -153,7 +153,7 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
                       "rewrite"}, path)  # fmt: skip
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
-    term = str(options["value"])
+    term = searched_value(index, field, str(options["value"]))
     prefix_length, transpositions, max_expansions = fuzzy_options(options, path)
     edits = edits_for(options.get("fuzziness", "AUTO"), term, path)
     target = index.postings_field(field, path)
@@ -177,6 +177,31 @@ def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: 
     return matched
 
 
+def searched_value(index: EmbeddedIndex, field: str, value: str) -> str:
+    """The term a prefix, fuzzy or regexp query looks for: on a keyword field its normalizer applies to the whole
+    value (KeywordFieldType.indexedValueForSearch); text fields search the value as given."""
+    return index.normalize(field, value) if index.kinds[field] == "keyword" else value
+
+
+_WILDCARD_PARTS = re.compile(r"(\\.)|([?*]+)")
+
+
+def normalized_pattern(index: EmbeddedIndex, field: str, pattern: str) -> str:
+    """StringFieldType.normalizeWildcardPattern, which a wildcard query on a keyword field uses: the normalizer
+    applies to the text between the wildcards and escapes, which stay as written."""
+    if index.kinds[field] != "keyword":
+        return pattern
+    out, last = [], 0
+    for found in _WILDCARD_PARTS.finditer(pattern):
+        if found.start() > last:
+            out.append(index.normalize(field, pattern[last : found.start()]))
+        out.append(found.group())
+        last = found.end()
+    if last < len(pattern):
+        out.append(index.normalize(field, pattern[last:]))
+    return "".join(out)
+
+
 def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
     return (value.lower(), re.IGNORECASE) if options.get("case_insensitive") else (value, 0)
 
@@ -188,7 +213,7 @@ def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     check_rewrite(options, path)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
-    value, flags = _case(options, str(options["value"]))
+    value, flags = _case(options, searched_value(index, field, str(options["value"])))
     if flags:
         matched = _matching(index, field, path, lambda t: t.lower().startswith(value))
     else:
@@ -223,7 +248,7 @@ def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     pattern = options.get("value", options.get("wildcard"))
     if pattern is None:
         raise Invalid(path, "needs 'value' (a pattern with * and ?)")
-    pattern, flags = _case(options, str(pattern))
+    pattern, flags = _case(options, normalized_pattern(index, field, str(pattern)))
     compiled = re.compile(wildcard_regex(pattern), re.DOTALL | flags)
     start = "" if flags else literal_prefix(pattern)
     matched = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None, start)
@@ -330,7 +355,7 @@ def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     check_rewrite(options, path)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
-    value = str(options["value"])
+    value = searched_value(index, field, str(options["value"]))
     flags = re.DOTALL | re.ASCII | (re.IGNORECASE if options.get("case_insensitive") else 0)
     try:
         operators = regexp_operators(options.get("flags", "ALL"), path)

@@ -97,7 +97,8 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         vocab = list(keyword.vocab)
         ok = np.ones(len(vocab), dtype=bool)
         for key, bound in bounds.items():
-            ok &= np.array([_compare(key, v, str(bound)) for v in vocab], dtype=bool)
+            normalized = index.normalize(field, str(bound))  # KeywordFieldType.indexedValueForSearch
+            ok &= np.array([_compare(key, v, normalized) for v in vocab], dtype=bool)
         matched = np.zeros(index.n, dtype=bool)
         for tid in np.flatnonzero(ok):
             matched[keyword.doc_of[keyword.offsets[tid] : keyword.offsets[tid + 1]]] = True
