@@ -273,3 +273,14 @@ def test_elsewhere_an_unmapped_field_is_refused_as_elasticsearch_refuses_it(body
     with pytest.raises(RelevanceInputError) as caught:
         index.search_many({"q": body}, 10, "query.yaml")
     assert said in str(caught.value)
+
+
+def test_exists_on_an_object_or_a_pattern_matches_any_of_its_fields() -> None:
+    properties = {"user": {"properties": {"name": {"type": "keyword"}, "age": {"type": "integer"}}}}
+    docs = [{"id": "1", "user": {"name": "a"}}, {"id": "2", "user": {"age": 3}}, {"id": "3"}, {"id": "4", "user": {}}]
+    index = open_index(properties, docs)
+    assert ids(index, {"exists": {"field": "user"}}) == ["1", "2"]
+    assert ids(index, {"exists": {"field": "user.*"}}) == ["1", "2"]
+    assert ids(index, {"exists": {"field": "*.age"}}) == ["2"]
+    assert ids(index, {"exists": {"field": "user.name"}}) == ["1"]
+    assert ids(index, {"exists": {"field": "account"}}) == []

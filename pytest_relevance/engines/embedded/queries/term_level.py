@@ -5,6 +5,7 @@ constant boost, as Elasticsearch's constant-score queries do."""
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -149,10 +150,26 @@ def _compare(key: str, left: Any, right: Any) -> Any:
 
 @query("exists")
 def exists(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """ExistsQueryBuilder: the field names the pattern matches (`*` wildcards), else, for an object, its subfields
+    (`field.*`); a document with a value in any of them matches; no such field matches nothing."""
     options = allowed(spec, {"field", "boost"}, path)
     field = options.get("field")
-    index.check_field(field, path)
-    return Scores.constant(index.has_value(field), boost_of(options, path, boost))
+    if not isinstance(field, str):
+        raise Invalid(path, f"field {field!r} is not a field name")
+    names = _matching_fields(index, field) or _matching_fields(index, f"{field}.*")
+    matched = np.zeros(index.n, dtype=bool)
+    for name in names:
+        index.check_field(name, path)
+        matched |= index.has_value(name)
+    return Scores.constant(matched, boost_of(options, path, boost))
+
+
+def _matching_fields(index: EmbeddedIndex, pattern: str) -> list[str]:
+    """Regex.simpleMatch over the mapped field names: `*` matches any run of characters, nothing else is special."""
+    if "*" not in pattern:
+        return [pattern] if pattern in index.kinds else []
+    compiled = re.compile(".*".join(map(re.escape, pattern.split("*"))))
+    return [name for name in index.kinds if compiled.fullmatch(name)]
 
 
 @query("ids")
