@@ -181,6 +181,10 @@ _ELASTIC_ONLY = {
 _PLUGIN_PREFIXES = ("icu_", "kuromoji", "nori_", "smartcn", "phonetic", "polish", "stempel", "ukrainian", "hmm_", "ja_")
 
 
+# Index-level limits Elasticsearch checks while building the analysis components, with their defaults.
+_INDEX_LIMITS = {"max_ngram_diff": 1, "max_shingle_diff": 3}
+
+
 def _expand(settings: Mapping | None) -> dict:
     """Settings with dotted keys (`"index.analysis.filter.x.type"`) nested, and the `index` level removed."""
     out: dict = {}
@@ -198,6 +202,10 @@ def _expand(settings: Mapping | None) -> dict:
     for key, value in (settings or {}).items():
         put(out, str(key), value)
     index = out.pop("index", {})
+    if isinstance(index, dict):
+        for key in _INDEX_LIMITS:
+            if key in index:
+                out.setdefault(key, index[key])
     if isinstance(index, dict) and "analysis" in index:
         merged = index["analysis"]
         for kind, defs in out.get("analysis", {}).items():
@@ -212,9 +220,13 @@ class Registry:
     def __init__(self, settings: Mapping | None, source: str, base_dir: Path | None) -> None:
         self.source = source
         self.base_dir = base_dir
-        analysis = _expand(settings).get("analysis", {})
+        expanded = _expand(settings)
+        analysis = expanded.get("analysis", {})
         if not isinstance(analysis, dict):
             raise RelevanceInputError(source, "settings.analysis: must be an object")
+        self.limits = {
+            key: self.param(expanded, key, "settings.index", default, int) for key, default in _INDEX_LIMITS.items()
+        }
         self.defs: dict[str, dict] = {}
         for kind in _KINDS:
             defs = analysis.get(kind, {})
@@ -462,13 +474,27 @@ def _char_classes(reg: Registry, spec: Mapping, path: str) -> Callable[[str], bo
     return lambda c: compiled.match(c) is not None
 
 
-def _ngram_tokenizer(reg: Registry, spec: Mapping, path: str, edge: bool) -> Callable:
+def _gram_sizes(reg: Registry, spec: Mapping, path: str, edge: bool) -> tuple[int, int]:
+    """min_gram and max_gram, refused where Elasticsearch refuses them: Lucene's n-gram classes need
+    1 <= min_gram <= max_gram, and an ngram (not edge_ngram) may span at most index.max_ngram_diff."""
     lo = reg.param(spec, "min_gram", path, 1, int)
     hi = reg.param(spec, "max_gram", path, 2, int)
-    if not edge and hi - lo > 1:
+    limit = reg.limits["max_ngram_diff"]
+    if not edge and hi - lo > limit:
         raise reg.error(
-            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
+            path,
+            f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff ({limit}), as Elasticsearch refuses; "
+            "raise index.max_ngram_diff in the index settings to allow it",
         )
+    if lo < 1:
+        raise reg.error(f"{path}.min_gram", f"must be at least 1, got {lo} (Lucene refuses it)")
+    if lo > hi:
+        raise reg.error(path, f"min_gram ({lo}) must not be greater than max_gram ({hi}) (Lucene refuses it)")
+    return lo, hi
+
+
+def _ngram_tokenizer(reg: Registry, spec: Mapping, path: str, edge: bool) -> Callable:
+    lo, hi = _gram_sizes(reg, spec, path, edge)
     return tokenizers.ngram(lo, hi, _char_classes(reg, spec, path), edges_only=edge)
 
 
@@ -645,12 +671,7 @@ def _pattern_replace(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 
 def _ngram_filter(reg: Registry, spec: Mapping, path: str, edge: bool) -> StreamFilter:
-    lo = reg.param(spec, "min_gram", path, 1, int)
-    hi = reg.param(spec, "max_gram", path, 2, int)
-    if not edge and hi - lo > 1:
-        raise reg.error(
-            path, f"max_gram - min_gram is {hi - lo}, above index.max_ngram_diff (1), as Elasticsearch refuses"
-        )
+    lo, hi = _gram_sizes(reg, spec, path, edge)
     if edge and reg.param(spec, "side", path, "front", str) != "front":
         raise reg.unsupported(f"{path}.side", "side: back")
     return filters.ngram(lo, hi, reg.param(spec, "preserve_original", path, False, bool), edges_only=edge)
@@ -659,9 +680,16 @@ def _ngram_filter(reg: Registry, spec: Mapping, path: str, edge: bool) -> Stream
 def _shingle(reg: Registry, spec: Mapping, path: str) -> StreamFilter:
     lo = reg.param(spec, "min_shingle_size", path, 2, int)
     hi = reg.param(spec, "max_shingle_size", path, 2, int)
+    unigrams = reg.param(spec, "output_unigrams", path, True, bool)
+    limit = reg.limits["max_shingle_diff"]
+    if hi - lo + unigrams > limit:  # Elasticsearch counts the unigrams as one more size
+        raise reg.error(
+            path,
+            f"max_shingle_size - min_shingle_size (+1 with output_unigrams) is {hi - lo + unigrams}, above "
+            f"index.max_shingle_diff ({limit}), as Elasticsearch refuses; raise index.max_shingle_diff to allow it",
+        )
     if lo < 2 or hi < lo:
         raise reg.error(path, f"shingle sizes must satisfy 2 <= min_shingle_size <= max_shingle_size, got {lo}, {hi}")
-    unigrams = reg.param(spec, "output_unigrams", path, True, bool)
     made = filters.shingle(
         lo,
         hi,

@@ -1,0 +1,71 @@
+"""Analysis settings Elasticsearch refuses, or reads differently from a naive reading, as the embedded engine must.
+
+Each case cites the Elasticsearch or Lucene check it mirrors; before these tests the embedded engine accepted the
+setting and analyzed text anyway (or ignored an index-level limit the config raised).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_relevance.engines.embedded.analysis import Analysis
+from pytest_relevance.errors import RelevanceInputError
+
+
+def terms(settings: dict, text: str) -> list[str]:
+    """Terms of analyzer `x` under full index settings (`analysis` plus any index-level keys)."""
+    return Analysis.from_settings(settings, "index.yaml", None).analyzer("x", "test").terms(text)
+
+
+def one(tokenizer: str | dict, *filters: str | dict, **index: object) -> dict:
+    """Index settings with one custom analyzer `x` (a dict is defined as tokenizer `t` or filter `f0`, `f1`...)
+    and index-level keys such as max_ngram_diff."""
+    analysis: dict = {"tokenizer": {}, "filter": {}}
+    if isinstance(tokenizer, dict):
+        analysis["tokenizer"]["t"], tokenizer = tokenizer, "t"
+    names = []
+    for i, spec in enumerate(filters):
+        if isinstance(spec, dict):
+            analysis["filter"][f"f{i}"], spec = spec, f"f{i}"
+        names.append(spec)
+    analysis["analyzer"] = {"x": {"tokenizer": tokenizer, "filter": names}}
+    return {"index": dict(index), "analysis": analysis}
+
+
+def refused(settings: dict, *fragments: str) -> None:
+    with pytest.raises(RelevanceInputError) as caught:
+        terms(settings, "text")
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+# IndexSettings.MAX_NGRAM_DIFF_SETTING (default 1) and MAX_SHINGLE_DIFF_SETTING (default 3), read by
+# NGramTokenizerFactory, NGramTokenFilterFactory and ShingleTokenFilterFactory.
+
+
+def test_a_raised_max_ngram_diff_allows_wider_ngrams_in_every_spelling_of_the_setting() -> None:
+    wide = {"type": "ngram", "min_gram": 1, "max_gram": 3}
+    expected = ["a", "ab", "abc", "b", "bc", "c"]
+    assert terms(one(wide, max_ngram_diff=2), "abc") == expected
+    assert terms({**one(wide), "index.max_ngram_diff": "2"}, "abc") == expected
+    assert terms({"max_ngram_diff": 2, "analysis": one(wide)["analysis"]}, "abc") == expected
+    assert terms(one("standard", {"type": "ngram", "min_gram": 1, "max_gram": 3}, max_ngram_diff=2), "ab") == [
+        "a", "ab", "b"
+    ]  # fmt: skip
+    refused(one(wide), "max_ngram_diff (1)")
+    refused(one(wide, max_ngram_diff=1), "index.max_ngram_diff")
+
+
+def test_shingle_sizes_beyond_max_shingle_diff_are_refused_counting_unigrams() -> None:
+    wide = {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 5}
+    refused(one("whitespace", wide), "index.max_shingle_diff (3)", "is 4")
+    assert terms(one("whitespace", {**wide, "output_unigrams": False}), "a b c") == ["a b", "a b c", "b c"]
+    assert terms(one("whitespace", wide, max_shingle_diff=4), "a b") == ["a", "a b", "b"]
+
+
+@pytest.mark.parametrize("kind", ["ngram", "edge_ngram"])
+@pytest.mark.parametrize(("lo", "hi", "problem"), [(3, 2, "must not be greater than max_gram"), (0, 1, "at least 1")])
+def test_gram_sizes_lucene_refuses_are_errors(kind: str, lo: int, hi: int, problem: str) -> None:
+    spec = {"type": kind, "min_gram": lo, "max_gram": hi}
+    refused(one(spec), problem)
+    refused(one("standard", spec), problem)
