@@ -69,3 +69,28 @@ def test_gram_sizes_lucene_refuses_are_errors(kind: str, lo: int, hi: int, probl
     spec = {"type": kind, "min_gram": lo, "max_gram": hi}
     refused(one(spec), problem)
     refused(one("standard", spec), problem)
+
+
+# StemmerTokenFilterFactory: `language.equalsIgnoreCase(...)`, with lightEnglish, minimalEnglish, possessiveEnglish;
+# SnowballTokenFilterFactory: Strings.capitalize(language), `name` when `language` is absent.
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"type": "stemmer", "language": "English"}, ["run", "poni"]),
+        ({"type": "stemmer", "language": "lightEnglish"}, ["running", "pony"]),
+        ({"type": "stemmer", "name": "Light_English"}, ["running", "pony"]),
+        ({"type": "stemmer", "language": "minimalEnglish"}, ["running", "pony"]),
+        ({"type": "stemmer", "language": "PORTER2"}, ["run", "poni"]),
+        ({"type": "stemmer"}, ["run", "poni"]),
+        ({"type": "snowball", "language": "english"}, ["run", "poni"]),
+        ({"type": "snowball", "name": "english"}, ["run", "poni"]),
+    ],
+)
+def test_stemmer_names_are_matched_as_elasticsearch_matches_them(spec: dict, expected: list[str]) -> None:
+    assert terms(one("standard", "lowercase", spec), "running ponies") == expected
+
+
+def test_a_snowball_language_elasticsearch_cannot_find_stays_refused() -> None:
+    refused(one("standard", {"type": "snowball", "language": "ENGLISH"}), "'ENGLISH'", "language")

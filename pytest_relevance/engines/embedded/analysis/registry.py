@@ -591,24 +591,28 @@ _CHAR_FILTERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
 
 def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     key = "name" if "name" in spec and "language" not in spec else "language"
-    language = reg.param(spec, key, path, "english", str)
+    language = reg.param(spec, key, path, "porter", str)
+    # StemmerTokenFilterFactory compares names ignoring case and also knows the camelCase spellings
     by_language = {
         "english": filters.porter, "porter": filters.porter, "porter2": filters.snowball_english,
-        "minimal_english": filters.minimal_english, "light_english": filters.kstem, "kstem": filters.kstem,
-        "possessive_english": filters.possessive_english,
+        "minimal_english": filters.minimal_english, "minimalenglish": filters.minimal_english,
+        "light_english": filters.kstem, "lightenglish": filters.kstem, "kstem": filters.kstem,
+        "possessive_english": filters.possessive_english, "possessiveenglish": filters.possessive_english,
     }  # fmt: skip
-    if language not in by_language:
+    if language.lower() not in by_language:
         raise reg.unsupported(f"{path}.{key}", f"the {language!r} stemmer")
-    return by_language[language]()
+    return by_language[language.lower()]()
 
 
 def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
-    language = reg.param(spec, "language", path, "English", str)
+    key = "name" if "name" in spec and "language" not in spec else "language"
+    language = reg.param(spec, key, path, "English", str)
+    language = language[:1].upper() + language[1:]  # Elasticsearch capitalizes the first letter, then looks it up
     if language == "English":
         return filters.snowball_english()
     if language == "Porter":
         return filters.porter()
-    raise reg.unsupported(f"{path}.language", f"the Snowball {language!r} stemmer")
+    raise reg.unsupported(f"{path}.{key}", f"the Snowball {language!r} stemmer")
 
 
 def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter | StreamFilter:
