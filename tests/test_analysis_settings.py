@@ -94,3 +94,29 @@ def test_stemmer_names_are_matched_as_elasticsearch_matches_them(spec: dict, exp
 
 def test_a_snowball_language_elasticsearch_cannot_find_stays_refused() -> None:
     refused(one("standard", {"type": "snowball", "language": "ENGLISH"}), "'ENGLISH'", "language")
+
+
+# Analysis.parseStopWords -> parseWords: inline `stopwords` before `stopwords_path`, named lists resolved in both.
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"stopwords": ["_english_", "quick"]},
+        {"stopwords": "_english_, quick"},
+        {"stopwords": ["_english_", "quick"], "stopwords_path": "absent.txt"},
+    ],
+)
+def test_stop_words_mix_named_lists_with_words_inline_first(spec: dict) -> None:
+    assert terms(one("standard", "lowercase", {"type": "stop", **spec}), "The quick fox") == ["fox"]
+
+
+def test_a_stop_words_file_may_name_a_list(tmp_path) -> None:
+    (tmp_path / "stop.txt").write_text("# mine\n_english_\nquick\n", encoding="utf-8")
+    settings = one("standard", "lowercase", {"type": "stop", "stopwords_path": "stop.txt"})
+    analysis = Analysis.from_settings(settings, tmp_path / "index.yaml", tmp_path)
+    assert analysis.analyzer("x", "test").terms("The quick fox") == ["fox"]
+
+
+def test_a_named_list_the_embedded_engine_lacks_is_refused_inside_a_list() -> None:
+    refused(one("standard", {"type": "stop", "stopwords": ["_french_", "le"]}), "'_french_'", "stopwords")

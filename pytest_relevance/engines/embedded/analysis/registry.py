@@ -19,7 +19,7 @@ from pytest_relevance.errors import RelevanceInputError
 
 _KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
 _ELASTIC = "; the elasticsearch engine supports it"
-_NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS, "_none_": frozenset()}
+_NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS}
 _NORMALIZING = frozenset(
     [
         "lowercase",
@@ -286,23 +286,35 @@ class Registry:
             raise self.error(f"{path}.{key}", f"cannot read {file} ({exc.strerror or exc})") from None
         return text.splitlines()
 
-    def word_list(self, spec: Mapping, key: str, path: str, default: Any) -> frozenset[str] | None:
-        """Words inline (`key`), from `key_path`, or a named list (`_english_`, `_none_`); None when absent."""
-        if f"{key}_path" in spec:
+    def word_list(self, spec: Mapping, key: str, path: str, default: Any, named: bool = False) -> frozenset[str] | None:
+        """Words as Elasticsearch reads them; None when absent. Stop words (`named`) follow Analysis.parseWords:
+        inline `key` wins over `key_path`, a whole `_none_` is no words, and a named list (`_english_`) is expanded
+        wherever it appears, inline or in the file. Other word sets follow Analysis.getWordSet: `key_path` wins, and
+        every word is literal."""
+        if f"{key}_path" in spec and not (named and key in spec):
             lines = self.read_lines(spec, f"{key}_path", path)
-            return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
-        value = spec.get(key, default)
-        if value is None:
-            return None
-        if isinstance(value, str):
-            if value in _NAMED_WORDS:
-                return _NAMED_WORDS[value]
-            if value.startswith("_") and value.endswith("_"):
-                raise self.unsupported(f"{path}.{key}", f"the word list {value!r}")
-            return frozenset(v.strip() for v in value.split(","))
-        words = self.param(spec, key, path, None, list)
-        named = [w for w in words if w in _NAMED_WORDS]
-        return frozenset([w for w in words if w not in _NAMED_WORDS], *(_NAMED_WORDS[w] for w in named))
+            words = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+        else:
+            value = spec.get(key, default)
+            if value is None:
+                return None
+            if named and value == "_none_":
+                return frozenset()
+            if isinstance(value, str):
+                words = [v.strip() for v in value.split(",")]
+            else:
+                words = self.param(spec, key, path, None, list)
+        if not named:
+            return frozenset(words)
+        out: set[str] = set()
+        for word in words:
+            if word in _NAMED_WORDS:
+                out |= _NAMED_WORDS[word]
+            elif len(word) > 2 and word.startswith("_") and word.endswith("_"):
+                raise self.unsupported(f"{path}.{key}", f"the word list {word!r}")
+            else:
+                out.add(word)
+        return frozenset(out)
 
     def java_regex(self, spec: Mapping, key: str, path: str, flags: str = "", default: str | None = None):
         """A Java regular expression as Python `regex` (Java's \\w, \\d, \\s, \\b are ASCII unless flagged)."""
@@ -616,7 +628,7 @@ def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 
 def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter | StreamFilter:
-    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
     ignore_case = reg.param(spec, "ignore_case", path, False, bool)
     if not reg.param(spec, "remove_trailing", path, True, bool):
         return filters.suggest_stop(words, ignore_case)
@@ -811,7 +823,7 @@ _FILTERS["edgeNGram"] = _FILTERS["edge_ngram"]
 
 
 def _standard(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    words = reg.word_list(spec, "stopwords", path, "_none_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_none_", named=True) or frozenset()
     chain: list = [filters.lowercase()]
     if words:
         chain.append(filters.stop(words))
@@ -819,7 +831,7 @@ def _standard(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
 
 
 def _english(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
     chain: list = [filters.possessive_english(), filters.lowercase(), filters.stop(words)]
     exclusions = reg.word_list(spec, "stem_exclusion", path, None)
     if exclusions:
@@ -829,14 +841,14 @@ def _english(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
 
 
 def _stop_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
     return tokenizers.lowercase(), [filters.stop(words)]
 
 
 def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
     if reg.param(spec, "language", path, "English", str) != "English":
         raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
-    words = reg.word_list(spec, "stopwords", path, "_english_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
     # Elasticsearch's SnowballAnalyzer drops English possessives before lowercasing, as the english analyzer does
     chain = [filters.possessive_english(), filters.lowercase(), filters.stop(words), filters.snowball_english()]
     return tokenizers.standard(), chain
@@ -845,7 +857,7 @@ def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callabl
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
     compiled = reg.java_regex(spec, "pattern", path, spec.get("flags", ""), default=r"\W+")
     chain: list = [filters.lowercase()] if reg.param(spec, "lowercase", path, True, bool) else []
-    words = reg.word_list(spec, "stopwords", path, "_none_") or frozenset()
+    words = reg.word_list(spec, "stopwords", path, "_none_", named=True) or frozenset()
     if words:
         chain.append(filters.stop(words))
     return tokenizers.pattern(compiled), chain
