@@ -330,11 +330,11 @@ def test_english_stem_exclusion_and_keyword_repeat() -> None:
 @pytest.mark.parametrize(
     ("tokenizer", "filter_spec", "text", "expected"),
     [
-        ("standard", {"type": "elision"}, "j’examine près du wharf", ["examine", "près", "du", "wharf"]),
+        ("standard", "elision", "j’examine près du wharf", ["examine", "près", "du", "wharf"]),
         ("standard", {"type": "reverse"}, "quick fox jumps", ["kciuq", "xof", "spmuj"]),
         (
             "whitespace",
-            {"type": "truncate"},
+            "truncate",
             "the quinquennial extravaganza carried on",
             ["the", "quinquenni", "extravagan", "carried", "on"],
         ),
@@ -365,7 +365,14 @@ def test_english_stem_exclusion_and_keyword_repeat() -> None:
     ],
 )
 def test_documented_token_filter_examples(tokenizer, filter_spec, text, expected) -> None:
-    assert terms(custom(tokenizer, "f", filter__f=filter_spec), "x", text) == expected
+    """A name alone is the pre-configured filter, as the examples use elision and truncate (their definitions need
+    articles and length)."""
+    settings = (
+        custom(tokenizer, filter_spec)
+        if isinstance(filter_spec, str)
+        else custom(tokenizer, "f", filter__f=filter_spec)
+    )
+    assert terms(settings, "x", text) == expected
 
 
 def test_shingles_fill_position_gaps_with_the_filler_token() -> None:

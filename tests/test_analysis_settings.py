@@ -120,3 +120,51 @@ def test_a_stop_words_file_may_name_a_list(tmp_path) -> None:
 
 def test_a_named_list_the_embedded_engine_lacks_is_refused_inside_a_list() -> None:
     refused(one("standard", {"type": "stop", "stopwords": ["_french_", "le"]}), "'_french_'", "stopwords")
+
+
+# CommonAnalysisPlugin: a name used without a definition is the pre-configured component, which can differ from a
+# definition without options; the camelCase n-gram names throw for indices created by version 8.
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        (one("edge_ngram"), ["a"]),
+        (one({"type": "edge_ngram"}), ["a", "ab"]),
+        (one("keyword", "edge_ngram"), ["a"]),
+        (one("keyword", {"type": "edge_ngram"}), ["a", "ab"]),
+        (one("keyword", "truncate"), ["abcdefghij"]),
+        (one("keyword", {"type": "truncate", "length": 3}), ["abc"]),
+    ],
+)
+def test_pre_configured_components_keep_their_own_defaults(settings: dict, expected: list[str]) -> None:
+    assert terms(settings, "abcdefghijkl") == expected
+
+
+def test_pre_configured_elision_strips_french_articles_in_any_case() -> None:
+    assert terms(one("standard", "elision"), "L'avion d'Air") == ["avion", "Air"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ({"type": "truncate"}, "needs a length"),
+        ({"type": "truncate", "length": 0}, "needs a length"),
+        ({"type": "elision"}, "needs articles"),
+    ],
+)
+def test_definitions_missing_what_elasticsearch_requires_are_refused(spec: dict, problem: str) -> None:
+    refused(one("standard", spec), problem)
+
+
+@pytest.mark.parametrize(
+    ("settings", "name"),
+    [
+        (one({"type": "nGram"}), "'ngram'"),
+        (one({"type": "edgeNGram"}), "'edge_ngram'"),
+        (one("standard", "nGram"), "'ngram'"),
+        (one("standard", {"type": "edgeNGram"}), "'edge_ngram'"),
+    ],
+)
+def test_camel_case_ngram_names_are_refused_as_in_new_elasticsearch_8_indices(settings: dict, name: str) -> None:
+    refused(settings, "Elasticsearch 8 refuses", name)

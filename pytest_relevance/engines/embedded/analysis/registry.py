@@ -431,6 +431,8 @@ class Registry:
         return ctype, spec, path
 
     def tokenizer(self, name: Any, key_path: str) -> Callable:
+        if isinstance(name, str) and name not in self.defs["tokenizer"] and name in _PRECONFIGURED_TOKENIZERS:
+            return _PRECONFIGURED_TOKENIZERS[name]()
         ctype, spec, path = self._spec("tokenizer", name, key_path)
         builder = _TOKENIZERS.get(ctype)
         if builder is None:
@@ -447,6 +449,8 @@ class Registry:
     def filter(
         self, name: Any, key_path: str, tokenizer: Callable | None = None, chars: list | None = None, before: tuple = ()
     ) -> MapFilter | StreamFilter:
+        if isinstance(name, str) and name not in self.defs["filter"] and name in _PRECONFIGURED_FILTERS:
+            return _PRECONFIGURED_FILTERS[name]()
         ctype, spec, path = self._spec("filter", name, key_path)
         if ctype in ("synonym", "synonym_graph"):  # rules are analyzed by the chain before the filter
             rules = Analyzer(
@@ -463,6 +467,15 @@ class Registry:
 
 
 # tokenizers ------------------------------------------------------------------------------------------------------
+
+
+def _renamed(name: str) -> Callable[[Registry, Mapping, str], Any]:
+    """The camelCase n-gram names, which Elasticsearch refuses in indices created by version 8 or later."""
+
+    def refuse(reg: Registry, spec: Mapping, path: str) -> Any:
+        raise reg.error(path, f"Elasticsearch 8 refuses this old name in new indices; use {name!r}")
+
+    return refuse
 
 
 def _char_classes(reg: Registry, spec: Mapping, path: str) -> Callable[[str], bool] | None:
@@ -557,8 +570,15 @@ _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
     ),
 }
 _TOKENIZERS["PathHierarchy"] = _TOKENIZERS["path_hierarchy"]
-_TOKENIZERS["nGram"] = _TOKENIZERS["ngram"]
-_TOKENIZERS["edgeNGram"] = _TOKENIZERS["edge_ngram"]
+_TOKENIZERS["nGram"] = _renamed("ngram")
+_TOKENIZERS["edgeNGram"] = _renamed("edge_ngram")
+
+# Names used without a definition are Elasticsearch's pre-configured components; where one differs from a definition
+# with no options (CommonAnalysisPlugin: EdgeNGramTokenizer's defaults are 1 and 1, not the factory's 1 and 2), it is
+# built here.
+_PRECONFIGURED_TOKENIZERS: dict[str, Callable[[], Callable]] = {
+    "edge_ngram": lambda: tokenizers.ngram(1, 1, None, edges_only=True),
+}
 
 # char filters ----------------------------------------------------------------------------------------------------
 
@@ -674,7 +694,7 @@ def _stemmer_override(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 def _elision(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     words = reg.word_list(spec, "articles", path, None)
     if words is None:
-        return filters.elision(filters.FRENCH_ARTICLES, ignore_case=True)
+        raise reg.error(path, "an elision filter needs articles or articles_path, as Elasticsearch requires")
     return filters.elision(words, reg.param(spec, "articles_case", path, False, bool))
 
 
@@ -773,6 +793,13 @@ def _synonym_filter(reg: Registry, spec: Mapping, path: str, rules_analyzer: Ana
     return synonyms.synonym_graph(table) if graph else synonyms.synonym_flat(table)
 
 
+def _truncate(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    length = reg.param(spec, "length", path, -1, int)
+    if length <= 0:
+        raise reg.error(f"{path}.length", "a truncate filter needs a length above 0, as Elasticsearch requires")
+    return filters.truncate(length)
+
+
 def _named(factory: Callable[[], MapFilter | StreamFilter]) -> Callable[[Registry, Mapping, str], Any]:
     return lambda reg, spec, path: factory()
 
@@ -806,7 +833,7 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "keyword_repeat": _named(filters.keyword_repeat),
     "length": lambda r, s, p: filters.length(r.param(s, "min", p, 0, int), r.param(s, "max", p, 2**31 - 1, int)),
     "limit": lambda r, s, p: filters.limit(r.param(s, "max_token_count", p, 1, int)),
-    "truncate": lambda r, s, p: filters.truncate(r.param(s, "length", p, 10, int)),
+    "truncate": _truncate,
     "trim": _named(filters.trim),
     "elision": _elision,
     "keep": _keep,
@@ -816,8 +843,17 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "apostrophe": _named(filters.apostrophe),
     "classic": _named(filters.classic),
 }
-_FILTERS["nGram"] = _FILTERS["ngram"]
-_FILTERS["edgeNGram"] = _FILTERS["edge_ngram"]
+_FILTERS["nGram"] = _renamed("ngram")
+_FILTERS["edgeNGram"] = _renamed("edge_ngram")
+
+# Pre-configured token filters that differ from a definition without options: a defined truncate needs length and a
+# defined elision needs articles (both refused without), the pre-configured ones use 10 and the French articles;
+# the pre-configured edge_ngram makes 1-grams only (EdgeNGramTokenFilter(input, 1)).
+_PRECONFIGURED_FILTERS: dict[str, Callable[[], MapFilter | StreamFilter]] = {
+    "truncate": lambda: filters.truncate(10),
+    "elision": lambda: filters.elision(filters.FRENCH_ARTICLES, ignore_case=True),
+    "edge_ngram": lambda: filters.ngram(1, 1, False, edges_only=True),
+}
 
 # built-in analyzers ----------------------------------------------------------------------------------------------
 
