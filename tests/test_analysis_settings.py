@@ -168,3 +168,35 @@ def test_definitions_missing_what_elasticsearch_requires_are_refused(spec: dict,
 )
 def test_camel_case_ngram_names_are_refused_as_in_new_elasticsearch_8_indices(settings: dict, name: str) -> None:
     refused(settings, "Elasticsearch 8 refuses", name)
+
+
+# Range checks in Lucene's constructors (StandardTokenizer.setMaxTokenLength, CharTokenizer, ClassicTokenizer,
+# LimitTokenCountFilter, LengthFilter) and KeywordMarkerTokenFilterFactory's exclusive options.
+
+
+@pytest.mark.parametrize(
+    ("settings", "key"),
+    [
+        (one({"type": "standard", "max_token_length": 0}), "max_token_length"),
+        (one({"type": "standard", "max_token_length": 1024 * 1024 + 1}), "max_token_length"),
+        (one({"type": "whitespace", "max_token_length": -1}), "max_token_length"),
+        (one({"type": "uax_url_email", "max_token_length": 0}), "max_token_length"),
+        (one({"type": "classic", "max_token_length": 0}), "max_token_length"),
+        (one({"type": "char_group", "tokenize_on_chars": ["-"], "max_token_length": 0}), "max_token_length"),
+        (one("standard", {"type": "limit", "max_token_count": 0}), "max_token_count"),
+        (one("standard", {"type": "length", "min": -1}), "min"),
+        (one("standard", {"type": "length", "min": 5, "max": 2}), "max"),
+    ],
+)
+def test_option_values_lucene_refuses_are_errors_naming_the_key(settings: dict, key: str) -> None:
+    refused(settings, f".{key}: must be between")
+
+
+def test_the_standard_analyzer_range_checks_max_token_length_too() -> None:
+    settings = {"analysis": {"analyzer": {"x": {"type": "standard", "max_token_length": 0}}}}
+    refused(settings, "settings.analysis.analyzer.x.max_token_length")
+
+
+def test_keyword_marker_refuses_a_pattern_with_a_word_list() -> None:
+    spec = {"type": "keyword_marker", "keywords_pattern": "run.*", "keywords": ["jumping"]}
+    refused(one("standard", spec, "porter_stem"), "keywords_pattern cannot be combined")

@@ -181,6 +181,9 @@ _ELASTIC_ONLY = {
 _PLUGIN_PREFIXES = ("icu_", "kuromoji", "nori_", "smartcn", "phonetic", "polish", "stempel", "ukrainian", "hmm_", "ja_")
 
 
+# Lucene's MAX_TOKEN_LENGTH_LIMIT: StandardTokenizer, UAX29URLEmailTokenizer and CharTokenizer refuse a larger
+# max_token_length.
+_TOKEN_LIMIT = 1024 * 1024
 # Index-level limits Elasticsearch checks while building the analysis components, with their defaults.
 _INDEX_LIMITS = {"max_ngram_diff": 1, "max_shingle_diff": 3}
 
@@ -273,6 +276,14 @@ class Registry:
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 return value
         raise self.error(f"{path}.{key}", f"expected {kind.__name__}, got {value!r}")
+
+    def bounded(self, spec: Mapping, key: str, path: str, default: int, low: int, high: int = 2**31 - 1) -> int:
+        """An int option Lucene's constructor range-checks (it throws outside low..high, so Elasticsearch refuses
+        the index)."""
+        value = self.param(spec, key, path, default, int)
+        if not low <= value <= high:
+            raise self.error(f"{path}.{key}", f"must be between {low} and {high}, got {value} (Lucene refuses it)")
+        return value
 
     def read_lines(self, spec: Mapping, key: str, path: str) -> list[str]:
         """A `*_path` file: relative to the index config's folder (Elasticsearch's config directory)."""
@@ -540,18 +551,21 @@ def _char_group(reg: Registry, spec: Mapping, path: str) -> Callable:
         else:
             raise reg.error(f"{path}.tokenize_on_chars[{i}]", f"expected one character or a class, got {item!r}")
     return tokenizers.char_group(
-        lambda c: c in singles or any(t(c) for t in tests), reg.param(spec, "max_token_length", path, 255, int)
+        lambda c: c in singles or any(t(c) for t in tests),
+        reg.bounded(spec, "max_token_length", path, 255, 1, _TOKEN_LIMIT),
     )
 
 
 _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
-    "standard": lambda r, s, p: tokenizers.standard(r.param(s, "max_token_length", p, 255, int)),
-    "whitespace": lambda r, s, p: tokenizers.whitespace(r.param(s, "max_token_length", p, 255, int)),
+    "standard": lambda r, s, p: tokenizers.standard(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
+    "whitespace": lambda r, s, p: tokenizers.whitespace(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
     "letter": lambda r, s, p: tokenizers.letter(),
     "lowercase": lambda r, s, p: tokenizers.lowercase(),
     "keyword": lambda r, s, p: tokenizers.keyword(),
-    "classic": lambda r, s, p: tokenizers.classic(r.param(s, "max_token_length", p, 255, int)),
-    "uax_url_email": lambda r, s, p: tokenizers.uax_url_email(r.param(s, "max_token_length", p, 255, int)),
+    "classic": lambda r, s, p: tokenizers.classic(r.bounded(s, "max_token_length", p, 255, 1)),
+    "uax_url_email": lambda r, s, p: tokenizers.uax_url_email(
+        r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)
+    ),
     "pattern": lambda r, s, p: tokenizers.pattern(
         r.java_regex(s, "pattern", p, s.get("flags", ""), default=r"\W+"), r.param(s, "group", p, -1, int)
     ),
@@ -665,6 +679,8 @@ def _keep(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 def _keyword_marker(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     ignore_case = reg.param(spec, "ignore_case", path, False, bool)
     if "keywords_pattern" in spec:
+        if "keywords" in spec or "keywords_path" in spec:
+            raise reg.error(path, "keywords_pattern cannot be combined with keywords or keywords_path (Elasticsearch)")
         compiled = reg.java_regex(spec, "keywords_pattern", path)
         return filters.keyword_marker(lambda term: compiled.fullmatch(term) is not None)
     words = reg.word_list(spec, "keywords", path, None)
@@ -793,6 +809,11 @@ def _synonym_filter(reg: Registry, spec: Mapping, path: str, rules_analyzer: Ana
     return synonyms.synonym_graph(table) if graph else synonyms.synonym_flat(table)
 
 
+def _length(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    low = reg.bounded(spec, "min", path, 0, 0)
+    return filters.length(low, reg.bounded(spec, "max", path, 2**31 - 1, low))
+
+
 def _truncate(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     length = reg.param(spec, "length", path, -1, int)
     if length <= 0:
@@ -831,8 +852,8 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "unique": lambda r, s, p: filters.unique(r.param(s, "only_on_same_position", p, False, bool)),
     "remove_duplicates": _named(filters.remove_duplicates),
     "keyword_repeat": _named(filters.keyword_repeat),
-    "length": lambda r, s, p: filters.length(r.param(s, "min", p, 0, int), r.param(s, "max", p, 2**31 - 1, int)),
-    "limit": lambda r, s, p: filters.limit(r.param(s, "max_token_count", p, 1, int)),
+    "length": _length,
+    "limit": lambda r, s, p: filters.limit(r.bounded(s, "max_token_count", p, 1, 1)),
     "truncate": _truncate,
     "trim": _named(filters.trim),
     "elision": _elision,
@@ -863,7 +884,7 @@ def _standard(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
     chain: list = [filters.lowercase()]
     if words:
         chain.append(filters.stop(words))
-    return tokenizers.standard(reg.param(spec, "max_token_length", path, 255, int)), chain
+    return tokenizers.standard(reg.bounded(spec, "max_token_length", path, 255, 1, _TOKEN_LIMIT)), chain
 
 
 def _english(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
@@ -902,7 +923,10 @@ def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable
 _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable, list]]] = {
     "standard": _standard,
     "simple": lambda r, s, p: (tokenizers.lowercase(), []),
-    "whitespace": lambda r, s, p: (tokenizers.whitespace(r.param(s, "max_token_length", p, 255, int)), []),
+    "whitespace": lambda r, s, p: (
+        tokenizers.whitespace(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
+        [],
+    ),
     "keyword": lambda r, s, p: (tokenizers.keyword(), []),
     "stop": _stop_analyzer,
     "english": _english,
