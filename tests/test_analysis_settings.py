@@ -200,3 +200,37 @@ def test_the_standard_analyzer_range_checks_max_token_length_too() -> None:
 def test_keyword_marker_refuses_a_pattern_with_a_word_list() -> None:
     spec = {"type": "keyword_marker", "keywords_pattern": "run.*", "keywords": ["jumping"]}
     refused(one("standard", spec, "porter_stem"), "keywords_pattern cannot be combined")
+
+
+# Regex.flagsFromString: names split on `|`, upper-cased, an unknown name throws.
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ("CASE_INSENSITIVE", ["a", "b", "c"]),
+        ("case_insensitive", ["a", "b", "c"]),
+        ("COMMENTS|CASE_INSENSITIVE", ["a", "b", "c"]),
+        ("", ["aXb", "c"]),
+    ],
+)
+def test_pattern_flags_are_read_in_any_case(flags: str, expected: list[str]) -> None:
+    assert terms(one({"type": "pattern", "pattern": "x", "flags": flags}), "aXbxc") == expected
+
+
+def test_the_literal_flag_matches_the_pattern_as_text() -> None:
+    spec = {"type": "pattern_replace", "pattern": "a.c", "replacement": "-", "flags": "LITERAL"}
+    assert terms(one("keyword", spec), "abc a.c") == ["abc -"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        ("CASE_INSENSITIVE|NOPE", "unknown regex flag 'NOPE'"),
+        ("CASE_INSENSITIVE,MULTILINE", "unknown regex flag"),
+        ("UNIX_LINES", "UNIX_LINES is not supported"),
+        ("CASE_INSENSITIVE|UNICODE_CASE", "UNICODE_CASE is not supported"),
+    ],
+)
+def test_regex_flags_elasticsearch_refuses_or_the_engine_lacks_are_errors(flags: str, problem: str) -> None:
+    refused(one({"type": "pattern", "pattern": "x", "flags": flags}), ".t.flags", problem)

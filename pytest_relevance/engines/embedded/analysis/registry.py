@@ -181,6 +181,14 @@ _ELASTIC_ONLY = {
 _PLUGIN_PREFIXES = ("icu_", "kuromoji", "nori_", "smartcn", "phonetic", "polish", "stempel", "ukrainian", "hmm_", "ja_")
 
 
+# java.util.regex flags with a `regex` equivalent (CASE_INSENSITIVE without UNICODE_CASE folds ASCII only, as
+# `regex` does in ASCII mode).
+_JAVA_FLAGS = {
+    "CASE_INSENSITIVE": regex.IGNORECASE,
+    "MULTILINE": regex.MULTILINE,
+    "DOTALL": regex.DOTALL,
+    "COMMENTS": regex.VERBOSE,
+}
 # Lucene's MAX_TOKEN_LENGTH_LIMIT: StandardTokenizer, UAX29URLEmailTokenizer and CharTokenizer refuse a larger
 # max_token_length.
 _TOKEN_LIMIT = 1024 * 1024
@@ -327,16 +335,28 @@ class Registry:
                 out.add(word)
         return frozenset(out)
 
-    def java_regex(self, spec: Mapping, key: str, path: str, flags: str = "", default: str | None = None):
-        """A Java regular expression as Python `regex` (Java's \\w, \\d, \\s, \\b are ASCII unless flagged)."""
+    def java_regex(self, spec: Mapping, key: str, path: str, default: str | None = None, flags: bool = False):
+        """A Java regular expression as Python `regex` (Java's \\w, \\d, \\s, \\b are ASCII unless flagged).
+
+        With `flags`, the spec's `flags` are read as Elasticsearch's Regex.flagsFromString reads them (names joined
+        by `|`, in any case); an unknown name is refused there, and so here."""
         source = spec.get(key, default)
         if not isinstance(source, str):
             raise self.error(f"{path}.{key}", "expected a regular expression")
-        mode = 0 if "UNICODE_CHARACTER_CLASS" in flags else regex.ASCII
-        for name, flag in (("CASE_INSENSITIVE", regex.IGNORECASE), ("MULTILINE", regex.MULTILINE),
-                           ("DOTALL", regex.DOTALL), ("COMMENTS", regex.VERBOSE)):  # fmt: skip
-            if name in flags:
-                mode |= flag
+        names = {n.upper() for n in self.param(spec, "flags", path, "", str).split("|") if n} if flags else set()
+        unicode = bool(names & {"UNICODE_CHARACTER_CLASS", "UNICODE_CHAR_CLASS"})
+        mode = 0 if unicode else regex.ASCII
+        for name in sorted(names):
+            if name in _JAVA_FLAGS:
+                mode |= _JAVA_FLAGS[name]
+            elif name in ("CANON_EQ", "UNIX_LINES") or (
+                name == "UNICODE_CASE" and "CASE_INSENSITIVE" in names and not unicode
+            ):  # Unicode case folding with ASCII classes has no `regex` equivalent
+                raise self.unsupported(f"{path}.flags", f"the regex flag {name}")
+            elif name not in ("UNICODE_CHARACTER_CLASS", "UNICODE_CHAR_CLASS", "UNICODE_CASE", "LITERAL"):
+                raise self.error(f"{path}.flags", f"unknown regex flag {name!r}, as Elasticsearch refuses it")
+        if "LITERAL" in names:
+            source = regex.escape(source)
         try:
             return regex.compile(source, mode)
         except regex.error as exc:
@@ -567,12 +587,10 @@ _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
         r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)
     ),
     "pattern": lambda r, s, p: tokenizers.pattern(
-        r.java_regex(s, "pattern", p, s.get("flags", ""), default=r"\W+"), r.param(s, "group", p, -1, int)
+        r.java_regex(s, "pattern", p, default=r"\W+", flags=True), r.param(s, "group", p, -1, int)
     ),
-    "simple_pattern": lambda r, s, p: tokenizers.simple_pattern(r.java_regex(s, "pattern", p, "UNICODE", default="")),
-    "simple_pattern_split": lambda r, s, p: tokenizers.simple_pattern_split(
-        r.java_regex(s, "pattern", p, "UNICODE", default="")
-    ),
+    "simple_pattern": lambda r, s, p: tokenizers.simple_pattern(r.java_regex(s, "pattern", p, default="")),
+    "simple_pattern_split": lambda r, s, p: tokenizers.simple_pattern_split(r.java_regex(s, "pattern", p, default="")),
     "char_group": _char_group,
     "ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=False),
     "edge_ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=True),
@@ -616,7 +634,7 @@ def _mapping(reg: Registry, spec: Mapping, path: str) -> Callable:
 
 def _pattern_replace_char(reg: Registry, spec: Mapping, path: str) -> Callable:
     return char_filters.pattern_replace(
-        reg.java_regex(spec, "pattern", path, spec.get("flags", "")),
+        reg.java_regex(spec, "pattern", path, flags=True),
         _java_replacement(reg.param(spec, "replacement", path, "", str)),
     )
 
@@ -716,7 +734,7 @@ def _elision(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 def _pattern_replace(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     return filters.pattern_replace(
-        reg.java_regex(spec, "pattern", path, spec.get("flags", "")),
+        reg.java_regex(spec, "pattern", path, flags=True),
         _java_replacement(reg.param(spec, "replacement", path, "", str)),
         reg.param(spec, "all", path, True, bool),
     )
@@ -912,7 +930,7 @@ def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callabl
 
 
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    compiled = reg.java_regex(spec, "pattern", path, spec.get("flags", ""), default=r"\W+")
+    compiled = reg.java_regex(spec, "pattern", path, default=r"\W+", flags=True)
     chain: list = [filters.lowercase()] if reg.param(spec, "lowercase", path, True, bool) else []
     words = reg.word_list(spec, "stopwords", path, "_none_", named=True) or frozenset()
     if words:
