@@ -234,3 +234,60 @@ def test_the_literal_flag_matches_the_pattern_as_text() -> None:
 )
 def test_regex_flags_elasticsearch_refuses_or_the_engine_lacks_are_errors(flags: str, problem: str) -> None:
     refused(one({"type": "pattern", "pattern": "x", "flags": flags}), ".t.flags", problem)
+
+
+# Elasticsearch ignores keys a factory does not read (elastic/elasticsearch#16451, #27814, #41299); the embedded
+# engine names them instead, so a misspelt option cannot pass unnoticed in either engine.
+
+
+@pytest.mark.parametrize(
+    ("analysis", "key_path"),
+    [
+        ({"analyzer": {"x": {"tokenizer": "standard", "filters": ["lowercase"]}}}, "analyzer.x.filters"),
+        ({"analyzer": {"x": {"type": "standard", "filter": ["lowercase"]}}}, "analyzer.x.filter"),
+        ({"analyzer": {"x": {"type": "whitespace", "max_token_length": 3}}}, "analyzer.x.max_token_length"),
+        (one("standard", {"type": "stop", "stopword": ["the"]})["analysis"], "filter.f0.stopword"),
+        (one("standard", {"type": "reverse", "all": True})["analysis"], "filter.f0.all"),
+        (one("standard", {"type": "word_delimiter", "ignore_keywords": True})["analysis"], "ignore_keywords"),
+        (one({"type": "pattern", "pattern": ",", "group_": 1})["analysis"], "tokenizer.t.group_"),
+        (
+            {
+                "analyzer": {"x": {"tokenizer": "keyword", "char_filter": ["m"]}},
+                "char_filter": {"m": {"type": "mapping", "mapping": ["a => b"]}},
+            },
+            "char_filter.m.mapping",
+        ),
+        ({"normalizer": {"n": {"filter": ["lowercase"], "tokenizer": "standard"}}}, "normalizer.n.tokenizer"),
+    ],
+)
+def test_a_key_the_component_does_not_read_is_one_error_naming_it(analysis: dict, key_path: str) -> None:
+    loaded = Analysis.from_settings({"analysis": analysis}, "index.yaml", None)
+    with pytest.raises(RelevanceInputError) as caught:
+        if "normalizer" in analysis:
+            loaded.normalizer("n", "test")
+        else:
+            loaded.analyzer("x", "test")
+    assert key_path in str(caught.value)
+    assert "Elasticsearch ignores it" in str(caught.value)
+
+
+def test_every_documented_option_of_a_component_is_still_accepted() -> None:
+    spec = {
+        "type": "word_delimiter_graph", "adjust_offsets": False, "ignore_keywords": True, "catenate_all": True,
+        "generate_word_parts": True, "generate_number_parts": True, "catenate_words": False, "catenate_numbers": False,
+        "split_on_case_change": True, "preserve_original": False, "split_on_numerics": True,
+        "stem_english_possessive": True, "protected_words": ["Wi-Fi"], "type_table": ["$ => DIGIT"],
+    }  # fmt: skip
+    assert terms(one("whitespace", spec), "Wi-Fi Power-Shot") == ["Wi-Fi", "PowerShot", "Power", "Shot"]
+    shingle = {"type": "shingle", "min_shingle_size": 2, "max_shingle_size": 2, "output_unigrams": False,
+               "output_unigrams_if_no_shingles": True, "token_separator": "_", "filler_token": "-"}  # fmt: skip
+    assert terms(one("whitespace", shingle), "a b") == ["a_b"]
+    limit = {"type": "limit", "max_token_count": 1, "consume_all_tokens": True}
+    assert terms(one("whitespace", limit), "a b") == ["a"]
+
+
+def test_the_whitespace_analyzer_ignores_max_token_length_as_elasticsearch_does() -> None:
+    """WhitespaceAnalyzerProvider reads no setting: tokens are cut at Lucene's 255, whatever the config says; the
+    key is refused above, and the analyzer itself keeps 255."""
+    settings = {"analysis": {"analyzer": {"x": {"type": "whitespace"}}}}
+    assert terms(settings, "a" * 300) == ["a" * 255, "a" * 45]

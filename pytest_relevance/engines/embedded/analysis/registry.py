@@ -196,6 +196,86 @@ _TOKEN_LIMIT = 1024 * 1024
 _INDEX_LIMITS = {"max_ngram_diff": 1, "max_shingle_diff": 3}
 
 
+# The options each component type reads in Elasticsearch (its factory's settings.get calls). Elasticsearch ignores any
+# other key without a word (elastic/elasticsearch#16451, #41299), so a misspelt option changes nothing there either;
+# here it is one error naming the key, since a config meant to set it is wrong in both engines.
+_WORDS = ("stopwords", "stopwords_path")
+_WD = ("generate_word_parts", "generate_number_parts", "catenate_words", "catenate_numbers", "catenate_all",
+       "split_on_case_change", "preserve_original", "split_on_numerics", "stem_english_possessive", "protected_words",
+       "protected_words_path", "type_table", "type_table_path")  # fmt: skip
+_SYNONYM = ("synonyms", "synonyms_path", "synonyms_set", "expand", "lenient", "format", "updateable")
+_OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "analyzer": {
+        "custom": ("tokenizer", "filter", "char_filter"),
+        "standard": ("max_token_length", *_WORDS),
+        "simple": (),
+        "whitespace": (),
+        "keyword": (),
+        "stop": _WORDS,
+        "english": ("stem_exclusion", *_WORDS),
+        "snowball": ("language", *_WORDS),
+        "pattern": ("pattern", "flags", "lowercase", *_WORDS),
+    },
+    "tokenizer": {
+        "standard": ("max_token_length",),
+        "whitespace": ("max_token_length",),
+        "letter": (),
+        "lowercase": (),
+        "keyword": ("buffer_size",),
+        "classic": ("max_token_length",),
+        "uax_url_email": ("max_token_length",),
+        "pattern": ("pattern", "flags", "group"),
+        "simple_pattern": ("pattern",),
+        "simple_pattern_split": ("pattern",),
+        "char_group": ("tokenize_on_chars", "max_token_length"),
+        "ngram": ("min_gram", "max_gram", "token_chars", "custom_token_chars"),
+        "edge_ngram": ("min_gram", "max_gram", "token_chars", "custom_token_chars"),
+        "nGram": ("min_gram", "max_gram", "token_chars", "custom_token_chars"),
+        "edgeNGram": ("min_gram", "max_gram", "token_chars", "custom_token_chars"),
+        "path_hierarchy": ("delimiter", "replacement", "buffer_size", "reverse", "skip"),
+        "PathHierarchy": ("delimiter", "replacement", "buffer_size", "reverse", "skip"),
+    },
+    "normalizer": {"custom": ("filter", "char_filter")},
+    "char_filter": {
+        "html_strip": ("escaped_tags",),
+        "mapping": ("mappings", "mappings_path"),
+        "pattern_replace": ("pattern", "replacement", "flags"),
+    },
+    "filter": {
+        "lowercase": ("language",),
+        "asciifolding": ("preserve_original",),
+        "stop": ("ignore_case", "remove_trailing", *_WORDS),
+        "stemmer": ("language", "name"),
+        "snowball": ("language", "name"),
+        "stemmer_override": ("rules", "rules_path"),
+        "keyword_marker": ("keywords", "keywords_path", "keywords_pattern", "ignore_case"),
+        "word_delimiter": _WD,
+        "word_delimiter_graph": (*_WD, "adjust_offsets", "ignore_keywords"),
+        "synonym": _SYNONYM,
+        "synonym_graph": _SYNONYM,
+        "shingle": (
+            "min_shingle_size",
+            "max_shingle_size",
+            "output_unigrams",
+            "output_unigrams_if_no_shingles",
+            "token_separator",
+            "filler_token",
+        ),
+        "ngram": ("min_gram", "max_gram", "preserve_original"),
+        "edge_ngram": ("min_gram", "max_gram", "preserve_original", "side"),
+        "nGram": ("min_gram", "max_gram", "preserve_original"),
+        "edgeNGram": ("min_gram", "max_gram", "preserve_original", "side"),
+        "unique": ("only_on_same_position",),
+        "length": ("min", "max"),
+        "limit": ("max_token_count", "consume_all_tokens"),
+        "truncate": ("length",),
+        "elision": ("articles", "articles_path", "articles_case"),
+        "keep": ("keep_words", "keep_words_path", "keep_words_case"),
+        "pattern_replace": ("pattern", "replacement", "all", "flags"),
+    },
+}
+
+
 def _expand(settings: Mapping | None) -> dict:
     """Settings with dotted keys (`"index.analysis.filter.x.type"`) nested, and the `index` level removed."""
     out: dict = {}
@@ -362,6 +442,21 @@ class Registry:
         except regex.error as exc:
             raise self.error(f"{path}.{key}", f"invalid regular expression {source!r} ({exc})") from None
 
+    def check_options(self, kind: str, ctype: str, spec: Mapping, path: str) -> None:
+        """Refuse a key the component type does not read (`type` and, for analyzers, position_increment_gap are
+        always read); see _OPTIONS for why."""
+        known = _OPTIONS[kind].get(ctype, ())
+        extra = ("type", "position_increment_gap") if kind == "analyzer" else ("type",)
+        for key in spec:
+            if key not in known and key not in extra:
+                label = "token filter" if kind == "filter" else kind.replace("_", " ")
+                listed = ", ".join(known) or "none"
+                raise self.error(
+                    f"{path}.{key}",
+                    f"not an option of the {ctype} {label} (its options: {listed}); Elasticsearch ignores it "
+                    "without a word, so it does nothing there either: correct its spelling or remove it",
+                )
+
     # lookups -----------------------------------------------------------------------------------------------------
 
     def has_analyzer(self, name: str) -> bool:
@@ -405,6 +500,7 @@ class Registry:
             kind = spec.get("type", "custom")
             if kind != "custom":
                 raise self.error(f"{path}.type", f"a normalizer is of type custom, not {kind!r}")
+            self.check_options("normalizer", kind, spec, path)
             filter_names = self.param(spec, "filter", path, [], list)
             for index, fname in enumerate(filter_names):
                 ftype = self.defs["filter"].get(fname, {}).get("type", fname)
@@ -423,6 +519,8 @@ class Registry:
 
     def _build_analyzer(self, name: str, spec: Mapping, path: str) -> Analyzer:
         kind = spec.get("type", "custom" if "tokenizer" in spec else None)
+        if isinstance(kind, str) and kind in _OPTIONS["analyzer"]:
+            self.check_options("analyzer", kind, spec, path)
         gap = self.param(spec, "position_increment_gap", path, 100, int)
         if kind == "custom":
             if "tokenizer" not in spec:
@@ -468,6 +566,7 @@ class Registry:
         builder = _TOKENIZERS.get(ctype)
         if builder is None:
             raise self.refuse("tokenizer", ctype, path)
+        self.check_options("tokenizer", ctype, spec, path)
         return builder(self, spec, path)
 
     def char_filter(self, name: Any, key_path: str) -> Callable:
@@ -475,6 +574,7 @@ class Registry:
         builder = _CHAR_FILTERS.get(ctype)
         if builder is None:
             raise self.refuse("char_filter", ctype, path)
+        self.check_options("char_filter", ctype, spec, path)
         return builder(self, spec, path)
 
     def filter(
@@ -483,6 +583,8 @@ class Registry:
         if isinstance(name, str) and name not in self.defs["filter"] and name in _PRECONFIGURED_FILTERS:
             return _PRECONFIGURED_FILTERS[name]()
         ctype, spec, path = self._spec("filter", name, key_path)
+        if ctype in _OPTIONS["filter"] or ctype in _FILTERS:
+            self.check_options("filter", ctype, spec, path)
         if ctype in ("synonym", "synonym_graph"):  # rules are analyzed by the chain before the filter
             rules = Analyzer(
                 "synonym rules",
@@ -781,7 +883,11 @@ def _word_delimiter(reg: Registry, spec: Mapping, path: str, graph: bool) -> Str
             ("preserve_original", False), ("split_on_numerics", True), ("stem_english_possessive", True),
             ("adjust_offsets", True), ("ignore_keywords", False),
         )
+        # word_delimiter (not graph) has neither adjust_offsets nor ignore_keywords: the defaults always apply
+        if graph or name not in ("adjust_offsets", "ignore_keywords")
     }  # fmt: skip
+    flags.setdefault("adjust_offsets", True)
+    flags.setdefault("ignore_keywords", False)
     protected = reg.word_list(spec, "protected_words", path, None) or frozenset()
     return filters.word_delimiter(flags, protected, graph=graph, type_table=_type_table(reg, spec, path))
 
@@ -941,10 +1047,7 @@ def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable
 _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable, list]]] = {
     "standard": _standard,
     "simple": lambda r, s, p: (tokenizers.lowercase(), []),
-    "whitespace": lambda r, s, p: (
-        tokenizers.whitespace(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
-        [],
-    ),
+    "whitespace": lambda r, s, p: (tokenizers.whitespace(255), []),  # WhitespaceAnalyzerProvider reads no option
     "keyword": lambda r, s, p: (tokenizers.keyword(), []),
     "stop": _stop_analyzer,
     "english": _english,
