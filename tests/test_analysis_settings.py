@@ -291,3 +291,26 @@ def test_the_whitespace_analyzer_ignores_max_token_length_as_elasticsearch_does(
     key is refused above, and the analyzer itself keeps 255."""
     settings = {"analysis": {"analyzer": {"x": {"type": "whitespace"}}}}
     assert terms(settings, "a" * 300) == ["a" * 255, "a" * 45]
+
+
+# PathHierarchyTokenizerFactory ("delimiter/replacement must be a one char value"), PathHierarchyTokenizer (negative
+# skip or bufferSize) and KeywordTokenizer (bufferSize outside 1..1048576).
+
+
+@pytest.mark.parametrize(
+    ("spec", "key"),
+    [
+        ({"type": "path_hierarchy", "delimiter": "::"}, "delimiter"),
+        ({"type": "path_hierarchy", "replacement": "->"}, "replacement"),
+        ({"type": "path_hierarchy", "skip": -1}, "skip"),
+        ({"type": "path_hierarchy", "buffer_size": -1}, "buffer_size"),
+        ({"type": "keyword", "buffer_size": 0}, "buffer_size"),
+    ],
+)
+def test_tokenizer_options_elasticsearch_refuses_are_errors(spec: dict, key: str) -> None:
+    refused(one(spec), f"tokenizer.t.{key}: must be")
+
+
+def test_path_hierarchy_with_its_one_character_options() -> None:
+    spec = {"type": "path_hierarchy", "delimiter": "-", "replacement": "/", "skip": 1, "buffer_size": 10}
+    assert terms(one(spec), "a-b-c") == ["/b", "/b/c"]

@@ -678,12 +678,31 @@ def _char_group(reg: Registry, spec: Mapping, path: str) -> Callable:
     )
 
 
+def _keyword_tokenizer(reg: Registry, spec: Mapping, path: str) -> Callable:
+    """buffer_size only sizes KeywordTokenizer's first buffer, but Lucene refuses one outside 1..1048576."""
+    reg.bounded(spec, "buffer_size", path, 256, 1, _TOKEN_LIMIT)
+    return tokenizers.keyword()
+
+
+def _path_hierarchy(reg: Registry, spec: Mapping, path: str) -> Callable:
+    """PathHierarchyTokenizerFactory takes one character for delimiter and replacement, and Lucene refuses a negative
+    skip or buffer_size (the buffer's size changes no token)."""
+    delimiter = reg.param(spec, "delimiter", path, "/", str)
+    replacement = reg.param(spec, "replacement", path, None, str) if "replacement" in spec else None
+    for key, value in (("delimiter", delimiter), ("replacement", replacement)):
+        if value is not None and len(value) != 1:
+            raise reg.error(f"{path}.{key}", f"must be one character, got {value!r} (Elasticsearch refuses it)")
+    reg.bounded(spec, "buffer_size", path, 1024, 0)
+    skip = reg.bounded(spec, "skip", path, 0, 0)
+    return tokenizers.path_hierarchy(delimiter, replacement, skip, reg.param(spec, "reverse", path, False, bool))
+
+
 _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
     "standard": lambda r, s, p: tokenizers.standard(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
     "whitespace": lambda r, s, p: tokenizers.whitespace(r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)),
     "letter": lambda r, s, p: tokenizers.letter(),
     "lowercase": lambda r, s, p: tokenizers.lowercase(),
-    "keyword": lambda r, s, p: tokenizers.keyword(),
+    "keyword": _keyword_tokenizer,
     "classic": lambda r, s, p: tokenizers.classic(r.bounded(s, "max_token_length", p, 255, 1)),
     "uax_url_email": lambda r, s, p: tokenizers.uax_url_email(
         r.bounded(s, "max_token_length", p, 255, 1, _TOKEN_LIMIT)
@@ -696,12 +715,7 @@ _TOKENIZERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
     "char_group": _char_group,
     "ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=False),
     "edge_ngram": lambda r, s, p: _ngram_tokenizer(r, s, p, edge=True),
-    "path_hierarchy": lambda r, s, p: tokenizers.path_hierarchy(
-        r.param(s, "delimiter", p, "/", str),
-        s.get("replacement"),
-        r.param(s, "skip", p, 0, int),
-        r.param(s, "reverse", p, False, bool),
-    ),
+    "path_hierarchy": _path_hierarchy,
 }
 _TOKENIZERS["PathHierarchy"] = _TOKENIZERS["path_hierarchy"]
 _TOKENIZERS["nGram"] = _renamed("ngram")
