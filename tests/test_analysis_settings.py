@@ -314,3 +314,33 @@ def test_tokenizer_options_elasticsearch_refuses_are_errors(spec: dict, key: str
 def test_path_hierarchy_with_its_one_character_options() -> None:
     spec = {"type": "path_hierarchy", "delimiter": "-", "replacement": "/", "skip": 1, "buffer_size": 10}
     assert terms(one(spec), "a-b-c") == ["/b", "/b/c"]
+
+
+# java.util.regex.Matcher.appendReplacement, which PatternReplaceFilter and PatternReplaceCharFilter use.
+
+
+@pytest.mark.parametrize(
+    ("replacement", "expected"),
+    [
+        ("\\$1", "$1b"),
+        ("${w}!", "a!b"),
+        ("$10", "a0b"),
+        ("x\\y", "xyb"),
+        ("a\\\\b", "a\\bb"),
+        ("$0$1", "aab"),
+    ],
+)
+def test_replacements_read_as_java_reads_them(replacement: str, expected: str) -> None:
+    spec = {"type": "pattern_replace", "pattern": "(?<w>a)", "replacement": replacement}
+    assert terms(one("keyword", spec), "ab") == [expected]
+    char_filter = {"type": "pattern_replace", "pattern": "(?<w>a)", "replacement": replacement}
+    settings = {"analysis": {"analyzer": {"x": {"tokenizer": "keyword", "char_filter": ["c"]}}}}
+    settings["analysis"]["char_filter"] = {"c": char_filter}
+    assert terms(settings, "ab") == [expected]
+
+
+@pytest.mark.parametrize(("replacement", "problem"), [("\\", "escapes nothing"), ("$", "no group"), ("$2", "no group"),
+                                                      ("${v}", "names no group")])  # fmt: skip
+def test_replacements_java_throws_on_are_errors(replacement: str, problem: str) -> None:
+    spec = {"type": "pattern_replace", "pattern": "(?<w>a)", "replacement": replacement}
+    refused(one("keyword", spec), "f0.replacement", problem)

@@ -749,15 +749,51 @@ def _mapping(reg: Registry, spec: Mapping, path: str) -> Callable:
 
 
 def _pattern_replace_char(reg: Registry, spec: Mapping, path: str) -> Callable:
-    return char_filters.pattern_replace(
-        reg.java_regex(spec, "pattern", path, flags=True),
-        _java_replacement(reg.param(spec, "replacement", path, "", str)),
-    )
+    compiled = reg.java_regex(spec, "pattern", path, flags=True)
+    return char_filters.pattern_replace(compiled, _java_replacement(reg, spec, path, compiled))
 
 
-def _java_replacement(replacement: str) -> str:
-    """Java's `$1` group references in Python's `\\g<1>` syntax."""
-    return regex.sub(r"\$(\d+)", r"\\g<\1>", replacement.replace("\\", "\\\\"))
+def _java_replacement(reg: Registry, spec: Mapping, path: str, compiled: regex.Pattern) -> str:
+    """The `replacement` as Java's Matcher.appendReplacement reads it, in Python's template syntax: `\\` escapes the
+    next character, `$n` takes the most digits that still name a group, `${name}` a named group; what Java refuses
+    (a dangling `\\` or `$`, an unknown group) is refused here, before any text is analyzed."""
+    replacement = reg.param(spec, "replacement", path, "", str)
+    out: list[str] = []
+    i = 0
+
+    def bad(problem: str) -> RelevanceInputError:
+        return reg.error(f"{path}.replacement", f"{problem} in {replacement!r} (Java refuses it)")
+
+    while i < len(replacement):
+        char = replacement[i]
+        if char == "\\":
+            if i + 1 == len(replacement):
+                raise bad("a trailing \\ escapes nothing")
+            out.append(replacement[i + 1].replace("\\", "\\\\"))
+            i += 2
+        elif char == "$":
+            if replacement[i + 1 : i + 2] == "{":
+                end = replacement.find("}", i + 2)
+                name = replacement[i + 2 : end] if end > 0 else ""
+                if not name.isascii() or not name.isalnum() or name[0].isdigit() or name not in compiled.groupindex:
+                    raise bad(f"${{{name}}} names no group of the pattern")
+                out.append(f"\\g<{name}>")
+                i = end + 1
+            else:
+                digits = replacement[i + 1 : i + 2]
+                if not (digits.isascii() and digits.isdigit()) or int(digits) > compiled.groups:
+                    raise bad(f"${digits} refers to no group of the pattern")
+                i += 2
+                while i < len(replacement) and replacement[i] in "0123456789":
+                    if int(digits + replacement[i]) > compiled.groups:
+                        break
+                    digits += replacement[i]
+                    i += 1
+                out.append(f"\\g<{int(digits)}>")
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
 
 
 _CHAR_FILTERS: dict[str, Callable[[Registry, Mapping, str], Callable]] = {
@@ -849,10 +885,9 @@ def _elision(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 
 def _pattern_replace(reg: Registry, spec: Mapping, path: str) -> MapFilter:
+    compiled = reg.java_regex(spec, "pattern", path, flags=True)
     return filters.pattern_replace(
-        reg.java_regex(spec, "pattern", path, flags=True),
-        _java_replacement(reg.param(spec, "replacement", path, "", str)),
-        reg.param(spec, "all", path, True, bool),
+        compiled, _java_replacement(reg, spec, path, compiled), reg.param(spec, "all", path, True, bool)
     )
 
 
