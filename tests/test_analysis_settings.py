@@ -344,3 +344,24 @@ def test_replacements_read_as_java_reads_them(replacement: str, expected: str) -
 def test_replacements_java_throws_on_are_errors(replacement: str, problem: str) -> None:
     spec = {"type": "pattern_replace", "pattern": "(?<w>a)", "replacement": replacement}
     refused(one("keyword", spec), "f0.replacement", problem)
+
+
+# CharGroupTokenizerFactory and NGramTokenizerFactory classes are Java's Character.isWhitespace (no no-break space)
+# and isDigit (decimal digits only); char_group reads parseEscapedChar's escapes; token_chars names any case.
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "text", "expected"),
+    [
+        ({"type": "char_group", "tokenize_on_chars": ["whitespace"]}, "a\u00a0b c", ["a\u00a0b", "c"]),
+        ({"type": "char_group", "tokenize_on_chars": ["digit"]}, "x²y3z", ["x²y", "z"]),
+        ({"type": "char_group", "tokenize_on_chars": ["\\u002d", "\\\\", "\\b"]}, "a-b\\c\bd", ["a", "b", "c", "d"]),
+        ({"type": "ngram", "max_gram": 1, "token_chars": ["Letter", "whitespace"]}, "a\u00a0b", ["a", "b"]),
+    ],
+)
+def test_character_classes_and_escapes_are_javas(tokenizer: dict, text: str, expected: list[str]) -> None:
+    assert terms(one(tokenizer), text) == expected
+
+
+def test_an_escape_java_cannot_read_is_an_error() -> None:
+    refused(one({"type": "char_group", "tokenize_on_chars": ["\\q"]}), "tokenize_on_chars[0]")

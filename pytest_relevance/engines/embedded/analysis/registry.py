@@ -611,23 +611,31 @@ def _renamed(name: str) -> Callable[[Registry, Mapping, str], Any]:
     return refuse
 
 
+# Elasticsearch's CharMatcher.Basic classes as `regex` set members: Character.isLetter, isDigit (Nd only: not
+# superscripts, which str.isdigit accepts) and isWhitespace (no no-break spaces, which \\s and str.isspace accept).
+_CHAR_CLASSES = {
+    "letter": r"\p{L}",
+    "digit": r"\p{Nd}",
+    "whitespace": "".join(regex.escape(c) for c in sorted(tokenizers.java_whitespace)),
+    "punctuation": r"\p{P}",
+    "symbol": r"\p{S}",
+}
+
+
 def _char_classes(reg: Registry, spec: Mapping, path: str) -> Callable[[str], bool] | None:
     """`token_chars` of the n-gram tokenizers as a predicate (None: every character is a token character)."""
     names = reg.param(spec, "token_chars", path, [], list)
     if not names:
         return None
-    classes = {
-        "letter": r"\p{L}", "digit": r"\p{Nd}", "whitespace": r"\s", "punctuation": r"\p{P}",
-        "symbol": r"\p{S}",
-    }  # fmt: skip
     parts = []
-    for i, cls in enumerate(names):
+    for i, name in enumerate(names):
+        cls = name.lower().strip()  # NGramTokenizerFactory.parseTokenChars
         if cls == "custom":
             parts.append(regex.escape(reg.param(spec, "custom_token_chars", path, "", str)))
-        elif cls in classes:
-            parts.append(classes[cls])
+        elif cls in _CHAR_CLASSES:
+            parts.append(_CHAR_CLASSES[cls])
         else:
-            raise reg.error(f"{path}.token_chars[{i}]", f"unknown character class {cls!r}")
+            raise reg.error(f"{path}.token_chars[{i}]", f"unknown character class {name!r}")
     compiled = regex.compile("[" + "".join(parts) + "]")
     return lambda c: compiled.match(c) is not None
 
@@ -656,24 +664,28 @@ def _ngram_tokenizer(reg: Registry, spec: Mapping, path: str, edge: bool) -> Cal
     return tokenizers.ngram(lo, hi, _char_classes(reg, spec, path), edges_only=edge)
 
 
+_CHAR_ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
 def _char_group(reg: Registry, spec: Mapping, path: str) -> Callable:
-    classes = {"whitespace": str.isspace, "letter": str.isalpha, "digit": str.isdigit}
-    singles: set[str] = set()
-    tests = []
+    """CharGroupTokenizerFactory: one character, a backslash escape (its parseEscapedChar reads \\\\, \\n, \\t, \\r,
+    \\b, \\f and \\uXXXX), or a class name."""
+    parts = []
     for i, item in enumerate(reg.param(spec, "tokenize_on_chars", path, [], list)):
-        if item in classes:
-            tests.append(classes[item])
-        elif item in ("punctuation", "symbol"):
-            compiled = regex.compile(r"\p{P}" if item == "punctuation" else r"\p{S}")
-            tests.append(lambda c, compiled=compiled: compiled.match(c) is not None)
-        elif len(item) == 1:
-            singles.add(item)
-        elif item in ("\\n", "\\r", "\\t", "\\f"):
-            singles.add({"\\n": "\n", "\\r": "\r", "\\t": "\t", "\\f": "\f"}[item])
+        key = f"{path}.tokenize_on_chars[{i}]"
+        if len(item) == 1:
+            parts.append(regex.escape(item))
+        elif item.startswith("\\") and item[1] in _CHAR_ESCAPES:
+            parts.append(regex.escape(_CHAR_ESCAPES[item[1]]))
+        elif item.startswith("\\u") and len(item) <= 6 and regex.fullmatch(r"[0-9a-fA-F]+", item[2:]):
+            parts.append(regex.escape(chr(int(item[2:], 16))))
+        elif item in _CHAR_CLASSES:
+            parts.append(_CHAR_CLASSES[item])
         else:
-            raise reg.error(f"{path}.tokenize_on_chars[{i}]", f"expected one character or a class, got {item!r}")
+            raise reg.error(key, f"expected one character, an escape such as \\n or \\u0041, or a class, got {item!r}")
+    compiled = regex.compile("[" + "".join(parts) + "]") if parts else None
     return tokenizers.char_group(
-        lambda c: c in singles or any(t(c) for t in tests),
+        lambda c: compiled is not None and compiled.match(c) is not None,
         reg.bounded(spec, "max_token_length", path, 255, 1, _TOKEN_LIMIT),
     )
 
