@@ -164,6 +164,8 @@ def test_the_id_tiebreak_follows_the_templates_sort_and_a_rescore_is_sent_withou
     rescore = {"window_size": 10, "query": {"rescore_query": {"match_phrase": {"title": "shoe"}}}}
     rescored = index.request_body({"query": query, "rescore": rescore}, 5)
     assert "sort" not in rescored and rescored["rescore"] == rescore
+    retriever = {"standard": {"query": query}}
+    assert "sort" not in index.request_body({"retriever": retriever}, 5)
     level = {"window_size": 10, "query": {"rescore_query": {"match_all": {}}, "rescore_query_weight": 0}}
     tied = {"query": {"constant_score": {"filter": {"match": {"title": "shoe"}}}}, "rescore": level}
     assert index.search_many({"q": tied}, 5, "query.yaml")["q"] == [("d0", 1.0), ("d1", 1.0), ("d3", 1.0)]

@@ -21,6 +21,7 @@ from pytest_relevance.errors import RelevanceInputError
 
 _CREDENTIALS = re.compile(r"(?<=://)\S*@")  # up to the last @: a password may hold an @ of its own
 _CLIENT_LOGGERS = ("elastic_transport", "elasticsearch", "opensearch", "urllib3")
+_UNSORTED = frozenset(("rescore", "retriever"))  # body keys beside which Elasticsearch refuses a top-level sort
 
 
 def redact(text: object) -> str:
@@ -199,10 +200,11 @@ class ElasticsearchIndex:
     def request_body(self, body: dict[str, Any], size: int) -> dict[str, Any]:
         """What is sent for one query: the rendered body plus depth, no _source, scores and the id tiebreak.
 
-        The tiebreak follows the template's own sort (by score unless it has one). A body with a rescore is sent
-        without a sort, which Elasticsearch refuses beside a rescore; its ties are broken by id on arrival."""
+        The tiebreak follows the template's own sort (by score unless it has one). A body with a rescore or a
+        retriever is sent without a top-level sort, which Elasticsearch refuses beside either; its ties are broken
+        by id on arrival."""
         request = {**body, "size": size, "_source": False, "track_scores": True, "track_total_hits": False}
-        if "rescore" not in body:
+        if not _UNSORTED.intersection(body):
             own = body.get("sort") or [{"_score": {"order": "desc"}}]
             request["sort"] = [*(own if isinstance(own, list) else [own]), {self.id_field: {"order": "asc"}}]
         return request
@@ -229,7 +231,7 @@ class ElasticsearchIndex:
                 failures.append(f"query {qid!r}: {_reason(answer)}")
                 continue
             hits = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
-            results[qid] = sorted(hits, key=lambda hit: (-hit[1], hit[0])) if "rescore" in body else hits
+            results[qid] = sorted(hits, key=lambda hit: (-hit[1], hit[0])) if _UNSORTED.intersection(body) else hits
         return results, failures
 
     def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
