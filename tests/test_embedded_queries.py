@@ -498,6 +498,16 @@ def test_a_case_insensitive_term_is_an_ascii_constant_score_automaton() -> None:
         hits(index, {"term": {"n": {"value": 3, "case_insensitive": True}}})
 
 
+def test_case_insensitive_prefix_and_wildcard_fold_ascii_letters_only() -> None:
+    docs = [{"id": str(i), "b": b} for i, b in enumerate(["Éclair", "éclair", "ECLAIR", "eclair"], 1)]
+    index = EmbeddedEngine().open(docs, {"mappings": {"properties": {"b": {"type": "keyword"}}}}, "id")
+    for query in ({"prefix": {"b": {"value": "écl", "case_insensitive": True}}},
+                  {"wildcard": {"b": {"value": "éC*", "case_insensitive": True}}}):  # fmt: skip
+        assert hits(index, query) == {"2": 1.0}
+    assert hits(index, {"prefix": {"b": {"value": "ecl", "case_insensitive": True}}}) == {"3": 1.0, "4": 1.0}
+    assert hits(index, {"wildcard": {"b": {"value": "Ec?AIR", "case_insensitive": True}}}) == {"3": 1.0, "4": 1.0}
+
+
 def test_lenient_makes_a_field_the_text_does_not_fit_match_nothing(index: EmbeddedIndex) -> None:
     # Elasticsearch builds a MatchNoDocsQuery for that field (MatchQueryParser.termQuery): the other fields still
     # match, and a required clause on it matches nothing; without lenient the search fails

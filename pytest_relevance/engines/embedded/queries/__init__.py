@@ -141,6 +141,11 @@ class Invalid(Exception):
         self.path, self.problem = path, problem
 
 
+# Elasticsearch's case-insensitive term, prefix and wildcard queries fold ASCII letters only
+# (AutomatonQueries.toCaseInsensitiveChar leaves code points above 128 as they are)
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 class Unmapped(Invalid):
     """A field the mappings lack: a leaf query on it matches nothing (see `MATCH_NONE_WHEN_UNMAPPED`); anywhere else
     (sorts, functions, vectors, geo, nested) Elasticsearch refuses it too."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.queries import (
+    ASCII_LOWER,
     F32,
     Invalid,
     Scores,
@@ -203,7 +204,10 @@ def normalized_pattern(index: EmbeddedIndex, field: str, pattern: str) -> str:
 
 
 def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
-    return (value.lower(), re.IGNORECASE) if options.get("case_insensitive") else (value, 0)
+    """The value and regex flags of a `case_insensitive` prefix or wildcard: ASCII letters only, as Elasticsearch."""
+    if options.get("case_insensitive"):
+        return value.translate(ASCII_LOWER), re.IGNORECASE | re.ASCII
+    return value, 0
 
 
 @query("prefix")
@@ -215,7 +219,7 @@ def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
     if flags:
-        matched = _matching(index, field, path, lambda t: t.lower().startswith(value))
+        matched = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
     else:
         matched = _matching(index, field, path, None, value)
     return Scores.constant(matched, boost_of(options, path, boost))

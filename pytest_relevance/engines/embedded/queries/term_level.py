@@ -12,6 +12,7 @@ import numpy as np
 
 from pytest_relevance.engines.embedded.mapping import ISO_DATE_FORMATS
 from pytest_relevance.engines.embedded.queries import (
+    ASCII_LOWER,
     Invalid,
     Scores,
     Unsupported,
@@ -49,18 +50,15 @@ def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     return index.equal(field, [options["value"]], boost, path)
 
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
 def _case_insensitive_term(index: EmbeddedIndex, field: str, value: str, boost: float, path: str) -> Scores:
     """Elasticsearch turns a case-insensitive term into an AutomatonQuery (CaseInsensitiveTermQuery) whose letters
     match either case only in ASCII (AutomatonQueries.toCaseInsensitiveChar leaves code points above 128 alone);
     Lucene's default constant-score rewrite then scores the boost, not BM25."""
-    wanted = value.translate(_ASCII_LOWER)
+    wanted = value.translate(ASCII_LOWER)
     target = index.postings_field(field, path)
     matched = np.zeros(index.n, dtype=bool)
     for candidate in target.sorted_terms:
-        if len(candidate) == len(wanted) and candidate.translate(_ASCII_LOWER) == wanted:
+        if len(candidate) == len(wanted) and candidate.translate(ASCII_LOWER) == wanted:
             postings = target.postings(candidate)
             if postings is not None:
                 matched[postings.docs] = True
