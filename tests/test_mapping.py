@@ -284,3 +284,15 @@ def test_exists_on_an_object_or_a_pattern_matches_any_of_its_fields() -> None:
     assert ids(index, {"exists": {"field": "*.age"}}) == ["2"]
     assert ids(index, {"exists": {"field": "user.name"}}) == ["1"]
     assert ids(index, {"exists": {"field": "account"}}) == []
+
+
+def test_from_and_size_beyond_the_result_window_are_refused_as_elasticsearch_refuses_them() -> None:
+    docs = [{"id": "1", "title": "red"}]
+    index = open_index({"title": {"type": "text"}}, docs)
+    with pytest.raises(RelevanceInputError) as caught:
+        index.search_many({"q": {"query": {"match_all": {}}, "from": 9995}}, 10, "query.yaml")
+    assert "from + size must be less than or equal to: [10000] but was [10005]" in str(caught.value)
+    wider = EmbeddedEngine().open(docs, {"settings": {"index": {"max_result_window": "20000"}}}, "id", "index.yaml")
+    assert wider.search_many({"q": {"query": {"match_all": {}}, "from": 9995}}, 10, "query.yaml")["q"] == []
+    with pytest.raises(RelevanceInputError, match="max_result_window: 'lots' is not a whole number >= 1"):
+        EmbeddedEngine().open(docs, {"settings": {"index.max_result_window": "lots"}}, "id", "index.yaml")

@@ -125,6 +125,7 @@ class IndexMapping:
         settings = body.get("settings") or {}
         self.analysis = Analysis.from_settings(settings, self.source, base_dir)
         self._similarities = self._read_similarities(settings)
+        self.max_result_window = self._index_setting(settings, "max_result_window", 10_000)
         default = self.analysis.analyzer(
             "default" if self.analysis.has_analyzer("default") else "standard", "settings.analysis.analyzer.default"
         )
@@ -199,6 +200,18 @@ class IndexMapping:
         return [token.as_elasticsearch() for token in chosen.analyze_values(texts)]
 
     # reading -------------------------------------------------------------------------------------------------------
+
+    def _index_setting(self, settings: MappingABC, name: str, default: int) -> int:
+        """A whole-number index setting, written as settings.index.NAME, settings.NAME or "index.NAME"."""
+        index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}
+        value = index.get(name, settings.get(name, settings.get(f"index.{name}", default)))
+        try:
+            number = int(str(value))
+        except ValueError:
+            number = -1
+        if number < 1:
+            raise RelevanceInputError(self.source, f"settings.index.{name}: {value!r} is not a whole number >= 1")
+        return number
 
     def _read_similarities(self, settings: MappingABC) -> dict[str, Similarity]:
         index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}

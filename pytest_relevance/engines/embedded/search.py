@@ -51,6 +51,13 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
+    window = index.mapping.max_result_window
+    if start + size > window:  # Elasticsearch's own refusal, before it searches
+        raise Invalid(
+            "from",
+            f"Result window is too large, from + size must be less than or equal to: [{window}] but was "
+            f"[{start + size}]; raise the index.max_result_window index setting",
+        )
     if body.get("retriever") is not None:
         if body.get("query") is not None or body.get("knn") is not None:
             raise Invalid("retriever", "a body with a retriever has no query or knn of its own")
