@@ -296,3 +296,13 @@ def test_from_and_size_beyond_the_result_window_are_refused_as_elasticsearch_ref
     assert wider.search_many({"q": {"query": {"match_all": {}}, "from": 9995}}, 10, "query.yaml")["q"] == []
     with pytest.raises(RelevanceInputError, match="max_result_window: 'lots' is not a whole number >= 1"):
         EmbeddedEngine().open(docs, {"settings": {"index.max_result_window": "lots"}}, "id", "index.yaml")
+
+
+def test_a_sort_on_an_unmapped_field_with_unmapped_type_changes_no_order_and_score_takes_order_alone() -> None:
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red red"}, {"id": "2", "title": "red"}])
+    query = {"match": {"title": "red"}}
+    ranked = [doc for doc, _ in hits(index, query)]
+    sort = [{"price": {"order": "asc", "unmapped_type": "long"}}, "_score"]
+    assert [doc for doc, _ in hits(index, query, sort=sort)] == ranked
+    with pytest.raises(RelevanceInputError, match=r"sort\[0\]\.mode: \[_score\] sorts take only 'order'"):
+        hits(index, query, sort=[{"_score": {"order": "desc", "mode": "max"}}])

@@ -213,8 +213,12 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
         allowed(options, {"order", "missing", "mode", "unmapped_type", "numeric_type", "format"}, path)
         descending = str(options.get("order", "desc" if field == "_score" else "asc")).lower() == "desc"
         if field == "_score":
+            if set(options) - {"order"}:  # ScoreSortBuilder's parser knows `order` alone
+                raise Invalid(f"{path}.{sorted(set(options) - {'order'})[0]}", "[_score] sorts take only 'order'")
             keys.append(-values.astype(np.float64) if descending else values.astype(np.float64))
             continue
+        if field not in index.kinds and options.get("unmapped_type"):
+            continue  # no document has a value: every one sorts as missing, which changes no order
         if field == "_doc":
             keys.append(-docs if descending else docs)
             continue
