@@ -125,7 +125,7 @@ class IndexMapping:
         settings = body.get("settings") or {}
         self.analysis = Analysis.from_settings(settings, self.source, base_dir)
         self._similarities = self._read_similarities(settings)
-        self.max_result_window = self._index_setting(settings, "max_result_window", 10_000)
+        self.max_result_window = self._result_window()
         default = self.analysis.analyzer(
             "default" if self.analysis.has_analyzer("default") else "standard", "settings.analysis.analyzer.default"
         )
@@ -201,16 +201,17 @@ class IndexMapping:
 
     # reading -------------------------------------------------------------------------------------------------------
 
-    def _index_setting(self, settings: MappingABC, name: str, default: int) -> int:
-        """A whole-number index setting, written as settings.index.NAME, settings.NAME or "index.NAME"."""
-        index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}
-        value = index.get(name, settings.get(name, settings.get(f"index.{name}", default)))
+    def _result_window(self) -> int:
+        """index.max_result_window: how deep from + size may reach (Elasticsearch's default 10,000)."""
+        value = self.analysis.setting("max_result_window", 10_000)
         try:
             number = int(str(value))
         except ValueError:
             number = -1
         if number < 1:
-            raise RelevanceInputError(self.source, f"settings.index.{name}: {value!r} is not a whole number >= 1")
+            raise RelevanceInputError(
+                self.source, f"settings.index.max_result_window: {value!r} is not a whole number >= 1"
+            )
         return number
 
     def _read_similarities(self, settings: MappingABC) -> dict[str, Similarity]:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.engines.embedded.analysis.bulk import terms_each
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
@@ -397,6 +397,10 @@ class Analysis:
     def has_analyzer(self, name: str) -> bool:
         """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
         return self._registry.has_analyzer(name)
+
+    def setting(self, name: str, default: Any) -> Any:
+        """An index-level setting (`max_result_window`...), written nested, dotted or under `index`."""
+        return self._registry.settings.get(name, default)
 
     def updateable_filters(self, name: str) -> list[str]:
         """The token filters of analyzer `name` marked `updateable: true`, which Elasticsearch allows only at

@@ -294,9 +294,9 @@ def _expand(settings: Mapping | None) -> dict:
         put(out, str(key), value)
     index = out.pop("index", {})
     if isinstance(index, dict):
-        for key in _INDEX_LIMITS:
-            if key in index:
-                out.setdefault(key, index[key])
+        for key, value in index.items():
+            if key != "analysis":
+                out.setdefault(key, value)
     if isinstance(index, dict) and "analysis" in index:
         merged = index["analysis"]
         for kind, defs in out.get("analysis", {}).items():
@@ -312,6 +312,7 @@ class Registry:
         self.source = source
         self.base_dir = base_dir
         expanded = _expand(settings)
+        self.settings = expanded  # every index-level setting, however it was written (nested, dotted, under index)
         analysis = expanded.get("analysis", {})
         if not isinstance(analysis, dict):
             raise RelevanceInputError(source, "settings.analysis: must be an object")
