@@ -70,7 +70,7 @@ def render(
         """A name: its placeholders filled, never date math (a script's `params.now` is a name)."""
         if not isinstance(node, str) or "{{" not in node:
             return node
-        return _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
+        return _interpolate(node, values, query_id, source)
 
     return fill(template)
 
@@ -128,9 +128,14 @@ def _fill_string(node: str, values: dict[str, Any], instant: datetime, query_id:
     if whole:  # the user's query text is never date math, whatever it starts with
         value = _lookup(values, whole.group(1), query_id, source)
         return value if whole.group(1) == "query" else anchor(value, instant)
-    filled = _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
+    filled = _interpolate(node, values, query_id, source)
     # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
     return anchor(filled, instant) if node.startswith("now") else filled
+
+
+def _interpolate(node: str, values: dict[str, Any], query_id: str, source: str) -> str:
+    """Each placeholder inside a longer string replaced by its value as text."""
+    return _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
 
 
 def _lookup(values: dict[str, Any], name: str, query_id: str, source: str) -> Any:
