@@ -158,6 +158,9 @@ class _YamlEvents:
         self.anchors: dict[str, Any] = {}
         self.resolver = yaml.resolver.Resolver()
         self.constructor = yaml.SafeLoader("")  # the safe constructors, made once (a loader per query costs)
+        # what they raise on a value its tag cannot read: a ConstructorError, or for some tags whatever their
+        # parsing raises first (KeyError for `!!bool maybe`, AttributeError for `!!timestamp x`, IndexError `!!int ''`)
+        self.unreadable_errors = (yaml.YAMLError, ValueError, LookupError, AttributeError)
 
     def raw(self) -> Any:
         try:
@@ -205,6 +208,7 @@ class _YamlEvents:
                 else self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
             )
             node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+            node.written = (event.tag, event.implicit)  # replayed as written: an anchored `null` stays a null
         elif isinstance(event, yaml.SequenceStartEvent):
             tag = event.tag if event.tag not in (None, "!") else self.resolver.resolve(yaml.SequenceNode, None, True)
             node = yaml.SequenceNode(tag, [], event.start_mark, None, event.flow_style)
@@ -224,7 +228,7 @@ class _YamlEvents:
     def _replay(self, node: Any) -> Iterator[Any]:
         yaml = self.yaml
         if isinstance(node, yaml.ScalarNode):
-            yield yaml.ScalarEvent(None, node.tag, (False, False), node.value, node.start_mark, node.end_mark)
+            yield yaml.ScalarEvent(None, *node.written, node.value, node.start_mark, node.end_mark)
         elif isinstance(node, yaml.SequenceNode):
             yield yaml.SequenceStartEvent(None, node.tag, False, node.start_mark, node.start_mark)
             for item in node.value:
@@ -237,12 +241,35 @@ class _YamlEvents:
                 yield from self._replay(value)
             yield yaml.MappingEndEvent(node.start_mark, node.start_mark)
 
-    def construct(self, event: Any) -> Any:
+    def construct(self, event: Any, where: str) -> Any:
         """A Python value for the subtree (template params), with the safe constructors and duplicate-key check."""
         node = self.compose(event)
         _check_duplicate_keys(self.path, node)
-        _keys_as_written(node)
-        return self.constructor.construct_document(node)
+        _keys_as_written(self.path, node, where)
+        return self.value(node, where)
+
+    def value(self, node: Any, where: str) -> Any:
+        """The node's Python value; a value its tag cannot read (`!!timestamp x`, `!!binary zz`) is one message."""
+        try:
+            return self.constructor.construct_document(node)
+        except self.unreadable_errors as exc:
+            raise self.unreadable(node, where, exc) from None
+
+    def unreadable(self, node: Any, where: str, exc: Exception) -> RelevanceInputError:
+        """The message for the innermost node that its tag cannot read (only walked once construction failed)."""
+        yaml = self.yaml
+        children = [] if isinstance(node, yaml.ScalarNode) else node.value
+        for child in (part for item in children for part in (item if isinstance(item, tuple) else (item,))):
+            try:
+                self.constructor.construct_document(child)
+            except self.unreadable_errors as inner:
+                return self.unreadable(child, where, inner)
+        tag = _short_tag(node.tag)
+        if isinstance(node, yaml.ScalarNode):
+            problem = f"{node.value!r} cannot be read as {tag}: correct the value or remove the tag"
+        else:
+            problem = f"a value tagged {tag} cannot be read ({getattr(exc, 'problem', None) or exc})"
+        return RelevanceInputError(self.path, f"{where}: {problem}", _line(node))
 
     def skip(self, event: Any) -> None:
         """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
@@ -253,18 +280,53 @@ def _line(event: Any) -> int:
     return event.start_mark.line + 1
 
 
-def _keys_as_written(node: Any) -> None:
-    """Mapping keys stay strings as written (a param named `on` is looked up as "on", not True)."""
+def _keys_as_written(path: Path, node: Any, where: str) -> None:
+    """Mapping keys stay strings as written (a param named `on` is looked up as "on", not True); a merge key `<<`
+    is refused, not turned into a param named "<<"."""
     import yaml
 
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
-                key.tag = "tag:yaml.org,2002:str"
-            _keys_as_written(value)
+                if key.tag == _MERGE:
+                    raise RelevanceInputError(path, f"{where}: {_MERGE_PROBLEM}", _line(key))
+                key.tag = _STR
+            _keys_as_written(path, value, where)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _keys_as_written(item)
+            _keys_as_written(path, item, where)
+
+
+_STR, _NULL, _MERGE = "tag:yaml.org,2002:str", "tag:yaml.org,2002:null", "tag:yaml.org,2002:merge"
+_MERGE_PROBLEM = (
+    "'<<' is a YAML merge key, which judgments do not expand: write the keys out (or quote it, \"<<\", for a key "
+    "of that name)"
+)
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _is_merge(event: Any) -> bool:
+    return event.tag == _MERGE or (event.tag is None and event.implicit[0] and event.value == "<<")
+
+
+def _as_written(events: _YamlEvents, event: Any, where: str, key: str, nulls: bool = True) -> str | None:
+    """A scalar's text as written (ids and texts never change type; `010` stays "010"); with `nulls`, None for a
+    null however written (plain, `!!null`, or through an anchor), else an id `null` is the text "null". Any other
+    tag says the text means something else (`!!bool maybe`, `!!timestamp x`): refused, not read as its text."""
+    if event.tag in (None, "!"):
+        return None if nulls and event.implicit[0] and event.value in _NULLS else event.value
+    if event.tag == _STR:
+        return event.value
+    if event.tag == _NULL and nulls:
+        return None
+    prefix = f"{where}: " if where else ""
+    raise RelevanceInputError(
+        events.path, f"{prefix}{key} is tagged {_short_tag(event.tag)}, but it is text as written: remove the tag",
+        _line(event),
+    )
 
 
 def _check_duplicate_keys(path: Path, node: Any) -> None:
@@ -330,6 +392,8 @@ def _key(events: _YamlEvents, event: Any, seen: dict[str, int]) -> str:
         events.skip(event)
         raise RelevanceInputError(events.path, "a mapping key must be a plain value", _line(event))
     key = event.value
+    if _is_merge(event):
+        raise RelevanceInputError(events.path, _MERGE_PROBLEM, _line(event))
     if key in seen:
         raise RelevanceInputError(
             events.path, f"key {key!r} appears twice in one mapping (first at line {seen[key]})", _line(event)
@@ -340,8 +404,8 @@ def _key(events: _YamlEvents, event: Any, seen: dict[str, int]) -> str:
 
 def _yaml_version(events: _YamlEvents, event: Any) -> object:
     if isinstance(event, events.yaml.ScalarEvent):  # as written: `1.10` stays 1.10
-        return None if event.implicit[0] and event.value in _NULLS else event.value
-    return events.construct(event)
+        return _as_written(events, event, "", "'version'")
+    return events.construct(event, "key 'version'")
 
 
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
@@ -382,34 +446,36 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
         if key == "grades":
             fields[key] = grades.read(value, where, line)
         elif key == "params":
-            fields[key] = events.construct(value)
+            fields[key] = events.construct(value, f"{where}, params")
         elif key in QUERY_KEYS:
             if not isinstance(value, yaml.ScalarEvent):
                 events.skip(value)
                 raise RelevanceInputError(path, f"{where}: {key!r} must be a single value", _line(value))
-            fields[key] = value
+            fields[key] = _as_written(events, value, where, repr(key), nulls=key != "id")
             if key == "id":
                 where = f"query {value.value!r}"
         else:
             raise RelevanceInputError(path, f"{where}: unknown key {key!r}; allowed: {', '.join(QUERY_KEYS)}", line)
     qid = fields.get("id")
-    if qid is None or not qid.value.strip():
+    if qid is None or not qid.strip():
         raise RelevanceInputError(path, f"{where}: missing 'id'", line)
     text = fields.get("text")
-    if text is None or not text.value.strip() or (text.implicit[0] and text.value in _NULLS):
+    if text is None or not text.strip():
         raise RelevanceInputError(path, f"{where}: missing 'text' (the query as a user would type it)", line)
     stratum = fields.get("stratum")
-    if stratum is not None and stratum.implicit[0] and stratum.value in _NULLS:
-        stratum = None
-    elif stratum is not None and not stratum.value.strip():
+    if stratum is not None and not stratum.strip():
         raise RelevanceInputError(path, f"{where}: 'stratum' is empty; leave it out for a query without one", line)
-    params = fields.get("params") or {}
-    if not isinstance(params, dict):
-        raise RelevanceInputError(path, f"{where}: 'params' must be a mapping of template parameters", line)
+    params = fields.get("params")
+    if params is None:
+        params = {}
+    elif not isinstance(params, dict):
+        raise RelevanceInputError(
+            path, f"{where}: 'params' must be a mapping of template parameters, not {params!r}", line
+        )
     checked = fields.get("grades", {})
     if checked is None:
         checked = {}
-    return Query(qid.value, text.value, None if stratum is None else stratum.value, params, checked)
+    return Query(qid, text, stratum, params, checked)
 
 
 class _GradeReader:
@@ -434,14 +500,18 @@ class _GradeReader:
                 raise RelevanceInputError(path, f"{where}: a document id must be a plain value", _line(key))
             value = nxt()
             doc = key.value
+            if key.tag is not None:  # rare, and read only then: a tag says what the id means
+                doc = _as_written(events, key, where, "a document id", nulls=False)
+            elif doc == "<<" and key.implicit[0]:
+                raise RelevanceInputError(path, f"{where}: {_MERGE_PROBLEM}", _line(key))
             if not doc.strip():
                 raise RelevanceInputError(path, f"{where}: a document id is empty", _line(key))
             if value.__class__ is scalar and value.implicit[0] and value.tag is None:
                 grade = numbers.get(value.value)
                 if grade is None:
-                    grade = numbers[value.value] = self.value(value)
+                    grade = numbers[value.value] = self.value(value, f"{where}, document {doc!r}")
             else:
-                grade = self.value(value)
+                grade = self.value(value, f"{where}, document {doc!r}")
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
                 _grade(grade, path, f"{where}, document {doc!r}", _line(key))
             if doc in grades:  # the whole file's node tree, only now, to name the first line
@@ -449,12 +519,11 @@ class _GradeReader:
             grades[doc] = grade
         return grades
 
-    def value(self, event: Any) -> object:
+    def value(self, event: Any, where: str) -> object:
         if not isinstance(event, self.events.yaml.ScalarEvent):
             self.events.skip(event)
             return f"a {type(event).__name__.removesuffix('StartEvent').lower()}"
-        node = self.events.compose(event)
-        return self.events.constructor.construct_document(node)
+        return self.events.value(self.events.compose(event), where)
 
 
 # ---------------------------------------------------------------- YAML, one query per line

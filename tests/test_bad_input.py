@@ -283,12 +283,44 @@ RAW_BASELINES = [
         f"relevance: {BASELINE}:2: not valid JSON (*); *",
     ),
 ]
+J_EDITS = [
+    # (id, old text in JUDGMENTS, new text, the message after "relevance: judgments.yaml:")
+    (
+        "judgments-tagged-text",
+        "text: alpha",
+        "text: !!timestamp alpha",
+        "3: query 'h1': 'text' is tagged !!timestamp, but it is text as written: remove the tag",
+    ),
+    (
+        "judgments-tagged-grade",
+        "{c: 2}",
+        "{c: !!binary zz}",
+        "4: query 'h2', document 'c': 'zz' cannot be read as !!binary: correct the value or remove the tag",
+    ),
+    ("judgments-anchored-null-text", "text: beta", "text: &t null", "4: query 'h2': missing 'text' (*)"),
+    (
+        "judgments-params-list",
+        "stratum: tail,",
+        "stratum: tail, params: [],",
+        "5: query 't1': 'params' must be a mapping of template parameters, not []",
+    ),
+    (
+        "judgments-merge-key",
+        "{c: 2}",
+        "{<<: {c: 2}}",
+        "4: query 'h2': '<<' is a YAML merge key, which judgments do not expand: write the keys out (*)",
+    ),
+]
 CASES = (
     [Case(i, f"ERROR: {m}", ret=4, args=("-o", line.replace(" = ", "=", 1))) for i, line, m in SETTINGS]
     + [Case(i, f"ERROR: {m}", ret=4, args=a) for i, a, m in FLAGS]
     + [Case(i, m, test=MARKED.format(args=a)) for i, a, m in MARKERS]
     + [Case(i, m, edit_baseline=edit, update_repairs="has no" in m) for i, edit, m in BASELINE_EDITS]
     + [Case(i, m, raw_baseline=raw) for i, raw, m in RAW_BASELINES]
+    + [
+        Case(i, f"relevance: judgments.yaml:{m}", files={"judgments.yaml": JUDGMENTS.replace(old, new, 1)})
+        for i, old, new, m in J_EDITS
+    ]
 )
 
 

@@ -181,6 +181,72 @@ def test_yaml_anchors_aliases_and_params_keep_working(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "line", "message"),
+    [
+        ("text: !!timestamp x", 3, "query 'q1': 'text' is tagged !!timestamp, but it is text as written: *"),
+        ("text: !!bool maybe", 3, "query 'q1': 'text' is tagged !!bool, but it is text as written: remove the tag"),
+        ("text: a\n    stratum: !!int 1", 4, "query 'q1': 'stratum' is tagged !!int, *"),
+        ("text: a\n    grades: {!!int 7: 1}", 4, "query 'q1': a document id is tagged !!int, *"),
+        (
+            "text: a\n    grades: {d1: !!binary zz}",
+            4,
+            "query 'q1', document 'd1': 'zz' cannot be read as !!binary: correct the value or remove the tag",
+        ),
+        ("text: a\n    grades: {d1: !!timestamp x}", 4, "query 'q1', document 'd1': 'x' cannot be read as *"),
+        ("text: a\n    grades: {d1: !!bool maybe}", 4, "query 'q1', document 'd1': 'maybe' cannot be read as !!bool*"),
+        ("text: a\n    grades: {d1: !!int ''}", 4, "query 'q1', document 'd1': '' cannot be read as !!int: *"),
+        ("text: a\n    params: {at: [1, !!timestamp x]}", 4, "query 'q1', params: 'x' cannot be read as !!timestamp*"),
+        ("text: a\n    params: !!omap {a: 1}", 4, "query 'q1', params: a value tagged !!omap cannot be read (*)"),
+        ("text: &t null", 2, "query 'q1': missing 'text' (the query as a user would type it)"),
+        ("text: a\n    stratum: &s ''", 2, "query 'q1': 'stratum' is empty; leave it out for a query without one"),
+        ("text: a\n    params: []", 2, "query 'q1': 'params' must be a mapping of template parameters, not []"),
+        ("text: a\n    params: 0", 2, "query 'q1': 'params' must be a mapping of template parameters, not 0"),
+        ("text: a\n    params: ''", 2, "query 'q1': 'params' must be a mapping of template parameters, not ''"),
+        ("text: a\n    <<: {stratum: head}", 4, "'<<' is a YAML merge key, which judgments do not expand: *"),
+        ("text: a\n    grades: {<<: {d1: 1}}", 4, "query 'q1': '<<' is a YAML merge key, which *"),
+        ("text: a\n    params: {<<: {n: 1}}", 4, "query 'q1', params: '<<' is a YAML merge key, *"),
+    ],
+    ids=[
+        "tagged-text-timestamp",
+        "tagged-text-bool",
+        "tagged-stratum",
+        "tagged-doc-id",
+        "grade-binary",
+        "grade-timestamp",
+        "grade-bool",
+        "grade-empty-int",
+        "params-timestamp",
+        "params-omap",
+        "anchored-null-text",
+        "anchored-empty-stratum",
+        "params-list",
+        "params-zero",
+        "params-empty-string",
+        "merge-query",
+        "merge-grades",
+        "merge-params",
+    ],
+)
+def test_yaml_tags_anchors_and_merge_keys_are_one_message(tmp_path: Path, query: str, line: int, message: str) -> None:
+    """A tag that says the text means something else, a null behind an anchor, params that are not a mapping and
+    a merge key are each refused with the line, never read as the text written or a traceback."""
+    path = write(tmp_path, "j.yaml", f"queries:\n  - id: q1\n    {query}\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path)
+    expected = re.escape(f"{path}:{line}: {message}").replace(r"\*", ".*")
+    assert re.fullmatch(expected, str(error.value)), str(error.value)
+
+
+def test_yaml_anchored_values_read_as_they_would_unanchored(tmp_path: Path) -> None:
+    text = "queries:\n  - {id: &i null, text: &t 010, stratum: &s ~, grades: {d1: 1}}\n  - {id: q2, text: *t}\n"
+    judgments = load_judgments(write(tmp_path, "j.yaml", text))
+    assert [(q.id, q.text, q.stratum) for q in judgments.queries] == [("null", "010", None), ("q2", "010", None)]
+    text = "queries:\n  - {id: !!str 7, text: !!str yes, params: , grades: {!!str 8: !!int 2}}\n"
+    (query,) = load_judgments(write(tmp_path, "k.yaml", text)).queries
+    assert (query.id, query.text, dict(query.params), dict(query.grades)) == ("7", "yes", {}, {"8": 2})
+
+
+@pytest.mark.parametrize(
     ("grades", "line", "message"),
     [
         ("{8: 1, '8': 0}", 3, "key '8' appears twice in one mapping (first at line 4)"),
