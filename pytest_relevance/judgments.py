@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import read_text
-from pytest_relevance.metrics import MAX_GRADE
+from pytest_relevance.metrics import MAX_GRADE, reads_as_metric
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
 TOP_KEYS = ("version", "queries")
@@ -122,6 +122,18 @@ def _grade(value: object, source: Path, where: str, line: int | None) -> float:
             source, f"{where}: grade {value} is not a grade; grades are finite numbers from 0 to {MAX_GRADE}", line
         )
     return value
+
+
+def _check_stratum(stratum: str, source: Path, where: str, line: int | None) -> None:
+    """A stratum named `all` would replace the overall row every report has, and one named like a metric
+    (`ndcg@10`, `map`) would make a tolerance override `ndcg@10=` apply to both: either is refused here."""
+    if stratum == "all":
+        problem = "is the name of the row over all queries"
+    elif reads_as_metric(stratum):
+        problem = "reads as a metric (a tolerance override of that name would apply to the stratum and to the metric)"
+    else:
+        return
+    raise RelevanceInputError(source, f"{where}: stratum {stratum!r} {problem}: name the stratum otherwise", line)
 
 
 def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
@@ -452,6 +464,8 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
                 events.skip(value)
                 raise RelevanceInputError(path, f"{where}: {key!r} must be a single value", _line(value))
             fields[key] = _as_written(events, value, where, repr(key), nulls=key != "id")
+            if key == "stratum" and fields[key] is not None:
+                _check_stratum(fields[key], path, where, _line(value))
             if key == "id":
                 where = f"query {value.value!r}"
         else:
@@ -619,7 +633,7 @@ def _one_query_per_line(path: Path, text: str) -> Judgments | None:
             return None
         if stratum is not None:
             stratum = None if stratum in _NULLS else _unquote(stratum)
-            if stratum is not None and not stratum.strip():
+            if stratum is not None and (not stratum.strip() or stratum == "all" or reads_as_metric(stratum)):
                 return None
         queries.append(Query(qid, query_text, stratum, grades=grades))
     if not queries:
@@ -662,6 +676,8 @@ def _read_csv(path: Path) -> Judgments:
                     raise RelevanceInputError(path, "empty query_id", reader.line_num)
                 if not query.strip():
                     raise RelevanceInputError(path, f"query {qid!r}: empty query text", reader.line_num)
+                if stratum.strip():
+                    _check_stratum(stratum.strip(), path, f"query {qid!r}", reader.line_num)
                 entry = queries[qid] = (query, stratum, {})
             elif (entry[0] != query or entry[1] != stratum) and (
                 entry[0].strip() != query.strip() or entry[1].strip() != stratum.strip()
@@ -735,6 +751,8 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
         if qid in texts:
             raise RelevanceInputError(topics, f"duplicate query id {qid!r}", number)
         texts[qid] = (fields[1].strip(), fields[2].strip() or None if len(fields) == 3 else None)
+        if texts[qid][1] is not None:
+            _check_stratum(texts[qid][1], topics, f"query {qid!r}", number)
     queries = []
     for qid, grades in qrels.items():
         if qid not in texts:

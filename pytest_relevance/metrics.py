@@ -26,6 +26,7 @@ Conventions (each one is tested against pytrec_eval or hand-computed values):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from bisect import bisect_left
@@ -150,6 +151,20 @@ def parse_metric(spec: str) -> Metric:
             )
         fields["threshold" if key == "rel" else "max_grade"] = number
     return Metric(name, k, **fields)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=1024)
+def reads_as_metric(text: str) -> bool:
+    """Whether a name reads as a metric spec (`ndcg@10`, `map`, even a misspelt `ndgc@10`): such a name is never a
+    stratum, so that a tolerance override or a report row names one thing. Cached: every judged query asks for
+    its stratum, and strata repeat."""
+    if "@" in text or "(" in text:
+        return True
+    try:
+        parse_metric(text)
+    except MetricSpecError:
+        return False
+    return True
 
 
 def parse_metrics(specs: Iterable[str] | str) -> list[Metric]:

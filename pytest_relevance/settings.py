@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from pytest_relevance.metrics import Metric, MetricSpecError, depth, parse_metric, parse_metrics
+from pytest_relevance.metrics import Metric, MetricSpecError, depth, parse_metrics, reads_as_metric
 
 UNUSED_MODES = ("warn", "fail")
 
@@ -93,19 +93,8 @@ def _known(stratum: str | None, metric: str | None, strata: Collection[str] | No
     if stratum is None:
         return True
     if strata is None:  # strata are known once the judgments are loaded; before that, anything not a metric passes
-        return metric is not None or not _metric_like(stratum)
+        return metric is not None or not reads_as_metric(stratum)
     return stratum in strata
-
-
-def _metric_like(text: str) -> bool:
-    """A key that reads as a metric (`ndgc@10`) is never taken for a stratum name."""
-    if "@" in text or "(" in text:
-        return True
-    try:
-        parse_metric(text)
-    except MetricSpecError:
-        return False
-    return True
 
 
 def _allowed_drop(value: float, source: str, part: str) -> float:

@@ -310,6 +310,19 @@ J_EDITS = [
         "{<<: {c: 2}}",
         "4: query 'h2': '<<' is a YAML merge key, which judgments do not expand: write the keys out (*)",
     ),
+    (
+        "judgments-stratum-all",
+        "stratum: tail",
+        "stratum: all",
+        "5: query 't1': stratum 'all' is the name of the row over all queries: name the stratum otherwise",
+    ),
+    (
+        "judgments-stratum-metric",
+        "stratum: tail",
+        "stratum: ndcg@10",
+        "5: query 't1': stratum 'ndcg@10' reads as a metric (a tolerance override of that name would apply to the "
+        "stratum and to the metric): name the stratum otherwise",
+    ),
 ]
 CASES = (
     [Case(i, f"ERROR: {m}", ret=4, args=("-o", line.replace(" = ", "=", 1))) for i, line, m in SETTINGS]

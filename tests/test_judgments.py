@@ -139,6 +139,36 @@ def test_csv_validation_names_file_and_line(tmp_path: Path, text: str, message: 
     assert message in str(error.value)
 
 
+STRATUM_ALL = "query 'q2': stratum 'all' is the name of the row over all queries: name the stratum otherwise"
+STRATUM_METRIC = "query 'q2': stratum '{}' reads as a metric (a tolerance override of that name would apply to the *"
+METRIC = STRATUM_METRIC.format
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "topics", "message"),
+    [
+        ("j.yaml", "queries:\n  - id: q2\n    text: b\n    stratum: all\n", None, f"4: {STRATUM_ALL}"),
+        ("j.yaml", "queries:\n  - {id: q2, text: b, stratum: all}\n", None, f"2: {STRATUM_ALL}"),
+        ("j.yaml", "queries:\n  - {id: q2, text: b, stratum: map}\n", None, "2: " + METRIC("map")),
+        ("j.yaml", "queries:\n  - id: q2\n    stratum: NDCG\n    text: b\n", None, "3: " + METRIC("NDCG")),
+        ("j.csv", f"{','.join(judgments.CSV_COLUMNS)}\nq1,a,head,d1,1\nq2,b, all ,d1,1\n", None, f"3: {STRATUM_ALL}"),
+        ("j.csv", f"{','.join(judgments.CSV_COLUMNS)}\nq2,b,p@5,d1,1\n", None, "2: " + METRIC("p@5")),
+        ("j.qrels", "q1 0 d1 1\nq2 0 d1 1\n", "q1\ta\thead\nq2\tb\tall\n", f"2: {STRATUM_ALL}"),
+        ("j.qrels", "q2 0 d1 1\n", "q2\tb\tmrr@5\n", "1: " + METRIC("mrr@5")),
+    ],
+    ids=["yaml-all", "yaml-line-all", "yaml-line-map", "yaml-ndcg", "csv-all", "csv-p5", "trec-all", "trec-mrr"],
+)
+def test_a_stratum_named_all_or_like_a_metric_is_refused_where_it_is_read(
+    tmp_path: Path, name: str, text: str, topics: str | None, message: str
+) -> None:
+    """`all` would replace the overall row; `ndcg@10` would make a tolerance override apply to stratum and metric."""
+    path = write(tmp_path, name, text)
+    source = path if topics is None else write(tmp_path, "topics.tsv", topics)
+    with pytest.raises(RelevanceInputError) as error:
+        load_judgments(path, None if topics is None else source)
+    assert re.fullmatch(re.escape(f"{source}:{message}").replace(r"\*", ".*"), str(error.value)), str(error.value)
+
+
 def test_trec_needs_topics_for_every_judged_query(tmp_path: Path) -> None:
     qrels = write(tmp_path, "j.qrels", "q1 0 d5 1\nq2 0 d7 2\n")
     with pytest.raises(RelevanceInputError, match="need a topics file"):
@@ -491,6 +521,8 @@ LINE = "queries:\n  - {id: q1, text: a, grades: {d: 1}}\n"
         ("version: ~\n" + LINE, False),
         (LINE.replace("{d: 1}", "{d: 1, 'd': 2}"), False),
         (LINE + "version: v1\n" + LINE[9:].replace("q1", "q2"), False),
+        (LINE.replace("text: a,", "text: a, stratum: all,"), False),  # refused by the YAML reader
+        (LINE.replace("text: a,", "text: a, stratum: map,"), False),
     ],
 )
 def test_the_line_reader_agrees_with_libyaml_on_each_edge(text: str, read_by_lines: bool) -> None:
