@@ -310,3 +310,43 @@ def test_rescore_is_elasticsearchs_query_rescorer(cranfield_index: EmbeddedIndex
         assert [s for _, s in hits] == pytest.approx([s for _, s in reference], rel=1e-5), f"query {qid}"
         last = reference[-1][1]  # documents tied with the last one may be cut differently
         assert {d for d, s in hits if s > last * (1 + 1e-5)} == {d for d, s in reference if s > last}, f"query {qid}"
+
+
+REPEATS = json.loads(gzip.decompress((EXTRA / "t_phrase_repeats.json.gz").read_bytes()))
+
+
+@pytest.mark.parametrize("shape", sorted(REPEATS["runs"]))
+def test_sloppy_phrases_with_a_repeated_term_are_lucenes(cranfield_index: EmbeddedIndex, shape: str) -> None:
+    """Lucene's SloppyPhraseMatcher keeps the repeats of a query term on distinct document positions, so one
+    occurrence cannot fill two query positions: a repeat makes fewer matches and lower sloppy frequencies. The
+    texts repeat a query's or a document's words ("a a", "a b a", "a b a b", a document's span from a word to its
+    repeat); Lucene's top 10 and its hit count, in Elasticsearch's scale."""
+    kind, slop = shape.rsplit("_slop", 1)
+    texts = REPEATS["texts"][kind]
+    bodies = {qid: {"query": {"match_phrase": {"body": {"query": t, "slop": int(slop)}}}} for qid, t in texts.items()}
+    ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    expected = {qid: [(doc, score) for doc, score in run["top"]] for qid, run in REPEATS["runs"][shape].items()}
+    assert_like_lucene(expected, ours, texts, 1.0)
+    assert {qid: len(ours[qid]) for qid in texts} == {qid: run["count"] for qid, run in REPEATS["runs"][shape].items()}
+
+
+def test_repeated_terms_in_a_sloppy_phrase_score_as_lucene_on_handmade_documents() -> None:
+    """Every hit of Lucene's on a few handmade documents: the issue's `"cell cell"~1` on a document holding one cell
+    (no hit) and on `cell growth cell` (frequency 0.5), repeats in several groups (`a b a b`), and repeats through a
+    synonym (`tv tv` with tv, television: positions holding two terms, Lucene's multi-term repeat groups)."""
+    tiny = REPEATS["tiny"]
+    analysis = {"filter": {"tv": {"type": "synonym_graph", "synonyms": tiny["synonyms"]}},
+                "analyzer": {"tv": {"tokenizer": "standard", "filter": ["lowercase", "tv"]}}}  # fmt: skip
+    field = {"type": "text", "analyzer": "standard", "search_analyzer": "tv"}
+    config = {"settings": {"analysis": analysis}, "mappings": {"properties": {"body": field}}}
+    docs = [{"id": str(i), "body": text} for i, text in enumerate(tiny["docs"], 1)]
+    index = EmbeddedEngine().open(docs, config, "id")
+    bodies = {}
+    for key in tiny["runs"]:
+        text, slop = key.rsplit("~", 1)
+        bodies[key] = {"query": {"match_phrase": {"body": {"query": text, "slop": int(slop)}}}}
+    ours = index.search_many(bodies, index.n, "handmade repeats")
+    for key, reference in tiny["runs"].items():
+        assert dict(ours[key]) == pytest.approx(dict(reference), rel=1e-6), key
+    cell_cell = dict(tiny["runs"]["cell cell~1"])
+    assert "1" not in cell_cell and "2" in cell_cell  # one cell: no hit; cell growth cell: frequency 0.5, not 1.5

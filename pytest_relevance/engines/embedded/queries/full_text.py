@@ -9,7 +9,6 @@ synonym path and a match_phrase into a span query (`TokenGraph`). The score arit
 
 from __future__ import annotations
 
-import heapq
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from pytest_relevance.engines.embedded.queries import (
     number,
     query,
 )
+from pytest_relevance.engines.embedded.queries.sloppy_phrase import SloppyPhrase
 from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 
 if TYPE_CHECKING:
@@ -265,8 +265,17 @@ def phrase_groups(
     assert candidates is not None
     freqs = np.zeros(candidates.size, dtype=F32)
     offsets = [pos - positions[0] for pos in positions]
+    sloppy = SloppyPhrase(groups, offsets, slop) if slop else None
     located = [[(p, np.searchsorted(p.docs, candidates)) for p in group] for group in members]
+    # a term that alone fills r query positions needs r document positions (Lucene finds no match otherwise); the
+    # first candidate is always walked, as Lucene finds a sloppy phrase's repeat groups on it
+    possible = np.ones(candidates.size, dtype=bool)
+    for term, repeats in Counter(group[0] for group in groups if len(set(group)) == 1).items():
+        if repeats > 1 and (found := target.postings(term)) is not None:
+            possible &= found.freqs[np.searchsorted(found.docs, candidates)] >= repeats
     for i in range(candidates.size):
+        if i and not possible[i]:
+            continue
         doc = candidates[i]
         lists = []
         for group in located:
@@ -274,7 +283,7 @@ def phrase_groups(
                 target.positions_of(p, int(at[i])) for p, at in group if at[i] < p.docs.size and p.docs[at[i]] == doc
             ]
             lists.append(parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts)))
-        freqs[i] = _exact_freq(lists, offsets) if slop == 0 else _sloppy_freq(lists, offsets, slop)
+        freqs[i] = _exact_freq(lists, offsets) if sloppy is None else sloppy.freq([p.tolist() for p in lists])
     keep = freqs > 0
     docs, freqs = candidates[keep], freqs[keep]
     doc_freqs = [p.doc_freq for group in members for p in group]
@@ -287,48 +296,6 @@ def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
     for positions, offset in zip(lists[1:], offsets[1:], strict=True):
         starts = np.intersect1d(starts, positions - offset, assume_unique=True)
     return float(starts.size)
-
-
-def _sloppy_freq(lists: list[np.ndarray], offsets: list[int], slop: int) -> np.float32:
-    """Lucene's SloppyPhraseMatcher (terms without repeats): repeatedly take the earliest term, advance it while
-    that shortens the match, and count each match of length <= slop as 1 / (1 + length), summed in float32."""
-    states = [[int(p[0]) - off, off, order, 1, p] for order, (p, off) in enumerate(zip(lists, offsets, strict=True))]
-    end = max(s[0] for s in states)
-    heap = [(s[0], s[1], s[2], s) for s in states]
-    heapq.heapify(heap)
-    freq = F32(0)
-
-    def advance(state: list[Any]) -> bool:
-        nonlocal end
-        if state[3] >= len(state[4]):
-            return False
-        state[0] = int(state[4][state[3]]) - state[1]
-        state[3] += 1
-        end = max(end, state[0])
-        return True
-
-    while True:
-        state = heapq.heappop(heap)[3]
-        length = end - state[0]
-        following = heap[0][0]
-        found = None
-        while advance(state):
-            if state[0] > following:
-                heapq.heappush(heap, (state[0], state[1], state[2], state))
-                if length <= slop:
-                    found = length
-                    break
-                state = heapq.heappop(heap)[3]
-                following = heap[0][0]
-                length = end - state[0]
-            else:
-                length = min(length, end - state[0])
-        if found is not None:
-            freq += F32(1) / (F32(1) + F32(found))
-            continue
-        if length <= slop:
-            freq += F32(1) / (F32(1) + F32(length))
-        return freq
 
 
 @query("match_phrase")
