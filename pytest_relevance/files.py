@@ -5,6 +5,7 @@ same safe loader, about three times faster)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,97 @@ def read_text(path: Path) -> str:
 
 
 def load_document(path: Path, text: str) -> Any:
-    """The file's one document: JSON for a .json file, YAML (safe loader only) for anything else."""
+    """The file's one document: JSON for a .json file, YAML (safe loader only) for anything else.
+
+    A key given twice in one mapping is refused, as Elasticsearch refuses a body or document with a field given
+    twice; a plain load keeps the last copy silently (a `bool` with `must:` twice loses the first clause).
+    """
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
             raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+        except _DuplicateKey:
+            _json_duplicate_key(path, text)
+            raise
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        check_duplicate_keys(path, node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+    finally:
+        loader.dispose()
+
+
+def check_duplicate_keys(path: Path, node: Any, where: str = "") -> None:
+    """Refuses a YAML node tree with a key twice in one mapping, naming the key path and both lines (a plain YAML
+    load would keep only the last copy). `where` names the node's own place, for a subtree. A node an alias
+    repeats is walked once (a billion aliases of one mapping are one mapping to check)."""
+    import yaml
+
+    walked: set[int] = set()
+    pending = [(node, where)]
+    while pending:
+        node, where = pending.pop()
+        if id(node) in walked:
+            continue
+        walked.add(id(node))
+        children = []
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key, value in node.value:
+                name = str(key.value)
+                if name in seen:
+                    _twice(path, name, where, seen[name], key.start_mark.line + 1)
+                seen[name] = key.start_mark.line + 1
+                children.append((value, f"{where}.{name}" if where else name))
+        elif isinstance(node, yaml.SequenceNode):
+            children = [(item, f"{where}[{index}]") for index, item in enumerate(node.value)]
+        pending.extend(reversed(children))  # in the file's order: the first duplicate is the one named
+
+
+def _twice(path: Path, name: str, where: str, first: int, line: int) -> None:
+    raise RelevanceInputError(
+        path, f"key {name!r} appears twice in {where or 'one mapping'} (first at line {first})", line
+    )
+
+
+class _DuplicateKey(Exception):
+    """Raised from inside json.loads when an object repeats a key; the file is then walked to say where."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey
+    return result
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+
+
+def _json_duplicate_key(path: Path, text: str) -> None:
+    """Walks valid JSON (only once json.loads met a key twice) to name that key, its path and both lines."""
+    stack: list[list[Any]] = []  # per open object ["{", key, {key: line}]; per open array ["[", index]
+    tokens = list(_JSON_TOKEN.finditer(text))
+    for number, token in enumerate(tokens):
+        value = token.group()
+        if value in ("{", "["):
+            stack.append(["{", None, {}] if value == "{" else ["[", 0])
+        elif value in ("}", "]"):
+            stack.pop()
+        elif value == "," and stack[-1][0] == "[":
+            stack[-1][1] += 1
+        elif value[0] == '"' and stack and stack[-1][0] == "{" and tokens[number + 1].group() == ":":
+            name, line = json.loads(value), text.count("\n", 0, token.start()) + 1
+            where = "".join(f"[{entry[1]}]" if entry[0] == "[" else f".{entry[1]}" for entry in stack[:-1])
+            if name in stack[-1][2]:
+                _twice(path, name, where.removeprefix("."), stack[-1][2][name], line)
+            stack[-1][1], stack[-1][2][name] = name, line

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.files import read_text
+from pytest_relevance.files import check_duplicate_keys, read_text
 from pytest_relevance.metrics import MAX_GRADE, reads_as_metric
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
@@ -256,7 +256,7 @@ class _YamlEvents:
     def construct(self, event: Any, where: str) -> Any:
         """A Python value for the subtree (template params), with the safe constructors and duplicate-key check."""
         node = self.compose(event)
-        _check_duplicate_keys(self.path, node)
+        check_duplicate_keys(self.path, node, where)
         _keys_as_written(self.path, node, where)
         return self.value(node, where)
 
@@ -339,26 +339,6 @@ def _as_written(events: _YamlEvents, event: Any, where: str, key: str, nulls: bo
         events.path, f"{prefix}{key} is tagged {_short_tag(event.tag)}, but it is text as written: remove the tag",
         _line(event),
     )
-
-
-def _check_duplicate_keys(path: Path, node: Any) -> None:
-    import yaml
-
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key, value in node.value:
-            name = str(key.value)
-            if name in seen:
-                raise RelevanceInputError(
-                    path,
-                    f"key {name!r} appears twice in one mapping (first at line {seen[name]})",
-                    key.start_mark.line + 1,
-                )
-            seen[name] = key.start_mark.line + 1
-            _check_duplicate_keys(path, value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _check_duplicate_keys(path, item)
 
 
 def _from_yaml(path: Path) -> Judgments:
@@ -529,7 +509,7 @@ class _GradeReader:
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
                 _grade(grade, path, f"{where}, document {doc!r}", _line(key))
             if doc in grades:  # the whole file's node tree, only now, to name the first line
-                _check_duplicate_keys(path, events.tree())
+                check_duplicate_keys(path, events.tree())
             grades[doc] = grade
         return grades
 

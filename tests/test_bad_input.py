@@ -443,6 +443,20 @@ DEMO_CASES = [
         f"relevance: {Q}: query 'q001': 'query2' at the search body is not supported by the embedded engine (supported: *); the elasticsearch engine supports it",
     ),
     (
+        "template-key-twice",
+        Q,
+        "tie_breaker: 0.3",
+        "tie_breaker: 0.3\n        type: most_fields",
+        f"relevance: {Q}:11: key 'type' appears twice in {FS}.query.multi_match (first at line 9)",
+    ),
+    (
+        "index-key-twice",
+        "fixtures/index.yaml",
+        "    brand: {type: keyword}",
+        "    brand: {type: keyword}\n    title: {type: keyword}",
+        "relevance: fixtures/index.yaml:14: key 'title' appears twice in mappings.properties (first at line 7)",
+    ),
+    (
         "corpus-number-word",
         C,
         '"popularity": ',

@@ -72,7 +72,7 @@ def test_csv_and_trec_load_to_the_same_model(tmp_path: Path) -> None:
     ("text", "message"),
     [
         (YAML.replace("  - id: q002", "  - id: q001"), "j.yaml:8: duplicate query id 'q001' (first at line 3)"),
-        (YAML.replace("{d5: 1}", "{d5: 1, d5: 2}"), "j.yaml:10: key 'd5' appears twice in one mapping"),
+        (YAML.replace("{d5: 1}", "{d5: 1, d5: 2}"), "j.yaml:10: key 'd5' appears twice in queries[1].grades"),
         (YAML.replace("{d5: 1}", "{d5: lots}"), "j.yaml:10: query 'q002', document 'd5': grade 'lots' is not a number"),
         (YAML.replace("{d5: 1}", "{d5: -1}"), "j.yaml:10: query 'q002', document 'd5': grade -1 is negative"),
         (YAML.replace("    text: usb cable\n", ""), "j.yaml:8: query 'q002': missing 'text'"),
@@ -279,7 +279,7 @@ def test_yaml_anchored_values_read_as_they_would_unanchored(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("grades", "line", "message"),
     [
-        ("{8: 1, '8': 0}", 3, "key '8' appears twice in one mapping (first at line 4)"),
+        ("{8: 1, '8': 0}", 3, "key '8' appears twice in queries[0].grades (first at line 4)"),
         (
             "{d1: .inf}",
             3,

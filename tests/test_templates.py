@@ -184,3 +184,47 @@ def test_a_template_may_search_with_knn_or_a_retriever_alone(tmp_path: Path, bod
     path.write_text(json.dumps({"size": 10}))
     with pytest.raises(RelevanceInputError, match="a mapping with a 'query', 'knn' or 'retriever' key"):
         load_template(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "query.json",
+            '{"query": {"bool": {"must": [{"match": {"title": "{{query}}"}}],\n  "must": {"term": {"brand": "x"}}}}}',
+            "2: key 'must' appears twice in query.bool (first at line 1)",
+        ),
+        (
+            "query.json",
+            '{"query": {"match_all": {}}, "sort": [{"a": "asc"}, {"b": "asc",\n "b": "desc"}]}',
+            "2: key 'b' appears twice in sort[1] (first at line 1)",
+        ),
+        ("query.json", '{"query": {"match_all": {}},\n"query": {"match": {"t": "{{query}}"}}}', "2: key 'query' *"),
+        (
+            "query.yaml",
+            "query:\n  bool:\n    must:\n      - match: {title: '{{query}}'}\n    must:\n      - term: {b: x}\n",
+            "5: key 'must' appears twice in query.bool (first at line 3)",
+        ),
+    ],
+)
+def test_a_key_twice_in_a_template_is_refused_as_elasticsearch_refuses_it(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    """A plain load keeps the last copy: a bool with must twice lost its first clause and the run still passed."""
+    import re
+
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(RelevanceInputError) as error:
+        load_template(path)
+    assert re.fullmatch(re.escape(f"{path}:{message}").replace(r"\*", ".*"), str(error.value)), str(error.value)
+
+
+def test_an_index_config_key_twice_is_refused(tmp_path: Path) -> None:
+    from pytest_relevance.corpus import load_mapping
+
+    path = tmp_path / "index.json"
+    path.write_text('{"mappings": {"properties": {"t": {"type": "text"},\n "t": {"type": "keyword"}}}}')
+    with pytest.raises(RelevanceInputError) as error:
+        load_mapping(path)
+    assert str(error.value) == f"{path}:2: key 't' appears twice in mappings.properties (first at line 1)"
