@@ -8,7 +8,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             "updated" | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
-                  "tolerance", "floor", "p" (null unless regressed)}],
+                  "tolerance", "floor", "floor_exact" (false: the floor is at least this value, a greedy list's
+                  score; see `evaluation.EXACT_FLOORS`), "p" (null unless regressed)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str],
@@ -38,6 +39,7 @@ from pytest_relevance.evaluation import (
     Evaluation,
     constant_floor,
     coverage,
+    floor_is_exact,
     hints,
     judged_at,
     sign_flip_p,
@@ -71,11 +73,12 @@ def build(
         floors, notes, population = set_floors(judgments, metrics[0].threshold)
         notes = [f"label population: {population} labels", *notes]
     else:
-        floors, notes = constant_floor(judgments, metrics, max(k, 10)), hints(evaluation, judgments)
+        floors, notes = constant_floor(judgments, metrics, depth(metrics)), hints(evaluation, judgments)
     old_queries = (entry or {}).get("queries", {})
     groups = judgments.groups
     alpha = settings.get("alpha")
     margin = settings.get("floor_margin", 0.05)
+    by_spec = {m.spec: m for m in metrics}
     rows, warnings = [], []
     small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
     for row in comparison.rows:
@@ -89,6 +92,7 @@ def build(
             "status": row.status,
             "tolerance": row.tolerance,
             "floor": round(floors[row.stratum][row.metric], DIGITS),
+            "floor_exact": not set_answers and floor_is_exact(by_spec[row.metric]),
             "p": None,
         }
         if row.status == "regression":
@@ -103,7 +107,7 @@ def build(
         if row.n < SMALL:
             small[row.stratum] = row.n
         else:
-            warnings += _floor_warning(row.stratum, row.metric, row.after, item["floor"], margin)
+            warnings += _floor_warning(row.stratum, row.metric, row.after, item, margin)
         rows.append(item)
     if small:
         counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
@@ -172,17 +176,20 @@ def build(
     }
 
 
-def _floor_warning(stratum: str, metric: str, value: float, floor: float, margin: float) -> list[str]:
-    """A floor of 0 says nothing (no single list scores at all), so it never warns."""
+def _floor_warning(stratum: str, metric: str, value: float, row: Mapping[str, Any], margin: float) -> list[str]:
+    """A floor of 0 says nothing (no single list scores at all), so it never warns. A floor that is a bound (at
+    least its value) warns by that value: the best constant list is at least as close."""
+    floor = row["floor"]
     if floor <= 0 or value - floor >= margin:
         return []
+    said = f"{floor:.4f}" if row["floor_exact"] else f"(at least {floor:.4f})"
     if value < floor:
         return [
-            f"{stratum}.{metric} {value:.4f} is below the constant-answer floor {floor:.4f}: one fixed list for every "
+            f"{stratum}.{metric} {value:.4f} is below the constant-answer floor {said}: one fixed list for every "
             "query scores better"
         ]
     return [
-        f"{stratum}.{metric} {value:.4f} is within {margin} of the constant-answer floor {floor:.4f}: one fixed "
+        f"{stratum}.{metric} {value:.4f} is within {margin} of the constant-answer floor {said}: one fixed "
         "list for every query scores nearly as well"
     ]
 
@@ -297,6 +304,7 @@ def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
             "status": "recorded",
             "tolerance": None,
             "floor": None,
+            "floor_exact": True,
             "p": None,
         }
         for stratum, values in strata
@@ -366,6 +374,13 @@ def _quoted(text: str) -> str:
 def update_command(nodeid: str, reason: str) -> str:
     """The command that re-baselines one test, and no other."""
     return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
+
+
+def floor_text(row: Mapping[str, Any]) -> str:
+    """`0.2133`, or `≥0.2133` where the floor is a greedy list's score and the best constant list may score more."""
+    if row["floor"] is None:
+        return "—"
+    return f"{'' if row.get('floor_exact', True) else '≥'}{row['floor']:.4f}"
 
 
 def p_text(p: float) -> str:

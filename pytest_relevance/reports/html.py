@@ -7,7 +7,15 @@ from html import escape
 from typing import Any
 
 from pytest_relevance import rankings
-from pytest_relevance.reports.data import failing_first, headline, judged_line, p_text, stale_line, update_command
+from pytest_relevance.reports.data import (
+    failing_first,
+    floor_text,
+    headline,
+    judged_line,
+    p_text,
+    stale_line,
+    update_command,
+)
 from pytest_relevance.reports.markdown import _delta, _number
 
 _CSS = """
@@ -190,7 +198,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f'<tr class="{escape(row["status"])}"><td>{escape(row["stratum"])}</td><td>{row["n"]}</td>'
             f"<td>{escape(row['metric'])}</td><td>{_number(row['baseline'])}</td>"
             f"<td>{_number(row['current'])}</td><td>{_delta(row['delta'])}</td>"
-            f"<td>{_number(row['floor'])}</td><td>{escape(p)}</td></tr>"
+            f"<td>{escape(floor_text(row))}</td><td>{escape(p)}</td></tr>"
         )
     body.append("</table>")
     lines = [line for line in (judged_line(report), stale_line(report)) if line]

@@ -10,6 +10,7 @@ from pytest_relevance.reports.data import (
     brief,
     churn_line,
     failing_first,
+    floor_text,
     headline,
     judged_line,
     p_text,
@@ -88,7 +89,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             mark += f" ({p_text(row['p'])})"
         lines.append(
             f"| {row['stratum']} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
-            f"{_number(row['current'])} | {_delta(row['delta'])} | {_number(row['floor'])} | {mark} |"
+            f"{_number(row['current'])} | {_delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
     notes = [line for line in (judged_line(report), stale_line(report)) if line]

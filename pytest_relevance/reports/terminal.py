@@ -9,7 +9,15 @@ from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
-from pytest_relevance.reports.data import brief, churn_line, judged_line, p_text, stale_line, update_command
+from pytest_relevance.reports.data import (
+    brief,
+    churn_line,
+    floor_text,
+    judged_line,
+    p_text,
+    stale_line,
+    update_command,
+)
 
 
 def _signed(value: float) -> str:
@@ -136,7 +144,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             cell = cells[stratum, metric]
             delta = "new" if cell["delta"] is None else _signed(cell["delta"])
             mark = {"regression": "!", "improvement": "^", "not significant": "~"}.get(cell["status"], "")
-            row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {cell['floor']:.4f}".ljust(width))
+            row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {floor_text(cell)}".ljust(width))
         lines.append("".join(row).rstrip())
     lines += [f"  {line}" for line in (judged_line(report),) if line]
     if report.get("churn"):
