@@ -16,8 +16,10 @@ atomically, so a baseline is never half-written and no worker's entry is lost.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import math
 import os
 import re
 import stat
@@ -41,6 +43,17 @@ _HOW_TO_FIX = "the file is left as it is: restore it (git checkout -- FILE) or r
 Entry = dict[str, Any]
 
 
+def _what_to_do(exc: OSError, access: str) -> str:
+    """The one thing to do about a file system error on the baseline (or its directory), by its errno."""
+    if exc.errno == errno.EISDIR:
+        return "relevance_baseline names a directory: set it to a file in it (DIR/relevance-baseline.json)"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"give this user {access} access to the file and its directory, then run again"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free some disk space, then run again"
+    return "fix that, then run again"
+
+
 # ---------------------------------------------------------------- the file
 
 
@@ -52,19 +65,20 @@ def load_baseline(path: Path) -> dict[str, Entry]:
         return {}
     except UnicodeDecodeError as exc:
         raise RelevanceInputError(path, f"not UTF-8 text (byte {exc.start}); {_HOW_TO_FIX}") from None
+    except OSError as exc:
+        raise RelevanceInputError(path, f"cannot be read ({exc.strerror}); {_what_to_do(exc, 'read')}") from None
     conflict = _CONFLICT.search(text)
     if conflict:
         line = text.count("\n", 0, conflict.start()) + 1
         raise RelevanceInputError(path, f"merge-conflict markers in the baseline; {_HOW_TO_FIX}", line)
+    reader = _Reader()
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data = reader.loads(text)
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(path, f"not valid JSON ({exc.msg}); {_HOW_TO_FIX}", exc.lineno) from None
-    except _NonFinite as exc:
-        line = text.count("\n", 0, text.find(exc.args[0])) + 1
-        raise RelevanceInputError(
-            path, f"{exc.args[0]} is not a number a baseline can hold; {_HOW_TO_FIX}", line
-        ) from None
+    if reader.damaged:
+        where, problem, line = _damage(data, text)
+        raise RelevanceInputError(path, f"{where}{problem}; {_HOW_TO_FIX}", line)
     if (
         not isinstance(data, dict)
         or data.get("pytest-relevance") != FORMAT
@@ -78,12 +92,87 @@ def load_baseline(path: Path) -> dict[str, Entry]:
     return data["entries"]
 
 
-class _NonFinite(ValueError):
-    pass
+class _Twice(dict):  # type: ignore[type-arg]
+    """A JSON object that wrote `key` more than once (json keeps the last copy without a word)."""
+
+    key: str
 
 
-def _refuse_constant(name: str) -> None:
-    raise _NonFinite(name)
+@dataclass(frozen=True)
+class _NotFinite:
+    """A number as written that reads as no finite float: `NaN`, `Infinity`, or `1e999` (an overflow)."""
+
+    token: str
+
+
+class _Reader:
+    """json.loads that marks, instead of accepting, what a hand edit can slip past the JSON grammar: a key written
+    twice (a hand-resolved merge) and a non-finite number however it is spelled. Where they are is found after the
+    parse (`_damage`), so the error names the entry and key; a clean file pays one flag check."""
+
+    def __init__(self) -> None:
+        self.damaged = False
+
+    def loads(self, text: str) -> object:
+        return json.loads(text, object_pairs_hook=self._object, parse_float=self._float, parse_constant=self._constant)
+
+    def _object(self, pairs: list[tuple[str, object]]) -> dict[str, object]:
+        result = dict(pairs)
+        if len(result) == len(pairs):
+            return result
+        self.damaged = True
+        twice, seen = _Twice(result), set()
+        for key, _ in pairs:
+            if key in seen:
+                twice.key = key
+                break
+            seen.add(key)
+        return twice
+
+    def _float(self, token: str) -> float | _NotFinite:
+        value = float(token)
+        if math.isfinite(value):
+            return value
+        self.damaged = True
+        return _NotFinite(token)
+
+    def _constant(self, token: str) -> _NotFinite:
+        self.damaged = True
+        return _NotFinite(token)
+
+
+def _damage(data: object, text: str) -> tuple[str, str, int | None]:
+    """(`entry 'x': ` or '', what is wrong at which key, the line if it can be told) for the first mark `_Reader`
+    left, depth first in file order."""
+    stack: list[tuple[object, tuple[str, ...]]] = [(data, ())]
+    while stack:
+        value, keys = stack.pop()
+        if isinstance(value, _Twice) and keys == ("entries",):
+            copies = [m.start() for m in re.finditer(re.escape(json.dumps(value.key)) + r"\s*:", text)]
+            line = text.count("\n", 0, copies[1]) + 1 if len(copies) > 1 else None
+            return f"entry {value.key!r}: ", f"written twice ({_TWICE})", line
+        if isinstance(value, _Twice):
+            key = ".".join([*_inner(keys), value.key])
+            return _where(keys), f"key {key!r} is written twice ({_TWICE})", None
+        if isinstance(value, _NotFinite):
+            found = re.search(rf'"{re.escape(keys[-1])}":\s*{re.escape(value.token)}', text) if keys else None
+            line = text.count("\n", 0, found.start()) + 1 if found else None
+            return _where(keys), f"{'.'.join(_inner(keys))} is {value.token}, not a number a baseline can hold", line
+        children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        stack += reversed([(child, (*keys, str(key))) for key, child in children])
+    raise AssertionError("a damaged baseline without a mark")
+
+
+_TWICE = "a hand-resolved merge? one copy would be read and the other ignored"
+
+
+def _where(keys: tuple[str, ...]) -> str:
+    return f"entry {keys[1]!r}: " if len(keys) > 1 and keys[0] == "entries" else ""
+
+
+def _inner(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys inside the entry (or from the top, outside any entry)."""
+    return keys[2:] if len(keys) > 1 and keys[0] == "entries" else keys
 
 
 def _is_number(value: object) -> bool:
@@ -91,7 +180,8 @@ def _is_number(value: object) -> bool:
 
 
 def _entry_problem(entry: object) -> str | None:
-    """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently."""
+    """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently:
+    every metric this package computes is a share in [0, 1], and `n` counts queries."""
     if not isinstance(entry, dict):
         return f"the entry is a {type(entry).__name__}, not an object"
     for key in ("judgments", "engine", "tolerance"):
@@ -107,6 +197,11 @@ def _entry_problem(entry: object) -> str | None:
             for spec, value in values.items():
                 if not _is_number(value):
                     return f"{where}.{name}.{spec} is {value!r}, not a number"
+                if where == "strata" and spec == "n":
+                    if not isinstance(value, int) or value < 0:
+                        return f"{where}.{name}.n is {value!r}, not a count of queries"
+                elif not 0 <= value <= 1:
+                    return f"{where}.{name}.{spec} is {value!r}, outside [0, 1], the range of every metric"
     return None
 
 

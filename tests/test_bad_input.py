@@ -8,6 +8,7 @@ exact message line, and the baseline file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -50,6 +51,21 @@ def _entry(edit: Callable[[dict], None]) -> Callable[[dict], object]:
         return data
 
     return apply
+
+
+def _raw(text: str) -> str:
+    """A key or value written into the baseline's JSON as `text` itself, unquoted (see `_unraw`)."""
+    return f"<raw:{text}>"
+
+
+def _unraw(text: str) -> str:
+    return re.sub(r'"<raw:((?:[^"\\]|\\.)*)>"', lambda m: json.loads(f'"{m.group(1)}"'), text)
+
+
+def _overflowed(entry: dict) -> dict:
+    copy = json.loads(json.dumps(entry))
+    copy["strata"]["all"]["mrr"] = _raw("1e999")
+    return copy
 
 
 def _set(data: dict, path: str, value: object) -> None:
@@ -208,17 +224,64 @@ BASELINE_EDITS = [
     (
         "baseline-nan",
         _entry(lambda e: _set(e, "strata.head.ndcg@10", float("nan"))),
-        f"relevance: {BASELINE}:*: NaN is not a number a baseline can hold; the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again",
+        f"relevance: {BASELINE}:*: entry '{NODE}': strata.head.ndcg@10 is NaN, not a number a baseline can hold; the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again",
     ),
     (
         "baseline-infinity",
         _entry(lambda e: _set(e, "strata.all.mrr", float("inf"))),
-        f"relevance: {BASELINE}:*: Infinity is not a number a baseline can hold; *",
+        f"relevance: {BASELINE}:*: entry '{NODE}': strata.all.mrr is Infinity, not a number a baseline can hold; *",
     ),
     (
         "baseline-all-nan",
         _entry(lambda e: [v.update({k: float("nan") for k in v if k != "n"}) for v in e["strata"].values()]),
-        f"relevance: {BASELINE}:*: NaN is not a number a baseline can hold; *",
+        f"relevance: {BASELINE}:*: entry '{NODE}': strata.all.mrr is NaN, not a number a baseline can hold; *",
+    ),
+    # json reads 1e999 as an infinity and keeps the last copy of a key: written raw (see _raw), both are refused
+    (
+        "baseline-overflow",
+        _entry(lambda e: _set(e, "strata.head.mrr", _raw("1e999"))),
+        f"relevance: {BASELINE}:*: entry '{NODE}': strata.head.mrr is 1e999, not a number a baseline can hold; *",
+    ),
+    (
+        "baseline-negative-overflow",
+        _entry(lambda e: _set(e, "queries.h1.ndcg@10", _raw("-1e999"))),
+        f"relevance: {BASELINE}:*: entry '{NODE}': queries.h1.ndcg@10 is -1e999, not a number a baseline can hold; *",
+    ),
+    (
+        # an update must not print `updated` and then fail to write the file with exit 0
+        "baseline-overflow-other-entry",
+        lambda d: d["entries"].update({"other.py::test_x": _overflowed(d["entries"][NODE])}) or d,
+        f"relevance: {BASELINE}:*: entry 'other.py::test_x': strata.all.mrr is 1e999, not a number a baseline can hold; *",
+    ),
+    (
+        "baseline-entry-twice",
+        lambda d: d["entries"].update({_raw(json.dumps(NODE)): d["entries"][NODE]}) or d,
+        f"relevance: {BASELINE}:*: entry '{NODE}': written twice (a hand-resolved merge? one copy would be read and the other ignored); the file is left as it is: *",
+    ),
+    (
+        "baseline-key-twice",
+        _entry(lambda e: _set(e, "strata.head.mrr", _raw('0.5, "mrr": 1.0'))),
+        f"relevance: {BASELINE}: entry '{NODE}': key 'strata.head.mrr' is written twice (a hand-resolved merge? *",
+    ),
+    (
+        "baseline-negative",
+        _entry(lambda e: _set(e, "strata.all.ndcg@10", -1)),
+        f"relevance: {BASELINE}: entry '{NODE}': strata.all.ndcg@10 is -1, outside [0, 1], the range of every metric; *",
+    ),
+    (
+        "baseline-above-one",
+        _entry(lambda e: _set(e, "queries.t1.mrr", 1.5)),
+        f"relevance: {BASELINE}: entry '{NODE}': queries.t1.mrr is 1.5, outside [0, 1], the range of every metric; *",
+    ),
+    (
+        "baseline-count-negative",
+        _entry(lambda e: _set(e, "strata.head.n", -2)),
+        f"relevance: {BASELINE}: entry '{NODE}': strata.head.n is -2, not a count of queries; *",
+    ),
+    (
+        "baseline-count-fraction",
+        _entry(lambda e: _set(e, "strata.head.n", 1.5)),
+        f"relevance: {BASELINE}: entry '{NODE}': strata.head.n is 1.5, not a count of queries; *",
     ),
     (
         "baseline-metric-removed",
@@ -358,7 +421,7 @@ def test_bad_input_is_one_line_and_the_baseline_is_untouched(project: pytest.Pyt
     if case.test:
         project.makepyfile(test_rel=case.test)
     if case.edit_baseline:
-        path.write_text(json.dumps(case.edit_baseline(json.loads(path.read_text())), indent=2, sort_keys=True))
+        path.write_text(_unraw(json.dumps(case.edit_baseline(json.loads(path.read_text())), indent=2, sort_keys=True)))
     if case.raw_baseline is not None:
         path.write_bytes(case.raw_baseline)
     for name, content in case.files.items():
@@ -379,8 +442,6 @@ def test_bad_input_is_one_line_and_the_baseline_is_untouched(project: pytest.Pyt
 
 def _matches(line: str, pattern: str) -> bool:
     """The whole line equals the pattern, where `*` stands for any text (and nothing else is special)."""
-    import re
-
     regex = ".*".join(re.escape(part) for part in pattern.split("*"))
     return re.fullmatch(regex, line.strip()) is not None
 
