@@ -52,6 +52,8 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
         doc_id = doc.get(id_field)
         if doc_id is None or isinstance(doc_id, bool) or str(doc_id).strip() == "":
             raise RelevanceInputError(path, f"{where} has no {id_field!r} field (set relevance_id_field?)", line)
+        if not isinstance(doc_id, str | int):
+            raise RelevanceInputError(path, f"{where}: {_not_an_id(id_field, doc_id)}", line)
         doc_id = str(doc_id)
         if doc_id in seen:
             first = f" (first at line {seen[doc_id]})" if seen[doc_id] else ""
@@ -63,6 +65,19 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     if not docs:
         raise RelevanceInputError(path, "the corpus is empty")
     return Corpus(docs, path, lines)
+
+
+def _not_an_id(id_field: str, value: object) -> str:
+    """Why a value is refused as a document id. Elasticsearch's _id is a string; a whole number is read as its
+    digits (JSON writes it one way), but an object or list has no id text (it was indexed as its Python repr), and
+    a number with a fraction or exponent is not kept as written (1e3 reads as 1000.0, and its id was "1000.0")."""
+    if isinstance(value, dict | list):
+        kind = "an object" if isinstance(value, dict) else "a list"
+        return f"{id_field!r} is {kind}, not an id: an id is a string (or a whole number)"
+    return (
+        f"{id_field!r} is {value!r}, a {type(value).__name__} that does not keep the id as written (1e3 reads as "
+        "1000.0): write the id as a quoted string, as Elasticsearch's _id is"
+    )
 
 
 def _whole(path: Path, text: str) -> list[Any]:

@@ -135,6 +135,33 @@ def test_a_corpus_value_that_does_not_fit_names_the_corpus_line(tmp_path: Path, 
     assert "index.yaml" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ('{"id": {"a": 1}}', "'id' is an object, not an id: an id is a string (or a whole number)"),
+        ('{"id": ["a"]}', "'id' is a list, not an id: an id is a string (or a whole number)"),
+        (
+            '{"id": 1e3}',
+            "'id' is 1000.0, a float that does not keep the id as written (1e3 reads as 1000.0): write the id as a "
+            "quoted string, as Elasticsearch's _id is",
+        ),
+        ('{"id": 2.50}', "'id' is 2.5, a float that does not keep the id as written (*"),
+    ],
+)
+def test_a_corpus_id_that_is_not_kept_as_written_is_refused(tmp_path: Path, document: str, message: str) -> None:
+    """Before, an object or list was indexed under its Python repr and 1e3 under '1000.0', matching no judgment."""
+    import re
+
+    path = corpus_file(tmp_path, ['{"id": 7, "title": "red"}', document])
+    with pytest.raises(RelevanceInputError) as caught:
+        load_corpus(path)
+    assert re.fullmatch(re.escape(f"{path}:2: document 2: {message}").replace(r"\*", ".*"), str(caught.value))
+
+
+def test_a_whole_number_id_is_its_digits(tmp_path: Path) -> None:
+    assert [doc["id"] for doc in load_corpus(corpus_file(tmp_path, ['{"id": 7}', '{"id": "1e3"}']))] == ["7", "1e3"]
+
+
 def test_a_corpus_that_is_not_utf8_names_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "corpus.ndjson"
     path.write_bytes(b'{"id": "a", "title": "ok"}\n{"id": "b", "title": "caf\xe9"}\n')
