@@ -336,7 +336,8 @@ def _as_written(events: _YamlEvents, event: Any, where: str, key: str, nulls: bo
         return None
     prefix = f"{where}: " if where else ""
     raise RelevanceInputError(
-        events.path, f"{prefix}{key} is tagged {_short_tag(event.tag)}, but it is text as written: remove the tag",
+        events.path,
+        f"{prefix}{key} is tagged {_short_tag(event.tag)}, but it is text as written: remove the tag",
         _line(event),
     )
 
@@ -703,6 +704,9 @@ def _csv_first_duplicate(path: Path) -> None:
 
 
 def _number(text: str) -> object:
+    """A CSV grade as a number; `1_0` stays text (Python's int reads it as 10, no spreadsheet or trec_eval does)."""
+    if "_" in text:
+        return text
     for kind in (int, float):
         try:
             return kind(text)

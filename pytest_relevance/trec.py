@@ -6,6 +6,7 @@
   them (its own test file ``results.trunc`` has them). Blank lines are skipped, as trec_eval skips them. Columns are
   separated by ASCII whitespace (C's isspace, as trec_eval); the text must be UTF-8.
 - Grades are whole numbers up to `metrics.MAX_GRADE` (trec_eval would truncate ``1.5`` to 1 silently: refused).
+- A grade or score with an underscore (`1_0`) is refused: Python reads it as 10, trec_eval (atol, strtod) as 1.
 - Scores are read as doubles (trec_eval 10.0; pytrec_eval still reads float32 and orders differently below 1e-7);
   a score that is not a finite number is refused.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import compress, islice, pairwise
@@ -151,6 +153,25 @@ def _first_bad(path: Path, base: int, block: bytes, column: int, check: Callable
             raise RelevanceInputError(path, problem, number)
 
 
+# What C's atol and strtod read of a token: its longest leading number (trec_eval reads grades with atol and
+# scores with strtod, so `1_0`, `1e3` as a grade and `2.5x` are read as their leading digits)
+_ATOL = re.compile(rb"[+-]?[0-9]*")
+_STRTOD = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _atol(token: bytes) -> int:
+    digits = _ATOL.match(token).group()  # type: ignore[union-attr]  # the pattern matches the empty string
+    return int(digits) if digits.lstrip(b"+-") else 0
+
+
+def _underscore(what: str, token: bytes, read: object, python: object) -> str:
+    """Python's int and float read `1_0` as 10, trec_eval as 1: refused rather than scored unlike trec_eval."""
+    return (
+        f"{what} {token.decode()!r} has an underscore: trec_eval reads it as {read} (the number it starts with), "
+        f"Python as {python}; write the number without one"
+    )
+
+
 def _grade_problem(token: bytes) -> str | None:
     text = token.decode()
     try:
@@ -162,10 +183,14 @@ def _grade_problem(token: bytes) -> str | None:
             return f"grade {text!r} is not a number"
         if not math.isfinite(number):
             return f"grade {text!r} is not a finite number"
+        if b"_" in token:
+            return _underscore("grade", token, _atol(token), number)
         return (
-            f"grade {text!r} is not a whole number: trec_eval would truncate it to {int(number)}; "
+            f"grade {text!r} is not a whole number: trec_eval would truncate it to {_atol(token)}; "
             "write whole grades (0, 1, 2, 3...)"
         )
+    if b"_" in token:
+        return _underscore("grade", token, _atol(token), grade)
     if grade > MAX_GRADE:
         return f"grade {text!r} is out of range: grades are whole numbers up to {MAX_GRADE}"
     return None
@@ -176,6 +201,9 @@ def _score_problem(token: bytes) -> str | None:
         score = float(token)
     except ValueError:
         return f"score {token.decode()!r} is not a number"
+    if b"_" in token:
+        found = _STRTOD.match(token)
+        return _underscore("score", token, float(found.group()) if found else 0.0, score)
     return None if math.isfinite(score) else f"score {token.decode()!r} is not a finite number"
 
 
@@ -232,7 +260,7 @@ def _grades(texts: list[bytes]) -> list[int] | None:
         table = {text: int(text) for text in set(texts)}
     except ValueError:
         return None
-    if max(table.values()) > MAX_GRADE:
+    if max(table.values()) > MAX_GRADE or any(b"_" in text for text in table):
         return None
     return list(map(table.__getitem__, texts))
 
@@ -305,7 +333,7 @@ def _scores(path: Path, base: int, block: bytes, texts: list[bytes]) -> list[flo
         values = list(map(float, texts))
     except ValueError:
         values = []
-    if not values or not math.isfinite(math.fsum(values)):
+    if not values or not math.isfinite(math.fsum(values)) or b"_" in b"".join(texts):
         _first_bad(path, base, block, 4, _score_problem)
     return values
 

@@ -319,6 +319,7 @@ def test_yaml_grades_must_be_finite_and_in_range(tmp_path: Path, grades: str, li
         ("inf", "grade inf is not a grade; grades are finite numbers from 0 to 1000"),
         ("1e308", "grade 1e+308 is not a grade; grades are finite numbers from 0 to 1000"),
         ("1001", "grade 1001 is not a grade; grades are finite numbers from 0 to 1000"),
+        ("1_0", "grade '1_0' is not a number (use 0, 1, 2, 3...)"),  # Python's int read it as 10
     ],
 )
 def test_csv_grades_must_be_finite_and_in_range(tmp_path: Path, grade: str, message: str) -> None:

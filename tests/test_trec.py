@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.trec import read_qrels, read_run
 
-TOKEN = st.sampled_from(["q1", "q2", "d1", "d2", "d3", "0", "1", "2", "Q0", "t", "2.5", "-1"])
+TOKEN = st.sampled_from(["q1", "q2", "d1", "d2", "d3", "0", "1", "2", "Q0", "t", "2.5", "-1", "1_0"])
 SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", "\xa0", "\x0b"])
 
 
@@ -59,7 +59,7 @@ def reference_run(text: str) -> dict | str:
         if not fields:
             continue
         try:
-            score = float(fields[4])
+            score = float(fields[4].replace("_", "x"))  # trec_eval's strtod reads 1_0 as 1, Python as 10: refused
         except ValueError:
             return f"{number}: score"
         run.setdefault(fields[0], {}).setdefault(fields[2], score)
@@ -73,7 +73,7 @@ def reference_qrels(text: str) -> dict | str:
     rows = [(number, split(line)) for number, line in enumerate(text.split("\n"), 1) if split(line)]
     for number, fields in rows:
         try:
-            int(fields[3])
+            int(fields[3].replace("_", "x"))  # trec_eval's atol reads 1_0 as 1, Python as 10: refused
         except ValueError:
             return f"{number}: grade"
     qrels: dict[str, dict[str, int]] = {}
@@ -131,3 +131,38 @@ def test_blocks_of_many_lines_keep_their_line_numbers(tmp_path: Path, monkeypatc
     with pytest.raises(RelevanceInputError) as error:
         read_run(path)
     assert error.value.line == 36
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "qrels",
+            "q1 0 d1 1\nq1 0 d2 1_0\n",
+            "2: grade '1_0' has an underscore: trec_eval reads it as 1 (*), Python as 10; *",
+        ),
+        (
+            "run",
+            "q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1_5.5 t\n",
+            "2: score '1_5.5' has an underscore: trec_eval reads it as 1.0 *",
+        ),
+        (
+            "run",
+            "q1 Q0 d1 1 1e1_0 t\n",
+            "1: score '1e1_0' has an underscore: trec_eval reads it as 10.0 (*), Python as 10000000000.0; *",
+        ),
+        ("qrels", "q1 0 d1 1e3\n", "1: grade '1e3' is not a whole number: trec_eval would truncate it to 1; *"),
+    ],
+)
+def test_numbers_python_and_trec_eval_read_differently_are_refused(
+    tmp_path: Path, name: str, text: str, message: str
+) -> None:
+    """Python's int and float accept underscores (PEP 515); trec_eval's atol and strtod stop at them, so `1_0` was
+    a grade of 10 here and 1 there: refused, naming what each would read."""
+    import re
+
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(RelevanceInputError) as error:
+        (read_qrels if name == "qrels" else read_run)(path)
+    assert re.fullmatch(re.escape(f"{path}:{message}").replace(r"\*", ".*"), str(error.value)), str(error.value)
