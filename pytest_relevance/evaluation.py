@@ -311,11 +311,18 @@ def coverage(evaluation: Evaluation, k: int, corpus_size: int | None) -> float |
     return len({doc for docs in evaluation.run.values() for doc in docs[:k]}) / corpus_size
 
 
-def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = 10_000) -> float:
+EXACT_UP_TO = 14  # changed queries up to which the sign-flip test enumerates every sign pattern
+ROUNDS = 10_000  # seeded random sign patterns beyond that
+# The smallest p-value sign_flip_p can return: (0 + 1) / (ROUNDS + 1) when sampled; the exact test's smallest,
+# 2 / 2^n (the observed signs and their mirror), is larger (2 / 2^14 = 0.00012). An alpha at or below it fails nothing.
+SMALLEST_P = 1 / (ROUNDS + 1)
+
+
+def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = ROUNDS) -> float:
     """Two-sided paired randomization (sign-flip) test of a mean per-query delta; deterministic for a seed.
 
-    Exact over all 2^n sign patterns for n <= 14, else `rounds` seeded random patterns. p = (hits + 1) / (trials + 1)
-    for the sampled case, so p is never 0.
+    Exact over all 2^n sign patterns for n <= EXACT_UP_TO, else `rounds` seeded random patterns.
+    p = (hits + 1) / (trials + 1) for the sampled case, so p is never 0.
     """
     import random
 
@@ -323,7 +330,7 @@ def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = 10_
     if not values:
         return 1.0
     observed = abs(sum(values)) - 1e-12
-    if len(values) <= 14:
+    if len(values) <= EXACT_UP_TO:
         hits = sum(
             1
             for signs in itertools.product((1, -1), repeat=len(values))

@@ -40,13 +40,14 @@ class Tolerance:
     def parse(cls, spec: object, source: str = "relevance_tolerance") -> Tolerance:
         if isinstance(spec, Tolerance):
             return spec
-        if isinstance(spec, int | float) and not isinstance(spec, bool):
-            return cls(_allowed_drop(float(spec), source, str(spec)))
         if isinstance(spec, Mapping):
-            spec = " ".join(f"{k}={v}" if k != "default" else str(v) for k, v in spec.items())
+            spec = " ".join(f"{k}={_text(v, source)}" if k != "default" else _text(v, source) for k, v in spec.items())
+        elif isinstance(spec, int | float) and not isinstance(spec, bool):
+            spec = _text(spec, source)  # 10**400 is refused by its size, not in an OverflowError
         if not isinstance(spec, str):
             raise SettingError(source, f"cannot read tolerance {spec!r}; write e.g. 0.005 tail=0.02")
-        default, overrides = 0.005, {}
+        default: float | None = None
+        overrides: dict[str, float] = {}
         for part in spec.replace(",", " ").split():
             key, sep, value = part.rpartition("=")
             try:
@@ -54,11 +55,19 @@ class Tolerance:
             except ValueError:
                 raise SettingError(source, f"tolerance {part!r} is not a number; write e.g. 0.005 tail=0.02") from None
             number = _allowed_drop(number, source, part)
+            # a second default or a repeated override would silently win over the first: one value, one meaning
+            if not sep and default is not None:
+                raise SettingError(
+                    source,
+                    f"tolerance {spec!r} gives two defaults ({default:g} and {value}); write one, e.g. 0.005 tail=0.02",
+                )
+            if sep and key in overrides:
+                raise SettingError(source, f"tolerance {spec!r} gives {key}= twice; write it once")
             if sep:
                 overrides[key] = number
             else:
                 default = number
-        return cls(default, overrides)
+        return cls(0.005 if default is None else default, overrides)
 
     def check_keys(self, strata: Collection[str] | None, metrics: Collection[str], source: str) -> None:
         """Every override must name a metric being gated, or a stratum of the judgments (when they are known).
@@ -97,11 +106,28 @@ def _known(stratum: str | None, metric: str | None, strata: Collection[str] | No
     return stratum in strata
 
 
+def _text(value: object, source: str) -> str:
+    """A marker's value as the text an ini value would be, so both are read and refused alike."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:  # 10**400: no float holds it
+        raise SettingError(
+            source, "tolerance is too large to be a number; a tolerance is an allowed drop, 0-1"
+        ) from None
+    return str(value) if isinstance(value, int) and abs(number) < 1e16 else str(number)
+
+
 def _allowed_drop(value: float, source: str, part: str) -> float:
     if not math.isfinite(value):
         raise SettingError(source, f"tolerance {part!r} is not a finite number; a tolerance is an allowed drop, 0-1")
     if value < 0:
         raise SettingError(source, f"tolerance {part!r} is negative; a tolerance is an allowed drop, >= 0")
+    if value >= 1:  # every metric lies in [0, 1]: no drop can exceed 1, so such a tolerance switches the gate off
+        raise SettingError(
+            source, f"tolerance {part!r} is 1 or more; every metric is in [0, 1], so no drop could exceed it"
+        )
     return value
 
 
@@ -185,6 +211,21 @@ def _share(text: str, key: str, *, open_low: bool = False, open_high: bool = Fal
     return value
 
 
+def _alpha(text: str) -> float:
+    """A level the sign-flip test can reach: below its smallest p-value nothing is significant, so nothing fails."""
+    from pytest_relevance.evaluation import EXACT_UP_TO, ROUNDS, SMALLEST_P
+
+    value = _share(text, "relevance_alpha", open_low=True, open_high=True)
+    if value <= SMALLEST_P:
+        raise SettingError(
+            "relevance_alpha",
+            f"{text!r} is at or below 1/{ROUNDS + 1}, the smallest p-value the sign-flip test gives ({ROUNDS:,} random "
+            f"sign flips; 2/2^n for n <= {EXACT_UP_TO} changed queries), so no drop would be significant; "
+            "write e.g. 0.05",
+        )
+    return value
+
+
 def positive_int(text: str, key: str) -> int:
     try:
         value = int(text)
@@ -210,7 +251,7 @@ def read(get: Callable[[str], str]) -> Settings:
         now=_instant(get("relevance_now"), "relevance_now"),
         min_judged=_share(get("relevance_min_judged"), "relevance_min_judged"),
         floor_margin=_share(get("relevance_floor_margin"), "relevance_floor_margin"),
-        alpha=_share(alpha, "relevance_alpha", open_low=True, open_high=True) if alpha else None,
+        alpha=_alpha(alpha) if alpha else None,
         unused=unused,
         snapshot_depth=positive_int(get("relevance_snapshot_depth"), "relevance_snapshot_depth"),
         max_churn=_share(churn, "relevance_max_churn", open_low=True) if churn else None,

@@ -75,6 +75,11 @@ def _set(data: dict, path: str, value: object) -> None:
     data[last] = value
 
 
+UNREACHABLE = (
+    "is at or below 1/10001, the smallest p-value the sign-flip test gives (10,000 random sign flips; 2/2^n for n <= 14 "
+    "changed queries), so no drop would be significant; write e.g. 0.05"
+)
+ABOVE_ONE = "is 1 or more; every metric is in [0, 1], so no drop could exceed it"
 SETTINGS = [
     (
         "tolerance-nan",
@@ -111,12 +116,23 @@ SETTINGS = [
         "relevance_tolerance = 0.005 tail.ndgc@10=0.9",
         "relevance_tolerance: override 'tail.ndgc@10' names no stratum or metric being gated (metrics: ndcg@10, mrr); write STRATUM=, METRIC= or STRATUM.METRIC=",
     ),
+    (
+        "tolerance-one",
+        "relevance_tolerance = 1",
+        f"relevance_tolerance: tolerance '1' {ABOVE_ONE}",
+    ),
+    (
+        "tolerance-two-defaults",
+        "relevance_tolerance = 0.005 0.5",
+        "relevance_tolerance: tolerance '0.005 0.5' gives two defaults (0.005 and 0.5); write one, e.g. 0.005 tail=0.02",
+    ),
     ("alpha-zero", "relevance_alpha = 0", "relevance_alpha: '0' is out of range: it must be in (0, 1)"),
     ("alpha-negative", "relevance_alpha = -1", "relevance_alpha: '-1' is out of range: it must be in (0, 1)"),
     ("alpha-two", "relevance_alpha = 2", "relevance_alpha: '2' is out of range: it must be in (0, 1)"),
     ("alpha-one", "relevance_alpha = 1", "relevance_alpha: '1' is out of range: it must be in (0, 1)"),
     ("alpha-nan", "relevance_alpha = nan", "relevance_alpha: 'nan' is out of range: it must be in (0, 1)"),
     ("alpha-word", "relevance_alpha = abc", "relevance_alpha: 'abc' is not a number"),
+    ("alpha-unreachable", "relevance_alpha = 5e-5", f"relevance_alpha: '5e-5' {UNREACHABLE}"),
     ("metrics-empty", "relevance_metrics = ,", "relevance_metrics: no metrics given"),
     (
         "metrics-at-zero",
@@ -207,6 +223,16 @@ MARKERS = [
         "marker-tolerance",
         "tolerance=float('nan')",
         f"relevance: {NODE}: relevance marker tolerance: tolerance 'nan' is not a finite number; a tolerance is an allowed drop, 0-1",
+    ),
+    (
+        "marker-tolerance-mapping",
+        "tolerance={'default': 5}",
+        f"relevance: {NODE}: relevance marker tolerance: tolerance '5' {ABOVE_ONE}",
+    ),
+    (
+        "marker-tolerance-huge",
+        "tolerance=10**400",
+        f"relevance: {NODE}: relevance marker tolerance: tolerance is too large to be a number; a tolerance is an allowed drop, 0-1",
     ),
     (
         "marker-unknown-key",

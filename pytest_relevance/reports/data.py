@@ -101,8 +101,9 @@ def build(
                 for q in groups[row.stratum]
                 if q in old_queries and row.metric in old_queries[q]
             ]
-            item["p"] = round(sign_flip_p(deltas), 4)
-            if alpha is not None and item["p"] >= alpha:
+            p = sign_flip_p(deltas)
+            item["p"] = round(p, 4)
+            if alpha is not None and p >= alpha:  # the unrounded p: 1/10001 shows as 0.0001 but is below it
                 item["status"] = "not significant"
         if row.n < SMALL:
             small[row.stratum] = row.n

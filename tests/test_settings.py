@@ -1,0 +1,92 @@
+"""Settings that would switch the gate off without a word are refused (the plugin's one-line messages are in
+test_bad_input.py; these are the rules themselves, without a pytest run per case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_relevance.evaluation import SMALLEST_P, evaluate, sign_flip_p
+from pytest_relevance.settings import SettingError, Tolerance, read
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("1", "tolerance '1' is 1 or more"),  # a drop of exactly 1 passes, and no metric drops by more
+        ("50", "tolerance '50' is 1 or more"),
+        ("0.005 tail=50", "tolerance 'tail=50' is 1 or more"),
+        ("0.005 0.5", "tolerance '0.005 0.5' gives two defaults (0.005 and 0.5)"),
+        ("0.005,0.5", "tolerance '0.005,0.5' gives two defaults (0.005 and 0.5)"),
+        ("0.5 tail=0.1 0.005", "gives two defaults (0.5 and 0.005)"),
+        ("0.005 tail=0.01 tail=0.5", "gives tail= twice"),
+        (1, "tolerance '1' is 1 or more"),
+        pytest.param(10**400, "tolerance is too large to be a number", id="10**400"),
+        pytest.param(-(10**400), "tolerance is too large to be a number", id="-10**400"),
+        (1e300, "tolerance '1e+300' is 1 or more"),
+        ({"default": 5}, "tolerance '5' is 1 or more"),
+        ({"default": 0.01, "tail": 10**400}, "tolerance is too large to be a number"),
+    ],
+)
+def test_a_tolerance_that_switches_the_gate_off_is_refused(spec: object, problem: str) -> None:
+    with pytest.raises(SettingError) as caught:
+        Tolerance.parse(spec)
+    assert str(caught.value).startswith("relevance_tolerance: ") and problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("0.9999", Tolerance(0.9999)),
+        ("tail=0.02", Tolerance(0.005, {"tail": 0.02})),
+        ("tail=0.02 0.01", Tolerance(0.01, {"tail": 0.02})),
+        (0, Tolerance(0.0)),
+        ({"default": 0.0, "tail": 0.6}, Tolerance(0.0, {"tail": 0.6})),
+    ],
+)
+def test_a_tolerance_below_one_with_one_default_is_read(spec: object, expected: Tolerance) -> None:
+    assert Tolerance.parse(spec) == expected
+
+
+def test_the_smallest_p_value_is_what_the_test_returns() -> None:
+    """The number the alpha message states is the sign-flip test's real floor: sampled, and below the exact one."""
+    assert sign_flip_p([-0.1] * 15) == SMALLEST_P == 1 / 10_001
+    assert sign_flip_p([-0.1] * 14) == 2 / 2**14 > SMALLEST_P
+
+
+def _settings(**values: str) -> object:
+    defaults = {
+        "relevance_metrics": "ndcg@10",
+        "relevance_tolerance": "0.005",
+        "relevance_alpha": "",
+        "relevance_max_churn": "",
+        "relevance_unused": "warn",
+        "relevance_now": "2026-01-15T12:00:00Z",
+        "relevance_min_judged": "0.8",
+        "relevance_floor_margin": "0.05",
+        "relevance_snapshot_depth": "10",
+    }
+    return read({**defaults, **values}.__getitem__)
+
+
+@pytest.mark.parametrize("alpha", ["1e-9", "5e-5", str(1 / 10_001)])
+def test_an_alpha_no_p_value_can_reach_is_refused(alpha: str) -> None:
+    with pytest.raises(SettingError, match=r"^relevance_alpha: .* is at or below 1/10001, the smallest p-value"):
+        _settings(relevance_alpha=alpha)
+
+
+def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries() -> None:
+    """p is compared unrounded: 1/10001 shows as 0.0001, but it is below an alpha of 0.0001."""
+    from pytest_relevance.baseline import compare, make_entry
+    from pytest_relevance.judgments import Judgments, Query
+    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.reports.data import build
+
+    assert _settings(relevance_alpha="0.0001").alpha == 0.0001
+    judgments = Judgments(tuple(Query(f"q{i}", f"text {i}", None, {}, {"a": 1, "b": 0}) for i in range(20)), "v1", "j")
+    metrics = parse_metrics("ndcg@10")
+    before = evaluate({f"q{i}": ["a"] for i in range(20)}, judgments, metrics)
+    after = evaluate({f"q{i}": ["b", "a"] for i in range(20)}, judgments, metrics)
+    entry = make_entry(before, "v1", "custom", Tolerance(), "")
+    comparison = compare(entry, after, Tolerance())
+    report = build("t", after, judgments, comparison, entry, "custom", "0.005", {"alpha": 1e-4}, None)
+    assert [(r["p"], r["status"]) for r in report["rows"]] == [(0.0001, "regression")]
