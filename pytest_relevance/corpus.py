@@ -11,24 +11,27 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.files import load_document, read_text
+from pytest_relevance.files import decode_text, load_document, read_text
+from pytest_relevance.fingerprints import blob_sha1
 
 Document = dict[str, Any]
 
 
 class Corpus(list[Document]):
-    """The documents, plus where each came from: an engine that rejects a value names the file and the line."""
+    """The documents, plus where each came from: an engine that rejects a value names the file and the line, and
+    the index cache keys its entry by `fingerprint`, the git blob id of the bytes the documents were parsed from."""
 
-    def __init__(self, docs: list[Document], path: Path, lines: list[int | None]) -> None:
+    def __init__(self, docs: list[Document], path: Path, lines: list[int | None], fingerprint: str) -> None:
         super().__init__(docs)
-        self.path, self.lines = path, lines
+        self.path, self.lines, self.fingerprint = path, lines, fingerprint
 
 
 def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "corpus not found; set relevance_corpus to its path")
-    text = read_text(path)
+    data = path.read_bytes()
+    text = decode_text(path, data)
     suffix = path.suffix.lower()
     if suffix in (".ndjson", ".jsonl"):
         numbered = []
@@ -64,7 +67,7 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
         lines.append(line)
     if not docs:
         raise RelevanceInputError(path, "the corpus is empty")
-    return Corpus(docs, path, lines)
+    return Corpus(docs, path, lines, blob_sha1(data))
 
 
 def _not_an_id(id_field: str, value: object) -> str:

@@ -15,7 +15,11 @@ from pytest_relevance.errors import RelevanceInputError
 def read_text(path: Path) -> str:
     """The file as text: UTF-8, with or without the byte order mark Windows editors add; anything else is one
     message naming the line."""
-    data = path.read_bytes()
+    return decode_text(path, path.read_bytes())
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """`read_text` of bytes already read (a caller that also fingerprints them reads the file once)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -83,6 +83,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="skip relevance tests when git shows no change matching relevance_paths since REF",
     )
     group.addoption(
+        "--relevance-rebuild",
+        action="store_true",
+        help="build the embedded engine's index again instead of loading it from pytest's cache (and cache it)",
+    )
+    group.addoption(
         "--relevance-repeat",
         type=int,
         default=1,
@@ -186,6 +191,16 @@ def pytest_configure(config: pytest.Config) -> None:
         if Path(path).suffix.lower() not in (".md", ".json", ".html"):
             raise pytest.UsageError(f"--relevance-report {path}: the suffix names the format: .md, .json or .html")
     config.stash[STATE] = State(config, settings)
+    if config.getoption("relevance_rebuild") and not hasattr(config, "workerinput") and (cache := _index_cache(config)):
+        import shutil  # here, before any xdist worker starts: the first of them builds, the others load
+
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _index_cache(config: pytest.Config) -> Path | None:
+    """Where the embedded engine caches its index: pytest's cache, so --cache-clear and -p no:cacheprovider apply."""
+    cache = getattr(config, "cache", None)
+    return cache.mkdir("relevance-index") if cache is not None else None
 
 
 def _state(config: pytest.Config) -> State:
@@ -388,7 +403,7 @@ def relevance_session_index(
     if engine is None and name == "embedded":
         from pytest_relevance.engines.embedded import EmbeddedEngine
 
-        engine = EmbeddedEngine()
+        engine = EmbeddedEngine(_index_cache(config))
     if engine is None and name == "elasticsearch":
         from pytest_relevance.engines.elasticsearch import ElasticsearchEngine
 
@@ -408,6 +423,8 @@ def relevance_session_index(
     # the resolved path: analysis files (synonyms_path, stopwords_path) are read relative to it, wherever pytest runs
     source = str(resolve(config, setting(config, "relevance_index_config")))
     index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
+    if getattr(index, "cache_note", None):
+        state.notes.append(index.cache_note)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
     if not has_query_placeholder(template):

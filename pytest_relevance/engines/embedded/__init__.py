@@ -23,28 +23,48 @@ import numpy as np
 
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
-from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, TextField
+from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, Stored, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
 ENGINE_VERSION = "6"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
 _NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
 
 class EmbeddedEngine:
-    """Opens an in-memory index from a corpus and an Elasticsearch create-index body."""
+    """Opens an in-memory index from a corpus and an Elasticsearch create-index body; with a `cache_dir`, an index
+    built once is saved there and loaded by later runs and sibling xdist workers (`store.py`)."""
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self.cache_dir = cache_dir
 
     def open(
         self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str, source: str = "index"
     ) -> EmbeddedIndex:
-        return EmbeddedIndex(corpus, index_config, id_field, source)
+        if self.cache_dir is None:
+            return EmbeddedIndex(corpus, index_config, id_field, source)
+        from pytest_relevance.engines.embedded.store import open_cached
+
+        return open_cached(self.cache_dir, corpus, index_config, id_field, source)
 
 
 class EmbeddedIndex:
-    def __init__(self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str) -> None:
-        self.identity = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
+    def __init__(
+        self,
+        corpus: Sequence[dict[str, Any]],
+        config: dict[str, Any],
+        id_field: str,
+        source: str,
+        saved: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Analyze and index the corpus, or, given the `state()` a build of the same inputs saved, take its arrays
+        instead (the mapping and its analyzers are always made from the config: queries analyze with them)."""
+        self.identity = IDENTITY
+        #: how the index came to be when a cache was asked for (built, loaded), for the terminal summary
+        self.cache_note: str | None = None
         self.source, self.template_source = source, "the query template"
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
         self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
@@ -53,8 +73,13 @@ class EmbeddedIndex:
         self.n = len(self.ids)
         self.ordinal = {doc_id: o for o, doc_id in enumerate(self.ids)}
         # rank of each ordinal in id order: the tiebreak among equal scores
-        self.id_rank = np.empty(self.n, dtype=np.int64)
-        self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(self.n)
+        if saved is None:
+            self.id_rank = np.empty(self.n, dtype=np.int64)
+            self.id_rank[np.argsort(self.id_array, kind="stable")] = np.arange(self.n)
+        elif saved["docs"] != self.n or not isinstance(saved["id_rank"], np.ndarray):
+            raise ValueError(f"the saved index holds {saved['docs']} documents, the corpus {self.n}")
+        else:
+            self.id_rank = saved["id_rank"]
         self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dates: dict[Any, float] = {}
         # scratch arrays the query handlers sum into and leave zeroed (queries run one at a time per index)
@@ -65,7 +90,11 @@ class EmbeddedIndex:
         config, self.vector_similarity = _without_vector_similarity(config)
         self.mapping = IndexMapping(config, source, base_dir)
         self.fields: dict[str, Field] = dict(self.mapping.fields)
-        self._add_dynamic_fields(corpus)
+        #: each field the mappings lack, with a value of its first value's type (what dynamic mapping maps it by)
+        self.dynamic = self._unmapped(corpus) if saved is None else dict(saved["dynamic"])
+        for name, first in self.dynamic.items():
+            for field in dynamic_fields(name, first, self.mapping):
+                self.fields[field.name] = field
         self.scaling = {
             n: float(f.params["scaling_factor"]) for n, f in self.fields.items() if f.type == "scaled_float"
         }
@@ -82,9 +111,43 @@ class EmbeddedIndex:
         # join: the parent index holds no values for them, the `nested` query reaches them through a child index
         self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
         outer = {f.nested for f in self.fields.values() if f.nested}
-        for path in sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer)):
-            self.nested[path] = self._child_index(corpus, config, path, source)
-        self._fill(corpus)
+        paths = sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer))
+        children = dict(saved["nested"]) if saved is not None else dict.fromkeys(paths)
+        if set(children) != set(paths):
+            raise ValueError("the saved nested objects are not the mapping's")
+        for path in paths:
+            self.nested[path] = self._child_index(corpus, config, path, source, children[path])
+        if saved is None:
+            self._fill(corpus)
+        else:
+            self._restore(saved)
+
+    def state(self) -> dict[str, Any]:
+        """Everything the build computed, as JSON values and numpy arrays (names in lists of pairs, never keys: a
+        field may be called anything), for `EmbeddedIndex(..., saved=state)` to restore."""
+        return {
+            "docs": self.n,
+            "id_rank": self.id_rank,
+            "dynamic": list(map(list, self.dynamic.items())),
+            **{group: [[name, f.state()] for name, f in fields.items()] for group, fields in self._stored().items()},
+            "vectors": [[name, matrix] for name, matrix in self.vectors.items()],
+            "nested": [[path, child.state()] for path, (child, _) in self.nested.items()],
+        }
+
+    def _stored(self) -> dict[str, Mapping[str, Stored]]:
+        return {"text": self.text, "keyword": self.keyword, "numeric": self.numeric, "geo": self.geo}
+
+    def _restore(self, saved: Mapping[str, Any]) -> None:
+        for group, fields in self._stored().items():
+            states = dict(saved[group])
+            if set(states) != set(fields):
+                raise ValueError(f"the saved {group} fields are not the mapping's")
+            for name, field in fields.items():
+                field.restore(states[name])
+        vectors = dict(saved["vectors"])
+        if set(vectors) != set(self.vectors) or any(v.ndim != 2 or len(v) != self.n for v in vectors.values()):
+            raise ValueError("the saved dense_vector fields are not the mapping's")
+        self.vectors = vectors
 
     def _declare_fields(self) -> None:
         for name, field in self.fields.items():
@@ -183,7 +246,7 @@ class EmbeddedIndex:
         return out
 
     def _child_index(
-        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str
+        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str, saved: Any
     ) -> tuple[EmbeddedIndex, np.ndarray]:
         """The objects under a nested path as documents of their own, and the parent ordinal of each."""
         properties: Any = (config.get("mappings") or {}).get("properties") or {}
@@ -203,7 +266,8 @@ class EmbeddedIndex:
                     children.append({**child, "_child": f"{self.ids[ordinal]}#{k}"})
                     parents.append(ordinal)
         child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
-        return EmbeddedIndex(children, child_config, "_child", source), np.array(parents, dtype=np.int64)
+        child = EmbeddedIndex(children, child_config, "_child", source, saved)
+        return child, np.array(parents, dtype=np.int64)
 
     def _constant(self, name: str, path: str, corpus: Sequence[dict[str, Any]]) -> str | None:
         """A constant_keyword's value, which every document has (Elasticsearch answers its queries from the mapping
@@ -250,12 +314,14 @@ class EmbeddedIndex:
             )
         matrix[ordinal] = vector
 
-    def _add_dynamic_fields(self, corpus: Sequence[dict[str, Any]]) -> None:
-        """Fields the documents have and the mappings do not, mapped as Elasticsearch's dynamic mapping maps them
-        (a string: text plus a keyword sub-field), unless the mappings say `dynamic: false` or `strict`."""
+    def _unmapped(self, corpus: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """Fields the documents have and the mappings do not, with their first value, which Elasticsearch's dynamic
+        mapping maps them by (a string: text plus a keyword sub-field); none when the mappings say `dynamic: false`,
+        an error when `strict`."""
         dynamic = str(self.mapping.dynamic).lower()
+        found: dict[str, Any] = {}
         if dynamic == "false":
-            return
+            return found
         seen: set[str] = set(self.fields)
         objects = {name.rsplit(".", 1)[0] for name in self.fields if "." in name}
 
@@ -273,11 +339,11 @@ class EmbeddedIndex:
                 if dynamic == "strict":
                     raise self._document_error(ordinal, f"field {name!r} is not in the mappings (dynamic: strict)")
                 seen.add(name)
-                for field in dynamic_fields(name, first, self.mapping):
-                    self.fields[field.name] = field
+                found[name] = _type_sample(first)
 
         for ordinal, doc in enumerate(corpus):
             visit(doc, "", ordinal)
+        return found
 
     def _keywords(self, name: str, values: list[Any], ordinal: int) -> list[str]:
         """Keyword values as indexed: normalized, and those longer than ignore_above left out."""
@@ -500,6 +566,13 @@ class EmbeddedIndex:
 
     def close(self) -> None:
         self.function_cache.clear()
+
+
+def _type_sample(value: Any) -> Any:
+    """A JSON value of the same type as a field's first value: all `dynamic_fields` reads of it."""
+    if isinstance(value, bool | int | float):
+        return value
+    return "" if isinstance(value, str) else None
 
 
 def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:

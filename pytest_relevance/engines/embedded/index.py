@@ -9,7 +9,7 @@ too, because a `term` query on a keyword field is BM25-scored in Elasticsearch.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -42,10 +42,44 @@ class Postings:
         return int(self.docs.size)
 
 
-class TermDictionary:
+class Stored:
+    """A frozen field as the index cache saves it: the numpy arrays named in `_ARRAYS` and the JSON values named in
+    `_VALUES`; `restore` sets them without a build and `_derive` recomputes what follows from them, so a restored
+    field holds exactly what `freeze` left."""
+
+    _ARRAYS: tuple[str, ...] = ()
+    _VALUES: tuple[str, ...] = ()
+
+    def state(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in (*self._ARRAYS, *self._VALUES)}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        if set(state) != {*self._ARRAYS, *self._VALUES} or not all(
+            isinstance(state[name], np.ndarray) for name in self._ARRAYS
+        ):
+            raise ValueError(f"field {getattr(self, 'name', '?')!r}: the saved state is not this field's")
+        self.__dict__.update(state)
+        self._derive()
+
+    def _derive(self) -> None:
+        raise NotImplementedError
+
+
+class TermDictionary(Stored):
     """The views of a field's term dictionary (`vocab`, term -> id) that prefix, fuzzy and regexp expansion read."""
 
     vocab: dict[str, int]
+
+    def state(self) -> dict[str, Any]:
+        return {**super().state(), "terms": list(self.vocab)}  # ids are handed out in insertion order
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        state = dict(state)
+        terms = state.pop("terms", None)
+        if not isinstance(terms, list) or not all(isinstance(term, str) for term in terms):
+            raise ValueError(f"field {getattr(self, 'name', '?')!r}: the saved terms are not a list of strings")
+        self.vocab = dict(zip(terms, range(len(terms)), strict=True))
+        super().restore(state)
 
     @cached_property
     def sorted_terms(self) -> list[str]:
@@ -73,6 +107,8 @@ class TextField(TermDictionary):
 
     # what the build fills; `freeze` lets it go
     _BUFFERS = ("_tids", "_rel", "_ntok", "_span", "_values_per_doc", "_vocab", "_pending", "_prefix", "_term_ids")
+    _ARRAYS = ("positions", "pos_offsets", "docs", "freqs", "offsets", "has_value", "norms")
+    _VALUES = ("doc_count", "sum_total_term_freq", "n_docs")
 
     def __init__(
         self,
@@ -219,10 +255,13 @@ class TextField(TermDictionary):
         self.doc_count = int(self.has_value.sum())
         # without frequencies Lucene reports the sum of document frequencies as the sum of term frequencies
         self.sum_total_term_freq = int(tids.size) if self.has_freqs else int(self.docs.size)
-        self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
-        self.vocab: dict[str, int] = dict(self._vocab)
-        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
+        self.vocab = dict(self._vocab)
         self.n_docs = n_docs
+        self._derive()
+
+    def _derive(self) -> None:
+        self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
+        self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}  # fuzzy term -> kept expansions
         for name in self._BUFFERS:
             self.__dict__.pop(name, None)
 
@@ -278,6 +317,9 @@ def _term_id(analyze: Callable[[str], str | None] | None, vocab: _Vocabulary, te
 class KeywordField(TermDictionary):
     """Exact terms per document (keyword): a term dictionary, and for each term the documents holding it."""
 
+    _ARRAYS = ("ids", "doc_of", "offsets", "has_value", "norms")
+    _VALUES = ("doc_count",)
+
     def __init__(self, name: str, similarity: Similarity) -> None:
         self.name, self.similarity = name, similarity
         self.vocab: dict[str, int] = {}
@@ -296,12 +338,16 @@ class KeywordField(TermDictionary):
         self.has_value = np.zeros(n_docs, dtype=bool)
         self.has_value[self.doc_of] = True
         self.doc_count = int(self.has_value.sum())
+        self.norms = np.ones(n_docs, dtype=np.uint8)
+        self._derive()
+
+    def _derive(self) -> None:
         # keyword fields index documents only (no frequencies, no norms): Lucene then reports the sum of document
         # frequencies as the sum of term frequencies, and every document's norm as 1
         self.bm25 = similarity_for(self.similarity, self.doc_count, int(self.ids.size))
-        self.norms = np.ones(n_docs, dtype=np.uint8)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
-        del self._ids, self._docs
+        self.__dict__.pop("_ids", None)
+        self.__dict__.pop("_docs", None)
 
     def docs_of(self, value: str) -> np.ndarray:
         tid = self.vocab.get(value)
@@ -314,8 +360,11 @@ class KeywordField(TermDictionary):
         return Postings(docs, np.ones(docs.size, dtype=np.float32), 0) if docs.size else None
 
 
-class NumericField:
+class NumericField(Stored):
     """Numbers, dates (epoch milliseconds) and booleans (0/1) as flat (ordinal, value) pairs, ascending by ordinal."""
+
+    _ARRAYS = ("values", "doc_of", "has_value", "first")
+    _VALUES = ("n_docs", "single")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -336,7 +385,11 @@ class NumericField:
         # the smallest value per document (NaN when absent): what Elasticsearch's doc values give first
         self.first = np.full(n_docs, np.nan)
         self.first[self.doc_of[::-1]] = self.values[::-1]
-        del self._values, self._docs
+        self._derive()
+
+    def _derive(self) -> None:
+        self.__dict__.pop("_values", None)
+        self.__dict__.pop("_docs", None)
 
     def any(self, condition: np.ndarray) -> np.ndarray:
         """Documents with at least one value where `condition` (over the flat values) holds."""
@@ -356,8 +409,11 @@ class NumericField:
         return out
 
 
-class GeoField:
+class GeoField(Stored):
     """geo_point values as flat (ordinal, latitude, longitude) triples."""
+
+    _ARRAYS = ("lat", "lon", "doc_of", "has_value")
+    _VALUES = ("n_docs",)
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -376,7 +432,11 @@ class GeoField:
         self.n_docs = n_docs
         self.has_value = np.zeros(n_docs, dtype=bool)
         self.has_value[self.doc_of] = True
-        del self._lat, self._lon, self._docs
+        self._derive()
+
+    def _derive(self) -> None:
+        for name in ("_lat", "_lon", "_docs"):
+            self.__dict__.pop(name, None)
 
     def any(self, condition: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.n_docs, dtype=bool)

@@ -1,0 +1,200 @@
+"""The persistent index cache: an embedded index built once, then loaded by later runs and sibling xdist workers.
+
+An entry is keyed by everything the index is made of: the engine (its identity and its code), the corpus (its
+file's git blob id), the id field, the index config and every file it references (`*_path`: synonyms, stop words,
+mappings), so changing any of them misses the cache. The mapping and its analyzers are always made from the config;
+an entry holds only what the build computed (`EmbeddedIndex.state()`): its numpy arrays side by side in one `.npy`
+file of bytes, loaded without unpickling (memory-mapped, copy on write, when large) and checked against its CRC-32,
+each array a view at the offset, dtype and shape that `index.json`, holding the rest, records. Entries are written
+to a temporary directory and renamed into place, under a file lock: the first worker builds, the others wait and
+load. An entry that fails any check is rebuilt, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import zlib
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
+from pytest_relevance.fingerprints import blob_sha1, file_sha1
+
+FORMAT = 1  # bumped when the layout of an entry changes
+_MAPPED = 1 << 20  # an entry's arrays are memory-mapped rather than read from this many bytes on
+_ALIGN = 64  # each array starts at a multiple of this offset in the file, so every view is aligned
+
+
+def open_cached(
+    root: Path, corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str
+) -> EmbeddedIndex:
+    """The index of these inputs from the cache under `root`, built and saved there first when it is not."""
+    fingerprint = getattr(corpus, "fingerprint", None)
+    if fingerprint is None:
+        index, seconds = _build(corpus, config, id_field, source)
+        index.cache_note = f"index: built in {seconds:.1f} s, not cached (the corpus was not read from a file)"
+        return index
+    key = index_key(fingerprint, config, id_field, source)
+    entry = root / key
+    index, problem = _load(entry, key, corpus, config, id_field, source)
+    if index is not None:
+        return index
+    from filelock import FileLock
+
+    # no timeout: the lock is held only by a sibling building this entry, and the system releases it if that dies
+    with FileLock(root / f"{key}.lock"):
+        index, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it while this one waited
+        if index is not None:
+            return index
+        index, seconds = _build(corpus, config, id_field, source)
+        try:
+            _save(root, key, index)
+        except OSError as exc:
+            index.cache_note = f"index: built in {seconds:.1f} s, not cached ({exc})"
+            return index
+    index.cache_note = f"index: built in {seconds:.1f} s, cached"
+    if problem:
+        index.cache_note += f" (the cached entry {entry} was unusable, {problem}; rebuilt)"
+    return index
+
+
+def index_key(fingerprint: str, config: dict[str, Any], id_field: str, source: str) -> str:
+    """The entry's name: a hash of every input of the build."""
+    base = Path(source).parent if Path(source).parent.is_dir() else Path(".")
+    files = {str((base / name).absolute()): file_sha1(base / name) for name in sorted(_referenced(config))}
+    inputs = {
+        "format": FORMAT,
+        "engine": IDENTITY,
+        "code": _code_fingerprint(),
+        "numpy": np.__version__,
+        "corpus": fingerprint,
+        "id_field": id_field,
+        "files": files,
+    }
+    try:
+        body = json.dumps(config, sort_keys=True, default=repr)
+    except TypeError:  # YAML keys of mixed types do not sort; the file's own order is as stable
+        body = repr(config)
+    return blob_sha1(json.dumps(inputs, sort_keys=True).encode() + body.encode())
+
+
+def _referenced(value: Any) -> set[str]:
+    """Every file the config names: the value of any `*_path` key, nested or dotted (`index.analysis...`)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if isinstance(key, str) and key.endswith("_path") and isinstance(inner, str):
+                found.add(inner)
+            else:
+                found |= _referenced(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            found |= _referenced(inner)
+    return found
+
+
+@cache
+def _code_fingerprint() -> str:
+    """A hash of the engine's source and data files (and the clock, which reads dates): an entry built by other
+    code is never loaded, even where a change forgot to bump the engine version."""
+    package = Path(__file__).resolve().parent
+    files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files.append(package.parent.parent / "clock.py")
+    return blob_sha1(b"".join(str(p.relative_to(package.parent.parent)).encode() + p.read_bytes() for p in files))
+
+
+def _build(
+    corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str
+) -> tuple[EmbeddedIndex, float]:
+    start = time.perf_counter()
+    index = EmbeddedIndex(corpus, config, id_field, source)
+    return index, time.perf_counter() - start
+
+
+def _load(
+    entry: Path, key: str, corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str
+) -> tuple[EmbeddedIndex | None, str | None]:
+    """(the index, None) from a sound entry; (None, None) when there is none; (None, what is wrong) otherwise."""
+    start = time.perf_counter()
+    try:
+        text = (entry / "index.json").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, str(exc)
+    try:
+        meta = json.loads(text)
+        if meta.get("format") != FORMAT or meta.get("engine") != IDENTITY or meta.get("key") != key:
+            raise ValueError(f"written by another version (format {meta.get('format')!r}, {meta.get('engine')!r})")
+        path = entry / "arrays.npy"
+        blob = np.load(path, mmap_mode="c" if path.stat().st_size >= _MAPPED else None, allow_pickle=False)
+        if blob.dtype != np.uint8 or blob.ndim != 1 or zlib.crc32(blob) != meta["crc32"]:
+            raise ValueError(f"{path.name} does not match its checksum")
+        index = EmbeddedIndex(corpus, config, id_field, source, _with_arrays(meta["index"], np.asarray(blob)))
+    except Exception as exc:  # anything wrong with the entry (not with the inputs, which built it) means rebuild
+        return None, f"{type(exc).__name__}: {exc}"
+    milliseconds = (time.perf_counter() - start) * 1000
+    index.cache_note = f"index: cached ({index.n:,} docs, loaded in {milliseconds:.0f} ms)"
+    return index, None
+
+
+def _with_arrays(value: Any, blob: np.ndarray) -> Any:
+    """The saved state with each array reference (`{"at": offset, "dtype", "shape"}`) replaced by its view."""
+    if isinstance(value, list):
+        return [_with_arrays(item, blob) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "at" not in value:
+        return {key: _with_arrays(item, blob) for key, item in value.items()}
+    dtype, shape, at = np.dtype(value["dtype"]), tuple(value["shape"]), int(value["at"])
+    size = dtype.itemsize * int(np.prod(shape))
+    if dtype.hasobject or at % _ALIGN or not 0 <= at <= at + size <= blob.size:
+        raise ValueError(f"an array reference is out of place ({value})")
+    return blob[at : at + size].view(dtype).reshape(shape)
+
+
+def _save(root: Path, key: str, index: EmbeddedIndex) -> None:
+    """Write the entry beside its final place and rename it there (a reader never sees half an entry)."""
+    for stale in root.glob(f".tmp-{key}-*"):  # a build killed while saving (this key's lock is held)
+        shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
+    try:
+        parts: list[bytes] = []
+        size = 0
+
+        def refer(value: Any) -> Any:
+            nonlocal size
+            if isinstance(value, np.ndarray):
+                data = np.ascontiguousarray(value).tobytes()
+                parts.append(data + bytes(-len(data) % _ALIGN))
+                reference = {"at": size, "dtype": value.dtype.str, "shape": list(value.shape)}
+                size += len(parts[-1])
+                return reference
+            if isinstance(value, list):
+                return [refer(item) for item in value]
+            if isinstance(value, dict):
+                return {k: refer(item) for k, item in value.items()}
+            return value
+
+        state = refer(index.state())
+        blob = np.frombuffer(b"".join(parts), dtype=np.uint8)
+        np.save(folder / "arrays.npy", blob, allow_pickle=False)
+        meta = {"format": FORMAT, "engine": IDENTITY, "key": key, "crc32": zlib.crc32(blob), "index": state}
+        (folder / "index.json").write_text(json.dumps(meta), encoding="utf-8")
+        entry = root / key
+        if entry.exists():  # a directory is not replaced by a rename: the unusable one moves aside first
+            aside = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=root))
+            os.replace(entry, aside / "old")
+            shutil.rmtree(aside, ignore_errors=True)
+        os.replace(folder, entry)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise

@@ -1,0 +1,214 @@
+"""The persistent index cache: a loaded index answers exactly as a fresh build, any changed input misses it, a
+damaged entry is rebuilt, xdist workers build once, and pytest's cache options govern it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to
+
+from pytest_relevance.clock import parse_instant
+from pytest_relevance.corpus import load_corpus, load_mapping
+from pytest_relevance.engines.base import FixtureIndex
+from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
+from pytest_relevance.engines.embedded.store import index_key
+from pytest_relevance.fingerprints import blob_sha1
+from pytest_relevance.judgments import load_judgments
+from pytest_relevance.templates import load_template
+
+ROOT = Path(__file__).resolve().parent.parent
+NOW = parse_instant("2026-01-15T12:00:00Z")
+
+
+def open_twice(folder: Path, cache: Path) -> tuple[EmbeddedIndex, EmbeddedIndex]:
+    """A fresh build (saved to the cache) and the same index loaded from it."""
+    corpus, config = load_corpus(folder / "corpus.ndjson"), load_mapping(folder / "index.yaml")
+    engine = EmbeddedEngine(cache)
+    built = engine.open(corpus, config, "id", str(folder / "index.yaml"))
+    loaded = engine.open(corpus, config, "id", str(folder / "index.yaml"))
+    assert built.cache_note is not None and built.cache_note.startswith("index: built in ")
+    assert loaded.cache_note is not None and loaded.cache_note.startswith(f"index: cached ({len(corpus):,} docs")
+    return built, loaded
+
+
+def assert_same(fresh: Any, loaded: Any, where: str) -> None:
+    """Every attribute a build leaves on a field, array for array (dtype included) and value for value."""
+    left, right = vars(fresh), vars(loaded)
+    assert set(left) == set(right), where
+    for name, value in left.items():
+        other = right[name]
+        if isinstance(value, np.ndarray):
+            assert value.dtype == other.dtype and np.array_equal(value, other, equal_nan=True), f"{where}.{name}"
+        elif isinstance(value, int | float | str | bool | dict | list | tuple) or value is None:
+            assert value == other, f"{where}.{name}"
+        else:
+            assert type(value) is type(other), f"{where}.{name}"
+
+
+def assert_answers_alike(folder: Path, tmp_path: Path) -> None:
+    built, loaded = open_twice(folder, tmp_path / "cache")
+    for group in ("text", "keyword", "numeric", "geo"):
+        for name, field in getattr(built, group).items():
+            assert_same(field, getattr(loaded, group)[name], f"{group} {name}")
+    assert np.array_equal(built.id_rank, loaded.id_rank) and built.fields.keys() == loaded.fields.keys()
+    judgments = load_judgments(folder / "judgments.yaml")
+    fixture = FixtureIndex(built, load_template(folder / "query.yaml"), judgments, NOW, 100, "query.yaml")
+    bodies = fixture.bodies()
+    fresh, cached = built.search_many(bodies, 100, "query.yaml"), loaded.search_many(bodies, 100, "query.yaml")
+    assert len(fresh) == len(judgments.queries) and any(fresh.values())
+    assert cached == fresh  # ids and float scores, bit for bit
+
+
+def test_a_cached_demo_index_answers_every_query_as_a_fresh_build(tmp_path: Path) -> None:
+    assert_answers_alike(ROOT / "fixtures", tmp_path)
+
+
+@pytest.mark.skipif(not CRANFIELD.is_dir(), reason="../shared/data/cranfield is not present")
+def test_a_cached_cranfield_index_answers_every_query_as_a_fresh_build(tmp_path: Path) -> None:
+    folder = tmp_path / "cranfield"
+    folder.mkdir()
+    cranfield_to(folder)
+    assert_answers_alike(folder, tmp_path)
+
+
+def test_nested_dynamic_and_vector_fields_are_restored(tmp_path: Path) -> None:
+    (tmp_path / "corpus.ndjson").write_text(
+        json.dumps({"id": "a", "v": [1, 0], "at": {"lat": 1, "lon": 2}, "extra": "red shoes", "n": [{"t": "x y"}]})
+        + "\n"
+        + json.dumps({"id": "b", "v": [0, 1], "extra": "blue", "count": 3, "n": [{"t": "y"}, {"t": "z"}]})
+        + "\n"
+    )
+    (tmp_path / "index.yaml").write_text(
+        "mappings:\n  properties:\n    v: {type: dense_vector, dims: 2}\n    at: {type: geo_point}\n"
+        "    n: {type: nested, properties: {t: {type: text}}}\n"
+    )
+    built, loaded = open_twice(tmp_path, tmp_path / "cache")
+    assert loaded.dynamic == built.dynamic == {"id": "", "extra": "", "count": 3} and "extra.keyword" in loaded.keyword
+    assert np.array_equal(built.vectors["v"], loaded.vectors["v"])
+    assert_same(built.geo["at"], loaded.geo["at"], "geo at")
+    child, fresh_child = loaded.nested["n"][0], built.nested["n"][0]
+    assert_same(fresh_child.text["n.t"], child.text["n.t"], "nested n.t")
+    body = {"query": {"nested": {"path": "n", "query": {"match": {"n.t": "y"}}, "score_mode": "sum"}}}
+    assert loaded.search_many({"q": body}, 10, "q") == built.search_many({"q": body}, 10, "q")
+
+
+def test_the_corpus_fingerprint_is_gits_blob_id(tmp_path: Path) -> None:
+    assert blob_sha1(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object of "hello\n"
+    (tmp_path / "c.ndjson").write_bytes(b'{"id": "a"}\n')
+    assert load_corpus(tmp_path / "c.ndjson").fingerprint == blob_sha1(b'{"id": "a"}\n')
+
+
+def test_changing_any_input_misses_the_cache(tmp_path: Path) -> None:
+    (tmp_path / "syn.txt").write_text("shoe, boot\n")
+    config = {
+        "settings": {"analysis": {"filter": {"s": {"type": "synonym", "synonyms_path": "syn.txt"}},
+                                  "analyzer": {"a": {"tokenizer": "standard", "filter": ["lowercase", "s"]}}}},
+        "mappings": {"properties": {"title": {"type": "text", "analyzer": "a"}}},
+    }  # fmt: skip
+    source = str(tmp_path / "index.yaml")
+    key = index_key("c0", config, "id", source)
+    assert index_key("c0", config, "id", source) == key
+    assert index_key("c1", config, "id", source) != key
+    assert index_key("c0", config, "sku", source) != key
+    other = json.loads(json.dumps(config))
+    other["mappings"]["properties"]["title"]["analyzer"] = "standard"
+    assert index_key("c0", other, "id", source) != key
+    (tmp_path / "syn.txt").write_text("shoe, boot, clog\n")  # the file the config references
+    assert index_key("c0", config, "id", source) != key
+
+    (tmp_path / "corpus.ndjson").write_text('{"id": "a", "title": "boot"}\n')
+    (tmp_path / "index.yaml").write_text(json.dumps(config))
+    engine = EmbeddedEngine(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    opened = lambda: engine.open(load_corpus(tmp_path / "corpus.ndjson"), config, "id", source)  # noqa: E731
+    assert opened().cache_note.startswith("index: built")
+    assert opened().cache_note.startswith("index: cached")
+    (tmp_path / "syn.txt").write_text("boot, clog\n")
+    index = opened()
+    assert index.cache_note.startswith("index: built")
+    assert index.search_many({"q": {"query": {"match": {"title": "clog"}}}}, 10, "q")["q"][0][0] == "a"
+    (tmp_path / "corpus.ndjson").write_text('{"id": "a", "title": "clog"}\n')
+    assert opened().cache_note.startswith("index: built")
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "garbage json", "other format", "missing arrays"])
+def test_a_damaged_entry_is_rebuilt_with_a_note_and_never_trusted(tmp_path: Path, damage: str) -> None:
+    folder = ROOT / "fixtures"
+    built, _ = open_twice(folder, tmp_path)
+    (entry,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    arrays, meta = entry / "arrays.npy", entry / "index.json"
+    if damage == "flip a byte":
+        data = bytearray(arrays.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        arrays.write_bytes(bytes(data))
+    elif damage == "truncate":
+        arrays.write_bytes(arrays.read_bytes()[:1000])
+    elif damage == "garbage json":
+        meta.write_text(meta.read_text()[:-10])
+    elif damage == "other format":
+        meta.write_text(meta.read_text().replace('"format": 1', '"format": 99'))
+    else:
+        arrays.unlink()
+    corpus, config = load_corpus(folder / "corpus.ndjson"), load_mapping(folder / "index.yaml")
+    index = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
+    assert index.cache_note is not None
+    assert index.cache_note.startswith("index: built in ") and "was unusable" in index.cache_note
+    assert index.cache_note.endswith("; rebuilt)")
+    again = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
+    assert again.cache_note is not None and again.cache_note.startswith("index: cached")
+    body = {"query": {"match": {"title": "wireless headphones"}}}
+    assert again.search_many({"q": body}, 10, "q") == built.search_many({"q": body}, 10, "q")
+
+
+# ---------------------------------------------------------------- through pytest
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(ROOT / "fixtures", pytester.path / "fixtures")
+    pytester.makeini("[pytest]\nrelevance_metrics = ndcg@10\n")
+    return pytester
+
+
+def test_runs_share_the_index_and_pytests_cache_options_apply(project: pytest.Pytester) -> None:
+    project.makepyfile(test_gate=DEMO_TEST)
+    gate = lambda *args: project.runpytest_inprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    built, loaded = "index: built in * s, cached", "index: cached (1,122 docs, loaded in * ms)"
+    first = gate("--relevance-update")
+    assert first.ret == 0
+    first.stdout.fnmatch_lines([built])
+    second = gate()
+    assert second.ret == 0
+    second.stdout.fnmatch_lines([loaded])
+    gate("--relevance-rebuild").stdout.fnmatch_lines([built])
+    gate().stdout.fnmatch_lines([loaded])
+    gate("--cache-clear").stdout.fnmatch_lines([built])
+    shutil.rmtree(project.path / ".pytest_cache")
+    plain = gate("-p", "no:cacheprovider")
+    assert plain.ret == 0
+    plain.stdout.no_fnmatch_line("index: *")  # built as without a cache, and nothing said about it
+    assert not (project.path / ".pytest_cache").exists()
+
+
+def test_two_xdist_workers_build_the_index_once(project: pytest.Pytester) -> None:
+    project.makeconftest(  # counts the builds of every process in builds.txt
+        "from pytest_relevance.engines.embedded import EmbeddedIndex\n"
+        "fill = EmbeddedIndex._fill\n"
+        "def counted(self, corpus):\n"
+        "    with open('builds.txt', 'a') as out:\n"
+        "        out.write('build\\n')\n"
+        "    fill(self, corpus)\n"
+        "EmbeddedIndex._fill = counted\n"
+    )
+    project.makepyfile(test_both="def test_search(relevance_index):\n    assert relevance_index.run()\n")
+    # --dist each: both workers run the test, so both open the index
+    result = project.runpytest_subprocess("-p", "no:hypothesispytest", "-n", "2", "--dist", "each")
+    assert result.ret == 0
+    result.assert_outcomes(passed=2)
+    assert (project.path / "builds.txt").read_text().splitlines() == ["build"]
+    result.stdout.fnmatch_lines(["index: cached (1,122 docs, loaded in * ms)"])
