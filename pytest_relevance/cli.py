@@ -228,6 +228,86 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clicks(args: argparse.Namespace) -> int:
+    """Grades from UBI click logs (pytest_relevance.clicks), written atomically and read back before they replace
+    anything: a file that would not load is never left behind."""
+    from pathlib import Path
+
+    from pytest_relevance.clicks import Options, grade, parse_date, parse_strata, read_log
+    from pytest_relevance.judgments import load_judgments
+
+    if args.max_rank < 1:
+        raise RelevanceInputError(
+            "--max-rank",
+            f"{args.max_rank} is not a number of positions: give how many results the log's users "
+            "were shown (the workbench's maxRank), 1 or more",
+        )
+    if args.min_impressions is not None and args.min_impressions < 0:
+        raise RelevanceInputError("--min-impressions", f"{args.min_impressions} is negative: give 0 or more")
+    actions = _actions(args.action or ["click"])
+    if args.model == "srw" and args.action:
+        raise RelevanceInputError("--action", "the workbench's model counts click events only: drop --action")
+    if args.model == "pbm" and any(weight != 1 for weight in actions.values()):
+        raise RelevanceInputError("--action", "pbm models a click as happening or not: give action names, no weights")
+    for flag, value, end in (("--since", args.since, False), ("--until", args.until, True)):
+        if value is not None:
+            try:
+                parse_date(value, end)
+            except ValueError as exc:
+                raise RelevanceInputError(flag, str(exc)) from None
+    try:
+        shares = parse_strata(args.strata)
+    except ValueError as exc:
+        raise RelevanceInputError("--strata", str(exc)) from None
+    scale = None
+    if args.scale is not None:
+        found = re.fullmatch(r"(\d+)-(\d+)", args.scale)
+        if found is None or int(found[1]) >= int(found[2]):
+            raise RelevanceInputError("--scale", f"{args.scale!r} is not a grade range LOW-HIGH such as 0-3")
+        scale = (int(found[1]), int(found[2]))
+    if args.sample is not None and args.sample < 1:
+        raise RelevanceInputError("--sample", f"{args.sample} is not a number of queries per stratum (1 or more)")
+    output = Path(args.output)
+    if output.suffix.lower() not in (".yaml", ".yml"):
+        raise RelevanceInputError(output, "the judgments are written as YAML: name the output .yaml or .yml")
+    minimum = args.min_impressions if args.min_impressions is not None else 0 if args.model == "srw" else 10
+    options = Options(
+        args.model, args.max_rank, actions, minimum, args.since, args.until, scale, shares, args.sample, args.seed
+    )
+    result = grade(read_log(args.events), options, args.strict)
+    for line in result.problems.lines():
+        print(f"warning: {line}", file=sys.stderr)
+    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
+    temporary.write_text(result.text, encoding="utf-8")
+    try:
+        load_judgments(temporary)
+    except RelevanceInputError as exc:  # a bug here, not the user's input: said, and nothing left behind
+        temporary.unlink()
+        raise RelevanceInputError(output, f"not written: the judgments made would not load ({exc.problem})") from None
+    os.replace(temporary, output)
+    strata = ", ".join(f"{stratum} {result.queries[stratum]}" for stratum in ("head", "torso", "tail"))
+    print(
+        f"wrote {args.output}: {sum(result.queries.values())} queries ({strata}), {result.pairs} graded pairs; "
+        f"{result.below} pairs below {minimum} impressions left ungraded; version {result.version}"
+    )
+    return 0
+
+
+def _actions(specs: Sequence[str]) -> dict[str, float]:
+    """`--action purchase=3`: the action names that count as clicks, each with its weight (1 unless given)."""
+    actions: dict[str, float] = {}
+    for spec in specs:
+        name, _, weight = spec.partition("=")
+        try:
+            value = float(weight) if weight else 1.0
+        except ValueError:
+            value = -1.0
+        if not name or name == "impression" or not 0 < value < float("inf"):
+            raise RelevanceInputError("--action", f"{spec!r} is not NAME or NAME=WEIGHT (an action, a weight > 0)")
+        actions[name] = value
+    return actions
+
+
 def _positive(text: str) -> int:
     """A count of at least 1 (argparse names the flag when this raises): a depth of 0 pools nothing, a negative one
     would quietly cut the end off every list."""
@@ -317,6 +397,44 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("text", nargs="+", help="the text; several are analyzed as one multi-valued field")
     analyze.add_argument("--format", choices=("table", "json"), default="table")
     analyze.set_defaults(handler=_analyze)
+    clicks = commands.add_parser(
+        "clicks",
+        help="judgments from User Behavior Insights click logs, corrected for position bias",
+        description="Grade (query, document) pairs from UBI logs (ubi_queries and ubi_events as a bulk body, "
+        "documents one a line, or exported hits). The log is validated first: each kind of problem is counted and "
+        "its first lines named (--strict makes them errors). Queries get strata by traffic share.",
+    )
+    clicks.add_argument("events", nargs="+", metavar="EVENTS", help="UBI log files (NDJSON)")
+    clicks.add_argument("-o", "--output", required=True, metavar="PATH", help="the judgments file to write (.yaml)")
+    clicks.add_argument(
+        "--model",
+        choices=("coec", "srw", "pbm"),
+        default="coec",
+        help="coec: clicks over expected clicks (default); srw: the Search Relevance Workbench's COEC exactly; "
+        "pbm: the position-based click model fitted by EM",
+    )
+    clicks.add_argument(
+        "--max-rank", type=int, required=True, help="positions 0..MAX_RANK-1 count (the workbench's maxRank)"
+    )
+    clicks.add_argument("--since", metavar="DATE", help="only events from DATE (ISO 8601 date or date-time)")
+    clicks.add_argument("--until", metavar="DATE", help="only events up to DATE (a date: that whole day)")
+    clicks.add_argument(
+        "--action",
+        action="append",
+        metavar="NAME[=WEIGHT]",
+        help="an action that counts as a click, repeatable (default: click); e.g. --action click --action purchase=3",
+    )
+    clicks.add_argument(
+        "--min-impressions", type=int, help="pairs with fewer impressions get no grade (default 10; srw: 0)"
+    )
+    clicks.add_argument("--scale", metavar="LOW-HIGH", help="map the grades onto LOW..HIGH by quantiles (e.g. 0-3)")
+    clicks.add_argument(
+        "--strata", default="50/30/20", help="head/torso/tail shares of traffic, in percent (default 50/30/20)"
+    )
+    clicks.add_argument("--sample", type=int, metavar="N", help="keep a seeded sample of N queries per stratum")
+    clicks.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    clicks.add_argument("--strict", action="store_true", help="refuse a log with any problem instead of warning")
+    clicks.set_defaults(handler=_clicks)
     return parser
 
 
