@@ -607,3 +607,26 @@ def test_the_summary_table_keeps_hints_and_churn_but_not_warnings() -> None:
         "measured now (judgments v1):",
     ]
     assert text[4].split() == ["all", "3", "1.0000", "1.0000"]
+
+
+def test_markdown_shows_html_and_pipes_in_ids_strata_and_text_as_text() -> None:
+    """The Markdown goes to $GITHUB_STEP_SUMMARY, which renders inline HTML: an id `<b>x</b>` came out bold and a
+    `|` in a stratum split its table row. Code spans (the test id) keep their text as is, with a longer fence."""
+    from pytest_relevance.reports import markdown
+
+    judgments = Judgments(
+        (
+            Query("<b>q1</b>", "a & <i>b</i> | c", "<s>head|x", {}, {"<img src=x>": 3, "b": 1}),
+            Query("q2", "beta", "tail", {}, {"d": 1}),
+        ),
+        "v1",
+        "judgments.yaml",
+    )
+    report, _ = _report(judgments, {"<b>q1</b>": ["<img src=x>", "b"], "q2": ["d"]}, {"<b>q1</b>": ["b"], "q2": ["d"]})
+    report["test"] = "t.py::test[`x`]"
+    md = markdown.render([report])
+    assert "<b>" not in md and "<i>" not in md and "<s>" not in md and "<img" not in md
+    assert "| &lt;s>head\\|x | 1 | ndcg@10 |" in md
+    assert "| &lt;b>q1&lt;/b> | a &amp; &lt;i>b&lt;/i> \\| c | &lt;s>head\\|x |" in md
+    assert "fell: &lt;img src=x> (3) 1 -> out" in md
+    assert "### `` t.py::test[`x`] ``: regressed" in md

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,9 +37,20 @@ def _delta(value: float | None) -> str:
     return "—" if value is None else f"{value:+.4f}"
 
 
-def _cell(text: str) -> str:
-    """Query text inside a table cell: one line, and a `|` that does not end the cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+def _text(text: object) -> str:
+    """A string from the user's files (an id, a stratum, query text, a message naming them) as Markdown text: on
+    one line, with & and < as entities (the step summary renders inline HTML, so an id `<b>` made bold text and an
+    `<img>` loaded; without a `<` nothing is a tag, so `3 -> 2` stays readable), and a `|` that does not end a table
+    cell."""
+    return " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """A code span showing `text` as is: entities are not decoded inside one, so nothing is escaped; the fence is one
+    backtick longer than any run of backticks in the text (a node id `test[`x`]` cannot end the span early)."""
+    longest = max(map(len, re.findall("`+", text)), default=0)
+    pad = " " if longest else ""
+    return f"{'`' * (longest + 1)}{pad}{text}{pad}{'`' * (longest + 1)}"
 
 
 def render(reports: Sequence[Mapping[str, Any]], compact: bool = False) -> str:
@@ -53,7 +65,7 @@ def render(reports: Sequence[Mapping[str, Any]], compact: bool = False) -> str:
         statuses = ", ".join(dict.fromkeys(r["status"] for r in rest))
         lines += ["<details>", f"<summary>{len(rest)} {statuses} {label}</summary>", ""]
         if compact:
-            lines += [f"- `{r['test']}`: {brief(r)}" for r in rest]
+            lines += [f"- {_code(r['test'])}: {_text(brief(r))}" for r in rest]
             lines.append("")
         else:
             for report in rest:
@@ -64,18 +76,19 @@ def render(reports: Sequence[Mapping[str, Any]], compact: bool = False) -> str:
 
 def _section(report: Mapping[str, Any]) -> list[str]:
     lines = [
-        f"### `{report['test']}`: {report['status']}",
+        f"### {_code(report['test'])}: {report['status']}",
         "",
-        f"engine `{report['engine']}`, judgments `{report['judgments']}`, tolerance `{report['tolerance']}`",
+        f"engine {_code(report['engine'])}, judgments {_code(report['judgments'])}, "
+        f"tolerance {_code(report['tolerance'])}",
         "",
     ]
     if report["status"] == "cannot compare":
         lines += ["Cannot compare with the baseline entry:", ""]
-        lines += [f"- {problem}" for problem in report.get("problems", [])]
+        lines += [f"- {_text(problem)}" for problem in report.get("problems", [])]
         lines += ["", "Measured now:", ""]
     elif report["status"] == "no baseline":
         lines += [
-            f"No baseline entry yet; create it with `{update_command(report['test'], 'first baseline')}`. "
+            f"No baseline entry yet; create it with {_code(update_command(report['test'], 'first baseline'))}. "
             "Measured now:",
             "",
         ]
@@ -88,7 +101,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         if row.get("p") is not None:
             mark += f" ({p_text(row['p'])})"
         lines.append(
-            f"| {row['stratum']} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
+            f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
             f"{_number(row['current'])} | {_delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
@@ -102,9 +115,9 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         if changed:
             notes.append(f"most changed rankings: {changed}")
     for note in notes:
-        lines += [note, ""]
-    lines += [f"- hint: {hint}" for hint in report["hints"]]
-    lines += [f"- warning: {warning}" for warning in report["warnings"]]
+        lines += [_text(note), ""]
+    lines += [f"- hint: {_text(hint)}" for hint in report["hints"]]
+    lines += [f"- warning: {_text(warning)}" for warning in report["warnings"]]
     movers = report["movers"]
     for title, key in (("lost", "lost"), ("gained", "gained")):
         if movers[key]:
@@ -116,8 +129,9 @@ def _section(report: Mapping[str, Any]) -> list[str]:
                 "|---|---|---|---:|---:|---:|---|",
             ]
             lines += [
-                f"| {m['query']} | {_cell(m['text'])} | {m['stratum'] or ''} | {m['baseline']:.4f} | "
-                f"{m['current']:.4f} | {m['delta']:+.4f} | {'<br>'.join(rankings.render(m.get('change') or {}))} |"
+                f"| {_text(m['query'])} | {_text(m['text'])} | {_text(m['stratum'] or '')} | {m['baseline']:.4f} | "
+                f"{m['current']:.4f} | {m['delta']:+.4f} | "
+                f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
                 for m in movers[key]
             ]
     lines.append("")
