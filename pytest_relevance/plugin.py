@@ -75,7 +75,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="PATH",
-        help="write a report: .md, .json or .html (repeatable); $GITHUB_STEP_SUMMARY also gets the Markdown",
+        help="write a report: .md, .json, .html or .trec (the run, for trec_eval; repeatable); "
+        "$GITHUB_STEP_SUMMARY also gets the Markdown",
     )
     group.addoption(
         "--relevance-changed-since",
@@ -187,9 +188,13 @@ def pytest_configure(config: pytest.Config) -> None:
             check_url(setting(config, "relevance_es_url"))
     except ValueError as exc:  # SettingError, or the RelevanceInputError of a bad URL (it names the key)
         raise pytest.UsageError(str(exc)) from None
+    from pytest_relevance.reports.data import REPORT_SUFFIXES
+
     for path in config.getoption("relevance_report"):
-        if Path(path).suffix.lower() not in (".md", ".json", ".html"):
-            raise pytest.UsageError(f"--relevance-report {path}: the suffix names the format: .md, .json or .html")
+        if Path(path).suffix.lower() not in REPORT_SUFFIXES:
+            raise pytest.UsageError(
+                f"--relevance-report {path}: the suffix names the format: .md, .json, .html or .trec (the run)"
+            )
     config.stash[STATE] = State(config, settings)
     if config.getoption("relevance_rebuild") and not hasattr(config, "workerinput") and (cache := _index_cache(config)):
         import shutil  # here, before any xdist worker starts: the first of them builds, the others load

@@ -373,3 +373,22 @@ def _raise_first_duplicate(path: Path) -> None:
         raise RelevanceInputError(
             path, f"document {doc!r} is graded twice for query {qid!r} (first at line {first})", number
         )
+
+
+def format_run(rankings: dict[str, list[str]], tag: str) -> str:
+    """A run as a TREC run file (`qid Q0 docno rank score tag`) that trec_eval orders as the ranking is ordered.
+
+    The gate's runs are ranked ids, so the score is derived from the rank (the list's length minus its index):
+    strictly decreasing, so trec_eval's score-then-docno order is the ranking's own. A document repeated in a
+    list keeps its first line only (trec_eval refuses a run with a document twice for one query); columns are
+    separated by single spaces, and whitespace in the tag becomes `_` (a tag is one column).
+    """
+    tag = "_".join(tag.split()) or "run"
+    lines = []
+    for qid, docs in rankings.items():
+        seen: set[str] = set()
+        for index, doc in enumerate(docs):
+            if doc not in seen:
+                seen.add(doc)
+                lines.append(f"{qid} Q0 {doc} {len(seen)} {len(docs) - index} {tag}\n")
+    return "".join(lines)

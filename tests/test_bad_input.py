@@ -193,7 +193,7 @@ FLAGS = [
     (
         "report-suffix",
         ("--relevance-report", "out.txt"),
-        "--relevance-report out.txt: the suffix names the format: .md, .json or .html",
+        "--relevance-report out.txt: the suffix names the format: .md, .json, .html or .trec (the run)",
     ),
     (
         "tolerance-flag-nan",

@@ -161,7 +161,7 @@ def test_compare_exit_codes_and_report_command(demo: pytest.Pytester, capsys: py
 def test_a_bad_report_suffix_is_a_usage_error(demo: pytest.Pytester) -> None:
     result = run(demo, "--relevance-report", "out.txt")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*--relevance-report out.txt: the suffix names the format: .md, .json or .html*"])
+    result.stderr.fnmatch_lines(["*--relevance-report out.txt: the suffix names the format: *.trec*"])
 
 
 def test_evaluation_reports_duplicates() -> None:
@@ -630,3 +630,36 @@ def test_markdown_shows_html_and_pipes_in_ids_strata_and_text_as_text() -> None:
     assert "| &lt;b>q1&lt;/b> | a &amp; &lt;i>b&lt;/i> \\| c | &lt;s>head\\|x |" in md
     assert "fell: &lt;img src=x> (3) 1 -> out" in md
     assert "### `` t.py::test[`x`] ``: regressed" in md
+
+
+def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate_did(demo: pytest.Pytester) -> None:
+    """`--relevance-report run.trec` writes the gate's run for trec_eval: read back by the project's TREC run reader
+    it is the same rankings, and pytrec_eval's ndcg_cut_10 over it is the gate's ndcg@10, query by query."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.metrics import rank_scored
+    from pytest_relevance.trec import read_run
+
+    assert run(demo, "--relevance-update").ret == 0
+    assert run(demo, "--relevance-report", "out/run.trec", "--relevance-report", "out/r.json").ret == 0
+    (test,) = json.loads((demo.path / "out" / "r.json").read_text())["tests"]
+    text = (demo.path / "out" / "run.trec").read_text()
+    first = test["rankings"]["q001"]
+    assert text.splitlines()[0].split() == ["q001", "Q0", first[0], "1", str(len(first)), test["test"]]
+    scored, warnings = read_run(demo.path / "out" / "run.trec")
+    assert warnings == []
+    assert {qid: rank_scored(docs) for qid, docs in scored.items()} == {q: d for q, d in test["rankings"].items() if d}
+    judgments = load_judgments(demo.path / "fixtures" / "judgments.yaml")
+    qrels = {q.id: {doc: int(grade) for doc, grade in q.grades.items()} for q in judgments.queries}
+    measured = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}).evaluate(scored)
+    assert len(measured) == len(scored) > 100
+    for qid, values in measured.items():
+        assert round(values["ndcg_cut_10"], 4) == test["per_query"][qid]["ndcg@10"]["current"], qid
+
+
+def test_a_trec_run_keeps_a_repeated_document_once_and_the_order() -> None:
+    from pytest_relevance.trec import format_run
+
+    assert format_run({"q1": ["b", "a", "b", "c"], "q2": []}, "t.py::test[a b]") == (
+        "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 c 3 1 t.py::test[a_b]\n"
+    )
