@@ -293,6 +293,49 @@ def _clicks(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace) -> int:
+    """Another tool's judgments as this project's YAML (one query a line), written only once they read back."""
+    from pathlib import Path
+
+    from pytest_relevance.formats import read
+    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.pool import _query_line
+
+    output = Path(args.output)
+    if output.suffix.lower() not in (".yaml", ".yml"):
+        raise RelevanceInputError(output, "the judgments are written as YAML: name the output .yaml or .yml")
+    judgments = read(args.format, Path(args.file), Path(args.topics) if args.topics else None)
+    lines = [f"# imported from {args.format} {Path(args.file).name} by pytest-relevance import", "queries:"]
+    lines += [f"  - {_query_line(q, q.grades)}" for q in judgments.queries]
+    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
+    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    written = load_judgments(temporary)
+    if [(q.id, q.text, q.stratum, dict(q.grades)) for q in written.queries] != [
+        (q.id, q.text, q.stratum, dict(q.grades)) for q in judgments.queries
+    ]:
+        temporary.unlink()
+        raise RelevanceInputError(output, "not written: the judgments would not read back the same")
+    os.replace(temporary, output)
+    grades = sum(len(q.grades) for q in judgments.queries)
+    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades from {args.file}; version {written.version}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pytest_relevance.formats import topics, write
+    from pytest_relevance.judgments import load_judgments
+
+    judgments = load_judgments(args.judgments, args.topics)
+    text = write(args.format, judgments, args.index)
+    Path(args.output).write_text(text, encoding="utf-8")
+    if args.format == "trec" and args.topics_output:
+        Path(args.topics_output).write_text(topics(judgments), encoding="utf-8")
+    print(f"wrote {args.output}: {len(judgments)} queries as {args.format}")
+    return 0
+
+
 def _actions(specs: Sequence[str]) -> dict[str, float]:
     """`--action purchase=3`: the action names that count as clicks, each with its weight (1 unless given)."""
     actions: dict[str, float] = {}
@@ -435,6 +478,27 @@ def _parser() -> argparse.ArgumentParser:
     clicks.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     clicks.add_argument("--strict", action="store_true", help="refuse a log with any problem instead of warning")
     clicks.set_defaults(handler=_clicks)
+    formats = ("quepid", "rre", "rank-eval", "srw", "trec")
+    imports = commands.add_parser(
+        "import",
+        help="judgments from Quepid, RRE, an Elasticsearch _rank_eval body, the OpenSearch workbench or TREC qrels",
+        description="Read another tool's judgments (quepid: ratings CSV; rre: ratings.json; rank-eval: a _rank_eval "
+        "request body; srw: the Search Relevance Workbench's judgment import JSON; trec: qrels with --topics) and "
+        "write them as this project's YAML. Queries without ids get a short hash of their text as id.",
+    )
+    imports.add_argument("format", choices=formats)
+    imports.add_argument("file")
+    imports.add_argument("--topics", help="topics file, for TREC qrels")
+    imports.add_argument("-o", "--output", required=True, metavar="PATH", help="the judgments file to write (.yaml)")
+    imports.set_defaults(handler=_import)
+    export = commands.add_parser("export", help="write the judgments in another tool's format (see import)")
+    export.add_argument("format", choices=formats)
+    export.add_argument("--judgments", required=True, help="the judgments file (YAML, CSV or TREC qrels)")
+    export.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    export.add_argument("--index", default="index", help="the index name rre and rank-eval name (default: index)")
+    export.add_argument("--topics-output", metavar="PATH", help="trec: also write the topics file here")
+    export.add_argument("-o", "--output", required=True, metavar="PATH")
+    export.set_defaults(handler=_export)
     return parser
 
 

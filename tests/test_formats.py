@@ -1,0 +1,153 @@
+"""`pytest-relevance import` / `export`: other tools' judgment formats, read as each tool reads them, round-tripped."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_relevance.cli import main
+from pytest_relevance.clicks import query_id
+from pytest_relevance.judgments import load_judgments
+
+DATA = Path(__file__).parent / "data" / "formats"
+ESCI = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ubi-esci" / "esci_us_judgments.json"
+FIXTURES = {
+    "quepid": "quepid_ratings.csv",
+    "rre": "rre_ratings.json",
+    "rank-eval": "rank_eval.json",
+    "srw": "srw_judgments.json",
+    "trec": "trec.qrels",
+}
+
+
+def imported(tmp_path: Path, fmt: str, source: Path, name: str = "j.yaml", *extra: str) -> dict:
+    out = tmp_path / name
+    topics = ("--topics", str(DATA / "trec_topics.tsv")) if fmt == "trec" and not extra else extra
+    assert main(["import", fmt, str(source), "-o", str(out), *topics]) == 0
+    return {q.id: (q.text, q.stratum, dict(q.grades)) for q in load_judgments(out).queries}
+
+
+EXPECTED = {
+    "quepid": {
+        query_id("star wars"): ("star wars", None, {"11": 3, "1891": 2, "1892": 0}),
+        query_id("-1 thing"): ("-1 thing", None, {"42": 1}),  # Quepid's make_csv_safe space taken off
+        query_id("star trek, the motion picture"): ("star trek, the motion picture", None, {"152": 3}),
+        query_id("star trek"): ("star trek", None, {}),
+    },
+    "rre": {
+        query_id("fender"): ("fender", None, {"1": 3, "2": 3}),
+        query_id("Fender bass"): ("Fender bass", None, {"1": 3, "2": 3}),
+        query_id("jazz"): ("jazz", None, {"5": 2}),  # the group's relevant documents
+        query_id("Jazz Bass"): ("Jazz Bass", None, {"5": 3, "6": 3, "7": 1}),  # its own, gain -> [docs]
+    },
+    "rank-eval": {
+        "amsterdam_query": ("amsterdam", None, {"doc1": 0, "doc2": 3, "doc3": 1}),
+        "berlin_query": ("berlin", None, {"doc1": 1}),  # the template's query_string param
+    },
+    "srw": {
+        query_id("metal frame"): ("metal frame", None, {"B071XJXHPN": 1, "B097Q69V1B": 0.9, "B078GJZ7G4": 0}),
+        query_id("t towels kitchen"): ("t towels kitchen", None, {"B07NCQWCQS": 100}),
+    },
+    "trec": {"q1": ("cheap flights", "head", {"d1": 2, "d2": 0}), "q2": ("late night ramen", "tail", {"d3": 1})},
+}
+
+
+@pytest.mark.parametrize("fmt", list(FIXTURES))
+def test_each_format_imports_as_its_tool_reads_it_and_round_trips(tmp_path: Path, fmt: str) -> None:
+    first = imported(tmp_path, fmt, DATA / FIXTURES[fmt])
+    assert first == EXPECTED[fmt]
+    exported = tmp_path / f"exported.{fmt}"
+    extra = ["--topics-output", str(tmp_path / "topics.tsv")] if fmt == "trec" else []
+    assert main(["export", fmt, "--judgments", str(tmp_path / "j.yaml"), "-o", str(exported), *extra]) == 0
+    again = imported(tmp_path, fmt, exported, "again.yaml", *(["--topics", extra[1]] if extra else []))
+    assert again == first
+    assert (tmp_path / "again.yaml").read_text().split("\n", 1)[1] == (tmp_path / "j.yaml").read_text().split("\n", 1)[
+        1
+    ]
+
+
+def test_exports_are_the_tools_shapes(tmp_path: Path) -> None:
+    imported(tmp_path, "rank-eval", DATA / "rank_eval.json")
+    out = tmp_path / "body.json"
+    assert main(["export", "rank-eval", "--judgments", str(tmp_path / "j.yaml"), "--index", "ix", "-o", str(out)]) == 0
+    body = json.loads(out.read_text())
+    assert body["requests"][1] == {
+        "id": "berlin_query",
+        "request": {"query": {"query_string": {"query": "berlin"}}},
+        "ratings": [{"_index": "ix", "_id": "doc1", "rating": 1}],
+    }
+    imported(tmp_path, "srw", DATA / "srw_judgments.json")
+    assert main(["export", "srw", "--judgments", str(tmp_path / "j.yaml"), "-o", str(out)]) == 0
+    body = json.loads(out.read_text())
+    assert body["type"] == "IMPORT_JUDGMENT"
+    assert body["judgmentRatings"][0]["ratings"][1] == {"docId": "B097Q69V1B", "rating": "0.9"}  # strings
+    assert main(["export", "quepid", "--judgments", str(tmp_path / "j.yaml"), "-o", str(out)]) == 0
+    assert out.read_text().splitlines()[:2] == ["query,docid,rating", "metal frame,B071XJXHPN,1"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fixture", "message"),
+    [
+        ("srw", "rre_ratings.json", "rre_ratings.json:1: no judgmentRatings list: a workbench judgment import has"),
+        ("rre", "srw_judgments.json", "srw_judgments.json:1: no topics, query_groups or queries: an RRE ratings"),
+        ("rank-eval", "quepid_ratings.csv", "quepid_ratings.csv:1: not JSON (Expecting value): a _rank_eval body"),
+        ("quepid", "srw_judgments.json", "srw_judgments.json:1: the header is {: a Quepid ratings CSV has the header"),
+    ],
+)
+def test_a_file_of_another_format_is_one_line_exit_2_nothing_written(
+    tmp_path: Path, capsys, fmt: str, fixture: str, message: str
+) -> None:
+    shutil.copy(DATA / fixture, tmp_path / fixture)
+    out = tmp_path / "j.yaml"
+    assert main(["import", fmt, str(tmp_path / fixture), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+    assert not out.exists()
+
+
+def test_srw_ratings_must_be_strings_and_fractional_grades_do_not_export_to_rre(tmp_path: Path, capsys) -> None:
+    body = {"judgmentRatings": [{"query": "q", "ratings": [{"docId": "d1", "rating": 1}]}]}
+    source = tmp_path / "numbers.json"
+    source.write_text(json.dumps(body, indent=1))
+    assert main(["import", "srw", str(source), "-o", str(tmp_path / "j.yaml")]) == 2
+    assert "numbers.json:7: query 'q', document 'd1': rating 1 is not a string" in capsys.readouterr().err
+    imported(tmp_path, "srw", DATA / "srw_judgments.json")
+    assert main(["export", "rre", "--judgments", str(tmp_path / "j.yaml"), "-o", str(tmp_path / "r.json")]) == 2
+    assert "grade 0.9 is not a whole number, which rre ratings must be" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.skipif(not ESCI.is_file(), reason="the shared ESCI judgments (../shared/data/ubi-esci) are absent")
+def test_the_esci_judgments_import_and_drive_a_relevance_test(pytester: pytest.Pytester) -> None:
+    assert main(["import", "srw", str(ESCI), "-o", str(pytester.path / "judgments.yaml")]) == 0
+    judgments = load_judgments(pytester.path / "judgments.yaml")
+    assert len(judgments) > 100
+    # a small corpus from the judged ids of the first 5 queries: each document's title is its query's text when it
+    # is graded 100 (exact), so BM25 on the title finds the exact products first
+    chosen = judgments.queries[:5]
+    lines = []
+    for q in chosen:
+        for doc, grade in q.grades.items():
+            title = q.text if grade == 100 else "unrelated product"
+            lines.append(json.dumps({"id": doc, "title": title}))
+    pytester.makefile(".ndjson", corpus="\n".join(lines))
+    kept = "\n".join(line for line in (pytester.path / "judgments.yaml").read_text().splitlines()[:7])
+    (pytester.path / "judgments.yaml").write_text(kept + "\n")
+    pytester.makefile(".json", index=json.dumps({"mappings": {"properties": {"title": {"type": "text"}}}}))
+    pytester.makefile(".json", query=json.dumps({"query": {"match": {"title": "{{query}}"}}, "size": 100}))
+    pytester.makeini(
+        "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_corpus = corpus.ndjson\n"
+        "relevance_index_config = index.json\nrelevance_query = query.json\nrelevance_metrics = ndcg@10\n"
+    )
+    pytester.makepyfile(
+        "def test_esci(relevance_index, relevance_snapshot):\n    assert relevance_snapshot == relevance_index.run()\n"
+    )
+    result = pytester.runpytest("--relevance-update", "--relevance-reason", "ESCI judgments")
+    result.assert_outcomes(passed=1)
+    (entry,) = json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"].values()
+    assert set(entry["queries"]) == {q.id for q in chosen}
+    assert pytester.runpytest().ret == 0
