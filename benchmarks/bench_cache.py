@@ -8,7 +8,8 @@ Scale sizes are bench_scale.py's synthetic catalogues and reference script. Cold
 is built and written to the cache, as on a first run), warm is the next run (the index is loaded). Each command is
 run `ROUNDS` times, interleaved with the others so that the machine's load falls on all of them alike; the median
 is printed. Goals (issue 25): 10k/1k cold ratio <= 1.3 and warm <= 0.6; 50k and 200k warm <= 0.5; the demo with
-`-n 2` within 1.2x of the serial run, cold and warm.
+`-n 2` within 1.2x of the serial run, cold and warm. Printed last: the floor, one empty test serial and with
+`-n 2`, which is what starting the xdist workers costs before any relevance work.
 """
 
 from __future__ import annotations
@@ -78,9 +79,18 @@ def demo() -> None:
                 "-n 2 warm": parallel,
             },
         )
+        # what xdist costs before any work: the same two commands on one empty test
+        (folder / "test_gate.py").write_text("import numpy\n\ndef test_gate():\n    pass\n")
+        floor = medians(folder, {"serial": GATE[:-2], "-n 2": [*GATE[:-2], "-n", "2"]})
         for kind in ("cold", "warm"):
             serial, two = times[f"serial {kind}"], times[f"-n 2 {kind}"]
             print(f"demo {kind}: serial {serial:.2f} s, -n 2 {two:.2f} s, ratio {two / serial:.2f}", flush=True)
+        print(
+            f"floor (one empty test): serial {floor['serial']:.2f} s, -n 2 {floor['-n 2']:.2f} s, ratio "
+            f"{floor['-n 2'] / floor['serial']:.2f}; demo -n 2 minus its floor vs serial minus its floor, warm: "
+            f"{(times['-n 2 warm'] - floor['-n 2']) / (times['serial warm'] - floor['serial']):.2f}",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -150,6 +150,7 @@ class EmbeddedIndex:
         self.vectors = vectors
 
     def _declare_fields(self) -> None:
+        memos: dict[Any, Any] = {}  # what the analyzers' per-term functions gave, shared by the fields of this build
         for name, field in self.fields.items():
             if not field.index and field.kind == "text":
                 continue
@@ -158,7 +159,7 @@ class EmbeddedIndex:
                 quote = field.search_quote_analyzer or field.search_analyzer
                 self.text[name] = TextField(
                     name, field.analyzer, field.search_analyzer.term_lists, quote.term_lists,
-                    field.similarity, field.norms, field.index_options, field.position_increment_gap,
+                    field.similarity, field.norms, field.index_options, field.position_increment_gap, memos,
                 )  # fmt: skip
             elif field.kind == "keyword":
                 self.keyword[name] = KeywordField(name, field.similarity)

@@ -120,7 +120,10 @@ class TextField(TermDictionary):
         norms: bool = True,
         index_options: str = "positions",
         gap: int = POSITION_INCREMENT_GAP,
+        memos: dict[Callable[[str], str | None], _Memo] | None = None,
     ) -> None:
+        """`memos` (per-term function -> its results so far) is shared by the fields of one build: fields with the
+        same analyzer (title and description, both `english`) analyze each distinct term once between them."""
         self.name, self.analyzer = name, analyzer
         self.search_tokenize, self.quote_tokenize = search_tokenize, quote_tokenize
         self.similarity, self.with_norms, self.gap = similarity, norms, gap
@@ -139,9 +142,11 @@ class TextField(TermDictionary):
             self._term_ids = self._vocab
         else:
             self.add = self._add_batched
+            memos = {} if memos is None else memos
+            self._prefix = memos.setdefault(plan.prefix, _Memo(plan.prefix))
             last = plan.suffix if plan.middle else plan.prefix
-            self._prefix = _Memo(plan.prefix)
-            self._term_ids = _Memo(partial(_term_id, last, self._vocab))
+            analyze = None if last is None else memos.setdefault(last, _Memo(last)).__getitem__
+            self._term_ids = _Memo(partial(_term_id, analyze, self._vocab))
 
     def _add_batched(self, values: Sequence[str]) -> None:
         self._pending += values
