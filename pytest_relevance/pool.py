@@ -221,10 +221,24 @@ def next_version(version: str) -> str:
     return version[: match.start()] + str(int(match.group(1)) + 1).zfill(len(match.group(1)))
 
 
-def write_judgments(path: Path, judgments: Judgments, added: Mapping[str, Mapping[str, float]], version: str) -> None:
-    """Write the judgments with the new grades: YAML is rewritten one line per query (leading comments kept),
-    CSV and TREC qrels get rows appended (their version is the content hash, which changes by itself)."""
+def write_judgments(
+    path: Path,
+    judgments: Judgments,
+    added: Mapping[str, Mapping[str, float]],
+    version: str,
+    keep_layout: bool = True,
+) -> None:
+    """Write the judgments with the new grades. YAML keeps the user's layout where it can: the new grades are added
+    lines under a block-style `grades:` (or go inside a flow mapping's braces), and only the version's value
+    changes, so the review shows the new grades; a file the edit cannot place them in (or, with `keep_layout`
+    False, any file) is rewritten one line per query, leading comments kept. CSV and TREC qrels get rows appended
+    (their version is the content hash, which changes by itself)."""
     suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml") and keep_layout:
+        edited = _with_grades_added(read_text(path), added, version)
+        if edited is not None:
+            path.write_text(edited, encoding="utf-8")
+            return
     if suffix in (".yaml", ".yml"):
         lines = read_text(path).splitlines()  # without the byte order mark that would hide a first comment
         header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))
@@ -245,6 +259,82 @@ def write_judgments(path: Path, judgments: Judgments, added: Mapping[str, Mappin
             for qid, grades in added.items():
                 for doc, grade in sorted(grades.items()):
                     handle.write(f"{qid} 0 {doc} {_number(grade)}\n")
+
+
+def _with_grades_added(text: str, added: Mapping[str, Mapping[str, float]], version: str) -> str | None:
+    """The YAML text with the new grades placed in the user's own layout, or None where that is not plain to do
+    (a flow-style root, a grades mapping shared through an anchor, a null `grades:`, a block scalar, CRLF line ends):
+    the caller then rewrites the file, and `merge_file` checks that either reads back as the merged judgments."""
+    import yaml
+
+    if "\r" in text:
+        return None
+    try:
+        root = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text).get_single_node()
+    except yaml.YAMLError:
+        return None
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        return None
+    lines = text.split("\n")
+    after: dict[int, list[str]] = {}  # line index -> whole lines to add after it
+    inline: list[tuple[int, int, int, str]] = []  # (line, start column, end column, replacement) on one line
+    top = {key.value: value for key, value in root.value}
+    if version and isinstance(top.get("version"), yaml.ScalarNode):
+        node = top["version"]
+        if node.start_mark.line != node.end_mark.line or node.style in ("|", ">"):
+            return None
+        inline.append((node.start_mark.line, node.start_mark.column, node.end_mark.column, _scalar(version)))
+    elif version:
+        if "version" in top:
+            return None
+        after.setdefault(root.value[0][0].start_mark.line - 1, []).append(f"version: {_scalar(version)}")
+    queries = top.get("queries")
+    if not isinstance(queries, yaml.SequenceNode):
+        return None
+    placed: set[int] = set()
+    for item in queries.value:
+        fields = {key.value: value for key, value in item.value} if isinstance(item, yaml.MappingNode) else {}
+        qid = fields.get("id")
+        grades = added.get(qid.value) if isinstance(qid, yaml.ScalarNode) else None
+        if not grades:
+            continue
+        node = fields.get("grades")
+        pairs = [f"{_scalar(doc)}: {_number(grade)}" for doc, grade in grades.items()]
+        if node is None or id(node) in placed:
+            return None
+        placed.add(id(node))
+        if isinstance(node, yaml.MappingNode) and node.flow_style:
+            line, column = node.end_mark.line, node.end_mark.column - 1
+            if lines[line][column : column + 1] != "}":
+                return None
+            joined = ", ".join(pairs)
+            inline.append((line, column, column, f", {joined}" if node.value else joined))
+        elif isinstance(node, yaml.MappingNode) and node.value:
+            last = _last_line(node)
+            if last is None:
+                return None
+            indent = " " * node.value[0][0].start_mark.column
+            after.setdefault(last, []).extend(indent + pair for pair in pairs)
+        else:
+            return None
+    for line, start, end, replacement in sorted(inline, reverse=True):
+        lines[line] = lines[line][:start] + replacement + lines[line][end:]
+    for line in sorted(after, reverse=True):
+        lines[line + 1 : line + 1] = after[line]
+    return "\n".join(lines)
+
+
+def _last_line(node: Any) -> int | None:
+    """The line a block collection's last value ends on (its end mark is where the next token starts, which may be
+    lines further down, past comments); None for a block scalar, whose end is not its text's last line."""
+    import yaml
+
+    while isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style and node.value:
+        last = node.value[-1]
+        node = last[1] if isinstance(last, tuple) else last
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        return None
+    return node.end_mark.line
 
 
 def _appending(path: Path, newline: str | None = None) -> TextIO:
@@ -303,16 +393,19 @@ def merge_file(
         raise RelevanceInputError(judgments_path, "only YAML judgments declare a version; this one is a content hash")
     new_version = version or (next_version(judgments.version) if declared else "")
     original = judgments_path.read_bytes()
-    write_judgments(judgments_path, judgments, added, new_version)
-    try:
-        reloaded = load_judgments(judgments_path, topics)
-    except RelevanceInputError as exc:  # e.g. a grade of 0.5 in TREC qrels, which hold whole grades only
-        judgments_path.write_bytes(original)
-        raise RelevanceInputError(
-            judgments_path, f"left unchanged: with the merged grades it would not load ({exc.problem})"
-        ) from None
     expected = {q.id: {**q.grades, **added.get(q.id, {})} for q in judgments.queries}
-    if {q.id: dict(q.grades) for q in reloaded.queries} != expected:
+    for keep_layout in (True, False):  # the user's layout with the grades added, else the file rewritten
+        write_judgments(judgments_path, judgments, added, new_version, keep_layout)
+        try:
+            reloaded = load_judgments(judgments_path, topics)
+        except RelevanceInputError as exc:  # e.g. a grade of 0.5 in TREC qrels, which hold whole grades only
+            judgments_path.write_bytes(original)
+            if keep_layout:
+                continue
+            raise RelevanceInputError(
+                judgments_path, f"left unchanged: with the merged grades it would not load ({exc.problem})"
+            ) from None
+        if {q.id: dict(q.grades) for q in reloaded.queries} == expected:
+            return judgments.version, reloaded.version, count, blank
         judgments_path.write_bytes(original)
-        raise RelevanceInputError(judgments_path, "the merged file did not read back the same; left unchanged")
-    return judgments.version, reloaded.version, count, blank
+    raise RelevanceInputError(judgments_path, "the merged file did not read back the same; left unchanged")

@@ -266,3 +266,68 @@ def test_pool_and_merge_run_as_a_process(project: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert dict(load_judgments(project / "judgments.yaml")["q1"].grades) == {"a": 3, "b": 0, "z": 1, "x": 1}
+
+
+BLOCK = """\
+# block-style judgments, as a person writes them
+queries:
+  - id: q1
+    text: "écouteurs sans fil"  # a comment stays
+    stratum: head
+    grades:
+      a: 3
+      b: 0   # judged irrelevant
+
+  - id: q2
+    text: usb cable
+    params:
+      category: computers
+    grades:
+      c: 2
+  - id: q3
+    text: hdmi
+    grades: {d: 1}
+"""
+
+
+@pytest.mark.parametrize("version", [None, "v7"])
+def test_merge_into_block_style_yaml_only_adds_lines(tmp_path: Path, capsys, version: str | None) -> None:
+    """Before, merge rewrote the whole file one line per query (53 lines added, 261 removed for 20 grades), so the
+    review could not see the new grades; now the diff is the new grades and the version's value (a flow mapping
+    `{d: 1}` gets its grade inside the braces)."""
+    import difflib
+
+    judgments = tmp_path / "judgments.yaml"
+    before = BLOCK if version is None else BLOCK.replace("queries:\n", f"version: {version}\nqueries:\n")
+    judgments.write_text(before, encoding="utf-8")
+    rows = [("q1", f"n{i}", i % 4) for i in range(10)] + [("q2", f"m{i}", 1) for i in range(8)] + [("q3", "e", 2)]
+    (tmp_path / "f.csv").write_text("query_id,doc_id,grade\n" + "".join(f"{q},{d},{g}\n" for q, d, g in rows))
+    assert cli(capsys, "merge", tmp_path / "f.csv", "--judgments", judgments)[0] == 0
+    after = judgments.read_text(encoding="utf-8")
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))
+    removed = [line for line in diff[2:] if line.startswith("-")]
+    added = [line for line in diff[2:] if line.startswith("+")]
+    assert removed == [*(["-version: v7"] if version else []), "-    grades: {d: 1}"]
+    assert added == [
+        *(["+version: v8"] if version else []),
+        *(f"+      n{i}: {i % 4}" for i in range(10)),
+        *(f"+      m{i}: 1" for i in range(8)),
+        "+    grades: {d: 1, e: 2}",
+    ]
+    merged = load_judgments(judgments)
+    assert merged.version == "v8" if version else merged.version.startswith("sha256:")
+    assert dict(merged["q1"].grades) == {"a": 3, "b": 0, **{f"n{i}": i % 4 for i in range(10)}}
+    assert dict(merged["q3"].grades) == {"d": 1, "e": 2}
+    assert "# a comment stays" in after and "# judged irrelevant" in after and "écouteurs" in after
+
+
+def test_merge_into_a_block_file_of_only_block_mappings_is_only_added_lines(tmp_path: Path, capsys) -> None:
+    import difflib
+
+    judgments = tmp_path / "judgments.yaml"
+    before = BLOCK.replace("    grades: {d: 1}\n", "    grades:\n      d: 1\n")
+    judgments.write_text(before, encoding="utf-8")
+    (tmp_path / "f.csv").write_text("query_id,doc_id,grade\nq3,e,2\nq1,x,1\n")
+    assert cli(capsys, "merge", tmp_path / "f.csv", "--judgments", judgments)[0] == 0
+    diff = list(difflib.ndiff(before.splitlines(), judgments.read_text(encoding="utf-8").splitlines()))
+    assert [line for line in diff if line[:1] in "-+?"] == ["+       x: 1", "+       e: 2"]
