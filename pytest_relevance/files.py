@@ -51,12 +51,51 @@ def load_document(path: Path, text: str) -> Any:
         if node is None:
             return None
         check_duplicate_keys(path, node)
-        return loader.construct_document(node)
+        return construct(path, loader, node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()
+
+
+def construct(path: Path, constructor: Any, node: Any, where: str = "") -> Any:
+    """The node's Python value with the safe constructors; a value its tag cannot read (`!!timestamp x`,
+    `!!binary zz`, `!!bool maybe`) is one message naming the innermost such node and its line.
+
+    The constructors say so with a ConstructorError or, for some tags, with whatever their parsing raises first
+    (KeyError for `!!bool maybe`, AttributeError for `!!timestamp x`, IndexError for `!!int ''`).
+    """
+    import yaml
+
+    unreadable = (yaml.YAMLError, ValueError, LookupError, AttributeError)
+    try:
+        return constructor.construct_document(node)
+    except unreadable as exc:
+        culprit, problem = node, exc
+    while not isinstance(culprit, yaml.ScalarNode):  # only walked once construction failed
+        for child in (part for item in culprit.value for part in (item if isinstance(item, tuple) else (item,))):
+            # a failed construction leaves its state behind (the nodes it was inside count as recursive): reset it
+            constructor.constructed_objects, constructor.recursive_objects, constructor.state_generators = {}, {}, []
+            try:
+                constructor.construct_document(child)
+            except unreadable as inner:
+                culprit, problem = child, inner
+                break
+        else:
+            break
+    tag = short_tag(culprit.tag)
+    if isinstance(culprit, yaml.ScalarNode):
+        text = f"{culprit.value!r} cannot be read as {tag}: correct the value or remove the tag"
+    else:
+        text = f"a value tagged {tag} cannot be read ({getattr(problem, 'problem', None) or problem})"
+    prefix = f"{where}: " if where else ""
+    raise RelevanceInputError(path, prefix + text, culprit.start_mark.line + 1) from None
+
+
+def short_tag(tag: str) -> str:
+    """`tag:yaml.org,2002:bool` as it is written, `!!bool`."""
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
 
 
 def check_duplicate_keys(path: Path, node: Any, where: str = "") -> None:

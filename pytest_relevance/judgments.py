@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.files import check_duplicate_keys, read_text
+from pytest_relevance.files import check_duplicate_keys, construct, read_text, short_tag
 from pytest_relevance.metrics import MAX_GRADE, reads_as_metric
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
@@ -170,9 +170,6 @@ class _YamlEvents:
         self.anchors: dict[str, Any] = {}
         self.resolver = yaml.resolver.Resolver()
         self.constructor = yaml.SafeLoader("")  # the safe constructors, made once (a loader per query costs)
-        # what they raise on a value its tag cannot read: a ConstructorError, or for some tags whatever their
-        # parsing raises first (KeyError for `!!bool maybe`, AttributeError for `!!timestamp x`, IndexError `!!int ''`)
-        self.unreadable_errors = (yaml.YAMLError, ValueError, LookupError, AttributeError)
 
     def raw(self) -> Any:
         try:
@@ -262,26 +259,7 @@ class _YamlEvents:
 
     def value(self, node: Any, where: str) -> Any:
         """The node's Python value; a value its tag cannot read (`!!timestamp x`, `!!binary zz`) is one message."""
-        try:
-            return self.constructor.construct_document(node)
-        except self.unreadable_errors as exc:
-            raise self.unreadable(node, where, exc) from None
-
-    def unreadable(self, node: Any, where: str, exc: Exception) -> RelevanceInputError:
-        """The message for the innermost node that its tag cannot read (only walked once construction failed)."""
-        yaml = self.yaml
-        children = [] if isinstance(node, yaml.ScalarNode) else node.value
-        for child in (part for item in children for part in (item if isinstance(item, tuple) else (item,))):
-            try:
-                self.constructor.construct_document(child)
-            except self.unreadable_errors as inner:
-                return self.unreadable(child, where, inner)
-        tag = _short_tag(node.tag)
-        if isinstance(node, yaml.ScalarNode):
-            problem = f"{node.value!r} cannot be read as {tag}: correct the value or remove the tag"
-        else:
-            problem = f"a value tagged {tag} cannot be read ({getattr(exc, 'problem', None) or exc})"
-        return RelevanceInputError(self.path, f"{where}: {problem}", _line(node))
+        return construct(self.path, self.constructor, node, where)
 
     def skip(self, event: Any) -> None:
         """Read past the subtree of a value about to be refused: a syntax error inside it is the better message."""
@@ -316,10 +294,6 @@ _MERGE_PROBLEM = (
 )
 
 
-def _short_tag(tag: str) -> str:
-    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
-
-
 def _is_merge(event: Any) -> bool:
     return event.tag == _MERGE or (event.tag is None and event.implicit[0] and event.value == "<<")
 
@@ -337,7 +311,7 @@ def _as_written(events: _YamlEvents, event: Any, where: str, key: str, nulls: bo
     prefix = f"{where}: " if where else ""
     raise RelevanceInputError(
         events.path,
-        f"{prefix}{key} is tagged {_short_tag(event.tag)}, but it is text as written: remove the tag",
+        f"{prefix}{key} is tagged {short_tag(event.tag)}, but it is text as written: remove the tag",
         _line(event),
     )
 

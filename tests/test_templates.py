@@ -228,3 +228,22 @@ def test_an_index_config_key_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RelevanceInputError) as error:
         load_mapping(path)
     assert str(error.value) == f"{path}:2: key 't' appears twice in mappings.properties (first at line 1)"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("query:\n  match:\n    t: {query: x, boost: !!float lots}\n", "3: 'lots' cannot be read as !!float: *"),
+        ("query:\n  term:\n    flag: !!bool maybe\n", "3: 'maybe' cannot be read as !!bool: *"),
+        ("query:\n  range:\n    at: {gte: !!timestamp soon}\n", "3: 'soon' cannot be read as !!timestamp: *"),
+    ],
+)
+def test_a_tagged_value_the_tag_cannot_read_is_one_message(tmp_path: Path, text: str, message: str) -> None:
+    """The judgments' reader and this one share the message; before, `!!bool maybe` here was a KeyError traceback."""
+    import re
+
+    path = tmp_path / "query.yaml"
+    path.write_text(text)
+    with pytest.raises(RelevanceInputError) as error:
+        load_template(path)
+    assert re.fullmatch(re.escape(f"{path}:{message}").replace(r"\*", ".*"), str(error.value)), str(error.value)
