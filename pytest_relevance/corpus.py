@@ -48,6 +48,7 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     docs: list[Document] = []
     lines: list[int | None] = []
     seen: dict[str, int | None] = {}
+    written: list[Any] | None = None  # a YAML corpus's id nodes, composed only once an id reads as a number
     for index, (line, doc) in enumerate(numbered):
         where = f"document {index + 1}"
         if not isinstance(doc, dict):
@@ -57,6 +58,16 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
             raise RelevanceInputError(path, f"{where} has no {id_field!r} field (set relevance_id_field?)", line)
         if not isinstance(doc_id, str | int):
             raise RelevanceInputError(path, f"{where}: {_not_an_id(id_field, doc_id)}", line)
+        if isinstance(doc_id, int) and suffix not in (".ndjson", ".jsonl", ".json"):
+            written = written if written is not None else _yaml_ids(path, text, id_field)
+            # YAML 1.1 reads 010 as 8, 0x1f as 31, 1_000 as 1000 and 1:30 as 90
+            if written[index] is not None and written[index].value != str(doc_id):
+                raise RelevanceInputError(
+                    path,
+                    f"{where}: {id_field!r} is written {written[index].value}, which YAML reads as the number "
+                    f'{doc_id}: quote it ("{written[index].value}") so that it stays the id the judgments name',
+                    written[index].start_mark.line + 1,
+                )
         doc_id = str(doc_id)
         if doc_id in seen:
             first = f" (first at line {seen[doc_id]})" if seen[doc_id] else ""
@@ -81,6 +92,16 @@ def _not_an_id(id_field: str, value: object) -> str:
         f"{id_field!r} is {value!r}, a {type(value).__name__} that does not keep the id as written (1e3 reads as "
         "1000.0): write the id as a quoted string, as Elasticsearch's _id is"
     )
+
+
+def _yaml_ids(path: Path, text: str, id_field: str) -> list[Any]:
+    """The id node of each document of a YAML corpus (which loaded already, so the shape is known), to see the id
+    as written: the judgments keep `010` as "010", so the corpus must not silently make it "8". None where the id
+    comes from a merge key."""
+    import yaml
+
+    root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return [next((v for k, v in item.value if k.value == id_field), None) for item in root.value]  # None: merged
 
 
 def _whole(path: Path, text: str) -> list[Any]:

@@ -158,6 +158,21 @@ def test_a_corpus_id_that_is_not_kept_as_written_is_refused(tmp_path: Path, docu
     assert re.fullmatch(re.escape(f"{path}:2: document 2: {message}").replace(r"\*", ".*"), str(caught.value))
 
 
+@pytest.mark.parametrize(("written", "read"), [("010", 8), ("0x1f", 31), ("1_000", 1000), ("1:30", 90)])
+def test_a_yaml_corpus_id_yaml_reads_as_another_number_is_refused(tmp_path: Path, written: str, read: int) -> None:
+    """The judgments keep `010` as "010"; a YAML corpus made it "8" and the document matched no judgment."""
+    path = tmp_path / "corpus.yaml"
+    path.write_text(f"- {{id: 7, title: a}}\n- {{title: b, id: {written}}}\n- {{id: '010'}}\n")
+    with pytest.raises(RelevanceInputError) as caught:
+        load_corpus(path)
+    assert str(caught.value) == (
+        f"{path}:2: document 2: 'id' is written {written}, which YAML reads as the number {read}: quote it "
+        f'("{written}") so that it stays the id the judgments name'
+    )
+    path.write_text("- {id: 7}\n- {title: b, <<: {id: 9}}\n- {id: '010'}\n")  # an id from a merge key is read
+    assert [doc["id"] for doc in load_corpus(path)] == ["7", "9", "010"]
+
+
 def test_a_whole_number_id_is_its_digits(tmp_path: Path) -> None:
     assert [doc["id"] for doc in load_corpus(corpus_file(tmp_path, ['{"id": 7}', '{"id": "1e3"}']))] == ["7", "1e3"]
 
