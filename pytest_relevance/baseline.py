@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import math
 import os
 import re
 import stat
+import sys
 import tempfile
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,28 +220,80 @@ def dumps(entries: Mapping[str, Entry]) -> str:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for one baseline file, with a timeout that names the lock file of the run holding it.
+    """An exclusive lock for one baseline file: `.NAME.lock` beside it, held with flock (msvcrt on Windows) and
+    removed when released, with a timeout that names it.
 
-    The lock file lives in the temp directory, not beside the baseline, so that `git add -A` never picks one up.
+    Beside the baseline, so that whoever may write the baseline may take its lock (a folder in the shared temp
+    directory belonged to the first user who made it); removed, so that none is left for `git add -A`. Removing a lock
+    file races with a run that opened it just before: that run finds, once it holds the lock, that the name no longer
+    leads to the file it locked, and tries again. A run that dies without removing it leaves an unlocked file, which
+    the next run takes and removes.
     """
-    from filelock import FileLock, Timeout
-
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()) / "pytest-relevance-locks"
-    folder.mkdir(exist_ok=True)
-    lock = FileLock(folder / f"{digest}.lock", timeout=LOCK_TIMEOUT)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise RelevanceInputError(
-            path,
-            f"another pytest run has held the baseline's lock ({lock.lock_file}) for {LOCK_TIMEOUT} s; wait for it "
-            "to finish, or delete that lock file if no run is active",
-        ) from None
+    lock = path.parent / f".{path.name}.lock"
+    deadline = time.monotonic() + LOCK_TIMEOUT
+    while (fd := _try_lock(lock)) is None:
+        if time.monotonic() > deadline:
+            raise RelevanceInputError(
+                path,
+                f"another pytest run has held the baseline's lock ({lock}) for {LOCK_TIMEOUT} s; wait for it to "
+                "finish, then run again",
+            )
+        time.sleep(0.05)
     try:
         yield
     finally:
-        lock.release()
+        _unlock(fd, lock)
+
+
+def _try_lock(lock: Path) -> int | None:
+    """The descriptor of the lock file, locked, or None when another run holds it. Read-only is enough to lock, so
+    a lock file another user's run created (mode 0644) can be taken too."""
+    fd = os.open(lock, os.O_RDONLY | os.O_CREAT, 0o666)
+    try:
+        if _lock_fd(fd):
+            with contextlib.suppress(FileNotFoundError):
+                if os.path.samestat(os.fstat(fd), os.stat(lock)):
+                    return fd
+    except BaseException:
+        os.close(fd)
+        raise
+    os.close(fd)  # closing also unlocks a file that was removed (or replaced) before it was locked
+    return None
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _lock_fd(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int, lock: Path) -> None:
+        """Windows cannot remove a file another run has open; that run removes it when it is done."""
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            lock.unlink()
+
+else:
+    import fcntl
+
+    def _lock_fd(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int, lock: Path) -> None:
+        """Removed while still held, so that no run can lock the old file and think it holds the lock."""
+        try:
+            with contextlib.suppress(OSError):  # not removed: a file left unlocked, which the next run takes
+                lock.unlink()
+        finally:
+            os.close(fd)
 
 
 def _temp_files(path: Path) -> list[Path]:
@@ -258,10 +311,19 @@ def _unlink_temp_files(path: Path) -> list[Path]:
 
 def remove_stale_temp_files(path: Path) -> list[Path]:
     """Temp files a killed update left beside the baseline, removed (the lock is taken only when there are some)."""
-    if not _temp_files(path):
+    target = _target(path)
+    if not _temp_files(target):
         return []
-    with locked(path):
-        return _unlink_temp_files(path)
+    try:
+        with locked(target):
+            return _unlink_temp_files(target)
+    except OSError as exc:
+        raise RelevanceInputError(path, f"temp files could not be removed ({exc.strerror})") from None
+
+
+def _target(path: Path) -> Path:
+    """The file a baseline path names: a symlinked baseline is written through its link, which stays a link."""
+    return Path(os.path.realpath(path))
 
 
 def _file_mode(path: Path) -> int:
@@ -279,27 +341,36 @@ def write_baseline(path: Path, updates: Mapping[str, Entry], keep: Collection[st
 
     With `keep` (every test a whole-suite run collected), entries of tests not in it are dropped. Which entries
     those are is decided on the file as read under the lock, so a concurrent writer's entry is never judged on a
-    stale copy.
+    stale copy. Whatever fails (a directory not writable, a full disk, Ctrl-C), the old file is left as it was and
+    the temp file is removed; a file system error is one error naming the file and what to do.
     """
-    with locked(path):
-        _unlink_temp_files(path)
-        before = load_baseline(path)
-        merged = {k: v for k, v in before.items() if keep is None or k in keep}
-        merged.update(updates)
-        if merged == before:
-            return before
-        text = dumps(merged)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(temp, _file_mode(path))
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
-            raise
+    target = _target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # the first update of a newly configured path
+        with locked(target):
+            _unlink_temp_files(target)
+            before = load_baseline(target)
+            merged = {k: v for k, v in before.items() if keep is None or k in keep}
+            merged.update(updates)
+            if merged != before:
+                _replace(target, dumps(merged))
+    except OSError as exc:
+        problem = f"{exc.strerror}; the old file is left as it was: {_what_to_do(exc, 'write')}"
+        raise RelevanceInputError(path, problem) from None
     return before
+
+
+def _replace(path: Path, text: str) -> None:
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temp, _file_mode(path))
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
 
 
 def make_entry(

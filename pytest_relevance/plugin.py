@@ -142,6 +142,8 @@ class State:
     unused: list[str] = field(default_factory=list)
     saved: bool = False
     warnings: list[str] = field(default_factory=list)
+    #: what failed the run after its tests (a baseline that could not be written)
+    errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -757,7 +759,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     _remove_stale_temp_files(state)
     if config.getoption("relevance_update"):
-        _update(config, state)
+        _update(session, state)
     else:
         state.unused = _unused(state)
         if state.unused and state.settings.unused == "fail" and session.exitstatus == pytest.ExitCode.OK:
@@ -784,19 +786,31 @@ def _remove_stale_temp_files(state: State) -> None:
         state.warnings.append(f"removed {len(removed)} temp file(s) an interrupted update left: {removed[0].name}")
 
 
-def _update(config: pytest.Config, state: State) -> None:
-    """Write the entries of the tests that compared; drop entries only of tests a whole-suite run did not collect."""
-    from pytest_relevance.baseline import changed_values, write_baseline
+def _update(session: pytest.Session, state: State) -> None:
+    """Write the entries of the tests that compared; drop entries only of tests a whole-suite run did not collect.
 
-    path = state.baseline_path
+    A baseline that cannot be written fails the run with one line (the tests that would have updated it say `not
+    written`); Ctrl-C during the write ends it as pytest ends an interrupted run, with the old file in place.
+    """
+    from pytest_relevance.baseline import changed_values, write_baseline
+    from pytest_relevance.errors import RelevanceInputError
+
+    config, path = session.config, state.baseline_path
     updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if r.get("updated")}
     keep = None if state.partial else state.collected | set(updates)
     if not updates and keep is None:
         return
     try:
         before = write_baseline(path, updates, keep=keep)
-    except ValueError as exc:
-        state.warnings.append(f"baseline not written: {exc}")
+    except (ValueError, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            exc = RelevanceInputError(path, "interrupted during the write; the old file is left as it was: run again")
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+        elif session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        state.errors.append(f"baseline not written: {exc}")
+        for nodeid in updates:
+            state.results[nodeid]["report"]["status"] = "not written"
         return
     state.removed = sorted(set(before) - keep) if keep is not None else []
     if not updates and not state.removed:
@@ -831,7 +845,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if hasattr(config, "workerinput"):
         return
     update, unused = config.getoption("relevance_update"), state.unused
-    if not (state.results or state.warnings or unused or state.removed or state.notes):
+    if not (state.results or state.warnings or state.errors or unused or state.removed or state.notes):
         return
     from pytest_relevance.reports.terminal import change_lines, count_line, summary_lines, test_line
 
@@ -868,6 +882,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(f"relevance_unused = fail: {len(unused)} unused baseline entries fail the run")
     for note in dict.fromkeys(state.notes):
         terminalreporter.write_line(note)
+    for error in state.errors:
+        terminalreporter.write_line(f"error: {error}", red=True)
     for warning in state.warnings:
         terminalreporter.write_line(f"warning: {warning}", yellow=True)
 

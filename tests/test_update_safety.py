@@ -7,7 +7,13 @@ failed before its compare, or skipped keeps its entry; so does every test a part
 
 from __future__ import annotations
 
+import errno
+import importlib
 import json
+import os
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +213,171 @@ def test_update_keeps_the_file_mode_and_removes_stale_temp_files(suite, mode) ->
     result = run(suite, mode)  # a run that writes nothing cleans up too
     assert not stale.exists()
     result.stdout.fnmatch_lines(["*removed 1 temp file(s) an interrupted update left*"])
+
+
+# ---------------------------------------------------------------- updates that cannot write: one line, old file kept
+# Each runs in process, so that a stand-in for the file system (see _FileSystem) reaches the plugin. The tests run
+# as root, which ignores permissions: a directory the user cannot write is simulated, not made with chmod.
+
+
+class _FileSystem:
+    """`os` as pytest_relevance.baseline sees it, with one fault: creating a file fails (a directory this user
+    cannot write), writing one fails (a full disk), or os.replace is interrupted (Ctrl-C)."""
+
+    def __init__(self, fault: str) -> None:
+        self.fault = fault
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    def open(self, path: str, flags: int, *args: int) -> int:
+        if self.fault == "read-only" and flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return os.open(path, flags, *args)
+
+    def fdopen(self, fd: int, *args: object, **kwargs: object) -> object:
+        handle = os.fdopen(fd, *args, **kwargs)  # type: ignore[call-overload]
+        if self.fault == "full":
+            handle.write = self._full  # buffered text: the real error comes at write or at close
+        return handle
+
+    @staticmethod
+    def _full(text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def replace(self, source: str, target: str) -> None:
+        if self.fault == "interrupt":
+            raise KeyboardInterrupt
+        os.replace(source, target)
+
+
+def _changed(suite: pytest.Pytester) -> None:
+    """A new judgments version: every entry changes, so the update has a file to write."""
+    (suite.path / "judgments.yaml").write_text(JUDGMENTS.replace("version: v1", "version: v2"))
+
+
+def _leftovers(suite: pytest.Pytester) -> list[str]:
+    """Temp files and lock files of the baseline."""
+    return sorted(p.name for p in suite.path.iterdir() if p.name.startswith(".relevance-baseline.json"))
+
+
+@pytest.mark.parametrize(
+    ("fault", "ret", "message"),
+    [
+        ("read-only", 1, "Permission denied; the old file is left as it was: give this user write access to the file "
+         "and its directory, then run again"),
+        ("full", 1, "No space left on device; the old file is left as it was: free some disk space, then run again"),
+        ("interrupt", 2, "interrupted during the write; the old file is left as it was: run again"),
+    ],
+)  # fmt: skip
+def test_an_update_that_cannot_write_is_one_line_and_keeps_the_old_file(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, fault: str, ret: int, message: str
+) -> None:
+    # by sys.modules, not the package's attribute: pytester's in-process runs drop modules they imported, so the
+    # attribute can be a stale copy the plugin no longer uses
+    baseline = importlib.import_module("pytest_relevance.baseline")
+    before = baselined(suite, [])
+    _changed(suite)
+    with monkeypatch.context() as patched:
+        patched.setattr(baseline, "os", _FileSystem(fault))
+        result = run(suite, [], "--relevance-update")
+    assert result.ret == ret
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert result.stdout.lines.count(f"error: baseline not written: relevance-baseline.json: {message}") == 1
+    result.stdout.fnmatch_lines(["relevance: 5 tests: 5 not written"])
+    assert "baseline written" not in result.stdout.str()
+    assert (suite.path / "relevance-baseline.json").read_bytes() == before
+    assert _leftovers(suite) == []
+
+
+def test_the_first_update_of_a_new_path_creates_its_directory(suite: pytest.Pytester) -> None:
+    result = run(suite, [], "--relevance-update", "-o", "relevance_baseline=relevance/new/baseline.json")
+    assert result.ret == 0
+    assert sorted(json.loads((suite.path / "relevance" / "new" / "baseline.json").read_text())["entries"]) == ALL
+
+
+def test_a_baseline_path_that_is_a_directory_is_one_line(suite: pytest.Pytester) -> None:
+    (suite.path / "relevance-baseline.json").mkdir()
+    result = run(suite, [], "--relevance-update")
+    assert result.ret == 1
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(
+        [
+            "error: baseline not written: relevance-baseline.json: cannot be read (Is a directory); relevance_baseline "
+            "names a directory: set it to a file in it (DIR/relevance-baseline.json)"
+        ]
+    )
+    assert not any((suite.path / "relevance-baseline.json").iterdir())
+
+
+def test_a_symlinked_baseline_is_written_through_its_link(suite: pytest.Pytester) -> None:
+    shared = suite.path / "shared"
+    shared.mkdir()
+    baselined(suite, [])
+    (suite.path / "relevance-baseline.json").rename(shared / "baseline.json")
+    (suite.path / "relevance-baseline.json").symlink_to(shared / "baseline.json")
+    _changed(suite)
+    assert run(suite, [], "--relevance-update").ret == 0
+    assert (suite.path / "relevance-baseline.json").is_symlink()
+    recorded = json.loads((shared / "baseline.json").read_text())["entries"]
+    assert {entry["judgments"] for entry in recorded.values()} == {"v2"}
+    assert sorted(p.name for p in shared.iterdir()) == ["baseline.json"]
+
+
+def test_an_update_leaves_no_lock_file_anywhere(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where the lock files used to pile up, one per baseline
+    baselined(suite, [])
+    _changed(suite)
+    assert run(suite, [], "--relevance-update").ret == 0
+    assert list(temp.iterdir()) == []
+    assert _leftovers(suite) == []
+
+
+# ---------------------------------------------------------------- the lock
+
+
+def test_the_lock_lives_beside_the_baseline_while_held_and_is_removed_after(tmp_path: Path) -> None:
+    from pytest_relevance.baseline import locked
+
+    path = tmp_path / "baseline.json"
+    with locked(path):
+        assert [p.name for p in tmp_path.iterdir()] == [".baseline.json.lock"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_held_lock_times_out_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_relevance import baseline
+
+    monkeypatch.setattr(baseline, "LOCK_TIMEOUT", 0.2)
+    path = tmp_path / "baseline.json"
+    held = r"held the baseline's lock \(.*\.baseline\.json\.lock\) for 0.2 s"
+    with baseline.locked(path), pytest.raises(ValueError, match=held), baseline.locked(path):
+        pass
+
+
+def test_the_lock_excludes_while_its_file_is_removed_and_made_again(tmp_path: Path) -> None:
+    """Each holder removes the lock file: a waiter that opened the removed file must not think it holds the lock."""
+    from pytest_relevance.baseline import locked
+
+    path, inside, overlaps = tmp_path / "baseline.json", [0], []
+
+    def work() -> None:
+        for _ in range(30):
+            with locked(path):
+                inside[0] += 1
+                overlaps.append(inside[0])
+                time.sleep(0.001)
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(overlaps) == 120
+    assert set(overlaps) == {1}
+    assert list(tmp_path.iterdir()) == []
