@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from pytest_relevance.clock import parse_instant
 from pytest_relevance.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from pytest_relevance.engines.embedded.store import index_key
+from pytest_relevance.engines.embedded.store import KEEP, index_key
 from pytest_relevance.fingerprints import blob_sha1
 from pytest_relevance.judgments import load_judgments
 from pytest_relevance.templates import load_template
@@ -134,6 +135,26 @@ def test_changing_any_input_misses_the_cache(tmp_path: Path) -> None:
     assert index.search_many({"q": {"query": {"match": {"title": "clog"}}}}, 10, "q")["q"][0][0] == "a"
     (tmp_path / "corpus.ndjson").write_text('{"id": "a", "title": "clog"}\n')
     assert opened().cache_note.startswith("index: built")
+
+
+def test_only_the_most_recently_used_entries_are_kept(tmp_path: Path) -> None:
+    config = {"mappings": {"properties": {"title": {"type": "text"}}}}
+    engine = EmbeddedEngine(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    corpora = []
+    for n in range(KEEP + 2):
+        (tmp_path / f"c{n}.ndjson").write_text(json.dumps({"id": "a", "title": f"t{n}"}) + "\n")
+        corpora.append(load_corpus(tmp_path / f"c{n}.ndjson"))
+    for corpus in corpora[:KEEP]:
+        assert engine.open(corpus, config, "id", "i").cache_note.startswith("index: built")
+    time.sleep(0.01)
+    assert engine.open(corpora[0], config, "id", "i").cache_note.startswith("index: cached")  # used again
+    for corpus in corpora[KEEP:]:
+        engine.open(corpus, config, "id", "i")
+    entries = [p for p in (tmp_path / "cache").iterdir() if p.is_dir()]
+    assert len(entries) == KEEP
+    assert engine.open(corpora[0], config, "id", "i").cache_note.startswith("index: cached")
+    assert engine.open(corpora[1], config, "id", "i").cache_note.startswith("index: built")  # the least recent
 
 
 @pytest.mark.parametrize("damage", ["flip a byte", "truncate", "garbage json", "other format", "missing arrays"])

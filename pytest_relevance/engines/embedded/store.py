@@ -31,6 +31,7 @@ from pytest_relevance.fingerprints import blob_sha1, file_sha1
 FORMAT = 1  # bumped when the layout of an entry changes
 _MAPPED = 1 << 20  # an entry's arrays are memory-mapped rather than read from this many bytes on
 _ALIGN = 64  # each array starts at a multiple of this offset in the file, so every view is aligned
+KEEP = 3  # entries kept: the most recently used (a few configs or branches in turn), so the cache does not grow
 
 
 def open_cached(
@@ -142,6 +143,7 @@ def _load(
     except Exception as exc:  # anything wrong with the entry (not with the inputs, which built it) means rebuild
         return None, f"{type(exc).__name__}: {exc}"
     milliseconds = (time.perf_counter() - start) * 1000
+    os.utime(entry / "index.json")  # recently used: kept when a new entry is saved
     index.cache_note = f"index: cached ({index.n:,} docs, loaded in {milliseconds:.0f} ms)"
     return index, None
 
@@ -198,3 +200,18 @@ def _save(root: Path, key: str, index: EmbeddedIndex) -> None:
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    _prune(root)
+
+
+def _prune(root: Path) -> None:
+    """Remove all but the KEEP most recently used entries (their lock files stay: one may be held)."""
+
+    def used(entry: Path) -> float:
+        try:
+            return (entry / "index.json").stat().st_mtime
+        except OSError:
+            return 0.0
+
+    entries = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), key=used)
+    for entry in entries[:-KEEP]:
+        shutil.rmtree(entry, ignore_errors=True)
