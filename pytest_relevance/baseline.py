@@ -203,6 +203,14 @@ def _entry_problem(entry: object) -> str | None:
                         return f"{where}.{name}.n is {value!r}, not a count of queries"
                 elif not 0 <= value <= 1:
                     return f"{where}.{name}.{spec} is {value!r}, outside [0, 1], the range of every metric"
+    rankings, depth = entry.get("rankings", {}), entry.get("rankings_depth")
+    if not isinstance(rankings, dict):
+        return "'rankings' is not an object"
+    if depth is not None and (not isinstance(depth, int) or isinstance(depth, bool) or depth < 1):
+        return f"rankings_depth is {depth!r}, not a number of ranked ids"
+    for qid, ranking in rankings.items():
+        if not isinstance(ranking, list) or not all(isinstance(doc, str) for doc in ranking):
+            return f"rankings.{qid} is not a list of document ids"
     return None
 
 
@@ -210,6 +218,29 @@ def missing_values(entry: Entry, strata: Collection[str], metrics: Collection[st
     """The `stratum.metric` values a comparable entry should hold but does not (deleted by hand, or emptied)."""
     recorded = entry.get("strata", {})
     return [f"strata.{s}.{m}" for s in strata for m in metrics if m not in recorded.get(s, {})]
+
+
+def unmet_needs(entry: Entry, queries: Sequence[str], metrics: Collection[str], alpha: bool, churn: bool) -> list[str]:
+    """What the settings need from a comparable entry that it lacks: every query's values for `relevance_alpha` (the
+    sign-flip test pairs them: without them no drop is significant, so none fails), every query's ranking for
+    `relevance_max_churn` (without them no churn is measured). Either would switch a gate off without a word."""
+    needs = []
+    if alpha:
+        recorded = entry.get("queries", {})
+        lacking = [q for q in queries if any(m not in recorded.get(q, {}) for m in metrics)]
+        if lacking:
+            needs.append(f"per-query values for {_some(lacking, queries)}, which relevance_alpha tests")
+    if churn:
+        rankings = entry.get("rankings") if entry.get("rankings_depth") is not None else None
+        lacking = [q for q in queries if q not in (rankings or {})]
+        if lacking:
+            needs.append(f"rankings for {_some(lacking, queries)}, which relevance_max_churn compares")
+    return needs
+
+
+def _some(lacking: Sequence[str], queries: Sequence[str]) -> str:
+    shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
+    return f"{len(lacking)} of {len(queries)} queries ({shown})"
 
 
 def dumps(entries: Mapping[str, Entry]) -> str:

@@ -570,11 +570,13 @@ class RelevanceSnapshot:
             missing_values,
             same_values,
             ungated,
+            unmet_needs,
         )
         from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
+        from pytest_relevance.reports.data import update_command
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
-        from pytest_relevance.sets import evaluate_sets, is_set_run
+        from pytest_relevance.sets import SetMetric, evaluate_sets, is_set_run
 
         if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
             threshold = next((m.threshold for m in self.metrics if m.name != "ndcg"), 1)
@@ -593,12 +595,21 @@ class RelevanceSnapshot:
         update = config.getoption("relevance_update")
         problems = incompatibilities(entry, self.judgments.version, engine, self.metrics) if entry else []
         if entry is not None and not problems:
-            missing = missing_values(entry, list(evaluation.strata), [m.spec for m in self.metrics])
+            specs = [m.spec for m in self.metrics]
+            missing = missing_values(entry, list(evaluation.strata), specs)
             if missing and not update:
                 raise RelevanceInputError(
                     state.baseline_path,
                     f"entry {nodeid!r} has no {', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}: the "
                     "file was edited by hand; restore it (git checkout -- FILE) or re-baseline with --relevance-update",
+                )
+            churn = self.settings.max_churn is not None and not isinstance(self.metrics[0], SetMetric)
+            needs = unmet_needs(entry, list(evaluation.per_query), specs, self.settings.alpha is not None, churn)
+            if needs and not update:
+                raise RelevanceInputError(
+                    state.baseline_path,
+                    f"entry {nodeid!r} has no {needs[0]}: the file was edited by hand (or predates the setting); "
+                    f"restore it (git checkout -- FILE) or re-baseline: {update_command(nodeid, '<why>')}",
                 )
             problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
         comparable = entry is not None and not problems

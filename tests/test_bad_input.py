@@ -310,6 +310,16 @@ BASELINE_EDITS = [
         f"relevance: {BASELINE}: entry '{NODE}': strata.head.n is 1.5, not a count of queries; *",
     ),
     (
+        "baseline-rankings-depth",
+        _entry(lambda e: _set(e, "rankings_depth", "10")),
+        f"relevance: {BASELINE}: entry '{NODE}': rankings_depth is '10', not a number of ranked ids; *",
+    ),
+    (
+        "baseline-ranking-string",
+        _entry(lambda e: _set(e, "rankings.h1", "a b")),
+        f"relevance: {BASELINE}: entry '{NODE}': rankings.h1 is not a list of document ids; *",
+    ),
+    (
         "baseline-metric-removed",
         _entry(lambda e: e["strata"]["tail"].pop("ndcg@10")),
         f"relevance: {BASELINE}: entry '{NODE}' has no strata.tail.ndcg@10: the file was edited by hand; restore it (git checkout -- FILE) or re-baseline with --relevance-update",
@@ -413,12 +423,39 @@ J_EDITS = [
         "stratum and to the metric): name the stratum otherwise",
     ),
 ]
+# an entry that lacks what a setting needs would switch that gate off: refused, with the command that re-baselines
+NEEDS = "the file was edited by hand (or predates the setting); restore it (git checkout -- FILE) or re-baseline: "
+NEEDS += f"pytest --relevance-update '{NODE}' --relevance-reason '<why>'"
+SETTING_NEEDS = [
+    (
+        "baseline-alpha-no-queries",
+        ("-o", "relevance_alpha=0.5"),
+        _entry(lambda e: _set(e, "queries", {})),
+        f"relevance: {BASELINE}: entry '{NODE}' has no per-query values for 3 of 3 queries (h1, h2, t1), which "
+        f"relevance_alpha tests: {NEEDS}",
+    ),
+    (
+        "baseline-alpha-query-value-removed",
+        ("-o", "relevance_alpha=0.5"),
+        _entry(lambda e: e["queries"]["t1"].pop("mrr")),
+        f"relevance: {BASELINE}: entry '{NODE}' has no per-query values for 1 of 3 queries (t1), which relevance_alpha "
+        f"tests: {NEEDS}",
+    ),
+    (
+        "baseline-churn-no-rankings",
+        ("-o", "relevance_max_churn=0.2"),
+        _entry(lambda e: _set(e, "rankings", {})),
+        f"relevance: {BASELINE}: entry '{NODE}' has no rankings for 3 of 3 queries (h1, h2, t1), which "
+        f"relevance_max_churn compares: {NEEDS}",
+    ),
+]
 CASES = (
     [Case(i, f"ERROR: {m}", ret=4, args=("-o", line.replace(" = ", "=", 1))) for i, line, m in SETTINGS]
     + [Case(i, f"ERROR: {m}", ret=4, args=a) for i, a, m in FLAGS]
     + [Case(i, m, test=MARKED.format(args=a)) for i, a, m in MARKERS]
     + [Case(i, m, edit_baseline=edit, update_repairs="has no" in m) for i, edit, m in BASELINE_EDITS]
     + [Case(i, m, raw_baseline=raw) for i, raw, m in RAW_BASELINES]
+    + [Case(i, m, args=a, edit_baseline=edit, update_repairs=True) for i, a, edit, m in SETTING_NEEDS]
     + [
         Case(i, f"relevance: judgments.yaml:{m}", files={"judgments.yaml": JUDGMENTS.replace(old, new, 1)})
         for i, old, new, m in J_EDITS
