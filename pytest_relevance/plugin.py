@@ -252,17 +252,36 @@ def _unchanged_reason(config: pytest.Config, ref: str) -> tuple[str | None, str 
     globs = setting(config, "relevance_paths").split()
     if not globs:
         return None, f"--relevance-changed-since {ref}: relevance_paths is not set, so every relevance test runs"
-    diff = _git(config, "diff", "--name-only", ref, "--")
-    untracked = _git(config, "ls-files", "--others", "--exclude-standard")
-    if diff is None or untracked is None:
+    changed = _changed_files(config, ref)
+    if changed is None:
         return None, (
             f"--relevance-changed-since {ref}: git cannot diff against {ref!r} here (no repository, or a ref git "
             "does not know: in CI, fetch it first), so every relevance test runs"
         )
-    changed = diff.split() + untracked.split()
-    if any(fnmatch.fnmatch(path, glob) for path in changed for glob in globs):
+    patterns = [os.path.normpath(glob) for glob in globs]  # ./fixtures/* is fixtures/*, as the paths are written
+    if any(fnmatch.fnmatch(path, glob) for path in changed for glob in patterns):
         return None, None
     return f"no file matching relevance_paths ({' '.join(globs)}) changed since {ref}", None
+
+
+def _changed_files(config: pytest.Config, ref: str) -> list[str] | None:
+    """Files changed since `ref` or untracked, relative to the rootdir (as relevance_paths are); None if git cannot say.
+
+    git names paths from the repository's top, which is not the rootdir when the project sits in a subfolder: each is
+    mapped to the rootdir (a file beside the project reads ../lib/x.py). NUL-separated, so a space or a non-ASCII
+    name is read as written, not split or quoted.
+    """
+    top = _git(config, "rev-parse", "--show-toplevel")
+    if top is None:
+        return None
+    top = top.strip()
+    diff = _git(config, "-C", top, "diff", "--name-only", "-z", ref, "--")
+    untracked = _git(config, "-C", top, "ls-files", "--others", "--exclude-standard", "-z")  # the whole repository's
+    if diff is None or untracked is None:
+        return None
+    root = config.rootpath.resolve()
+    names = [name for name in (diff + untracked).split("\0") if name]
+    return [Path(os.path.relpath(Path(top).resolve() / name, root)).as_posix() for name in names]
 
 
 def _git(config: pytest.Config, *args: str) -> str | None:

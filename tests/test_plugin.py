@@ -318,6 +318,29 @@ def test_changed_since_skips_when_nothing_relevant_changed(project: pytest.Pytes
     result.assert_outcomes(passed=1)
 
 
+def test_changed_since_matches_from_the_rootdir_in_a_subfolder_of_the_repository(pytester: pytest.Pytester) -> None:
+    """git names proj/search/boost.py; relevance_paths say search/* (and ./judgments.yaml) from the rootdir, proj."""
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    sub = pytester.mkdir("proj")
+    (sub / "judgments.yaml").write_text(JUDGMENTS)
+    (sub / "pytest.ini").write_text(INI + "relevance_paths = ./judgments.yaml search/*\n")
+    (sub / "test_rel.py").write_text(TEST_FILE)
+    (sub / "ranker.json").write_text(json.dumps(GOOD))
+    (sub / "search").mkdir()
+    (sub / "search" / "boost.py").write_text("BOOST = 1\n")
+    assert run(pytester, [], "proj", "--relevance-update").ret == 0
+    subprocess.run(["git", "init", "-q"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=pytester.path, check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], cwd=pytester.path, check=True)
+    (sub / "README").write_text("unrelated change")
+    run(pytester, [], "proj", "--relevance-changed-since", "HEAD").assert_outcomes(skipped=1)
+    (sub / "search" / "boost.py").write_text("BOOST = 2\n")
+    run(pytester, [], "proj", "--relevance-changed-since", "HEAD").assert_outcomes(passed=1)
+    subprocess.run(["git", "checkout", "-q", "--", "."], cwd=pytester.path, check=True)
+    (sub / "judgments.yaml").write_text(JUDGMENTS + "# edited\n")
+    run(pytester, [], "proj", "--relevance-changed-since", "HEAD").assert_outcomes(passed=1)
+
+
 def test_changed_since_without_git_runs(project: pytest.Pytester, mode) -> None:
     project.makeini(INI + "relevance_paths = judgments.yaml\n")
     run(project, mode, "--relevance-update")
