@@ -1,6 +1,7 @@
 """The baseline file: committed scores, compared like a snapshot, written only on purpose.
 
-Format (JSON, keys sorted, values rounded to 4 decimals so that diffs stay readable)::
+Format (JSON, keys sorted but each entry's summary before its queries and rankings, values rounded to 4 decimals so
+that diffs stay readable)::
 
     {"pytest-relevance": 1,
      "entries": {"tests/test_search.py::test_quality": {
@@ -243,10 +244,31 @@ def _some(lacking: Sequence[str], queries: Sequence[str]) -> str:
     return f"{len(lacking)} of {len(queries)} queries ({shown})"
 
 
+_DETAIL = ("queries", "rankings")  # an entry's per-query sections, written after its summary
+
+
 def dumps(entries: Mapping[str, Entry]) -> str:
-    """The file's text; a non-finite number is refused rather than written as a NaN no JSON reader agrees on."""
-    text = json.dumps({"pytest-relevance": FORMAT, "entries": entries}, indent=2, sort_keys=True, allow_nan=False)
+    """The file's text; a non-finite number is refused rather than written as a NaN no JSON reader agrees on.
+
+    Keys are sorted, except that each entry writes its summary (metadata, metrics, strata) before its per-query
+    values and then its rankings: the diff of a re-baseline shows the strata first, not after every query."""
+    ordered = {
+        nodeid: {
+            **{key: _sorted(value) for key, value in sorted(entry.items()) if key not in _DETAIL},
+            **{key: _sorted(entry[key]) for key in _DETAIL if key in entry},
+        }
+        for nodeid, entry in sorted(entries.items())
+    }
+    text = json.dumps({"entries": ordered, "pytest-relevance": FORMAT}, indent=2, allow_nan=False)
     return one_line_lists(text) + "\n"
+
+
+def _sorted(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _sorted(item) for key, item in sorted(value.items())}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
 
 
 @contextlib.contextmanager

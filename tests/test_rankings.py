@@ -37,7 +37,7 @@ def test_snapshot_depth_defaults_to_10_or_the_deepest_cut_off_when_smaller() -> 
         snapshot_depth(METRICS, 0)
 
 
-def test_the_entry_keeps_one_compact_line_per_query_and_stays_sorted_json() -> None:
+def test_the_entry_keeps_one_compact_line_per_query_and_its_summary_first() -> None:
     run = {"q1": [f"d{i:02d}" for i in range(30)], "q2": ["d", "x"]}
     entry = make_entry(evaluate(run, JUDGMENTS, METRICS), "v1", "custom", Tolerance(), "why")
     assert entry["rankings"]["q1"] == [f"d{i:02d}" for i in range(10)]
@@ -50,7 +50,10 @@ def test_the_entry_keeps_one_compact_line_per_query_and_stays_sorted_json() -> N
     assert json.loads(text)["entries"]["t::test"] == json.loads(json.dumps(entry))
     orders: list[list[str]] = []
     json.loads(text, object_pairs_hook=lambda pairs: orders.append([k for k, _ in pairs]) or dict(pairs))
-    assert all(keys == sorted(keys) for keys in orders)  # keys sorted in every object, as before
+    (entry_keys,) = [keys for keys in orders if "rankings_depth" in keys]
+    summary = sorted(set(entry_keys) - {"queries", "rankings"})
+    assert entry_keys == [*summary, "queries", "rankings"]  # the entry's summary first, then per query
+    assert all(keys == sorted(keys) for keys in orders if keys is not entry_keys)  # sorted in every other object
 
 
 def test_ids_with_quotes_commas_and_escapes_survive_the_one_line_writer() -> None:

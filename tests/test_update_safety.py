@@ -381,3 +381,30 @@ def test_the_lock_excludes_while_its_file_is_removed_and_made_again(tmp_path: Pa
     assert len(overlaps) == 120
     assert set(overlaps) == {1}
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- the file's layout
+
+
+def test_each_entry_writes_its_summary_first_then_queries_then_rankings() -> None:
+    from pytest_relevance.baseline import dumps
+
+    entry = {
+        "rankings": {"q2": ["b"], "q1": ["a"]},
+        "queries": {"q2": {"ndcg@10": 0.5}, "q1": {"ndcg@10": 1.0}},
+        "tolerance": "0.005",
+        "strata": {"tail": {"ndcg@10": 0.5, "n": 1}, "all": {"ndcg@10": 0.75, "n": 2}},
+        "judgments": "v1",
+    }
+    text = dumps({"t": entry})
+    order = ["judgments", "strata", "all", "tail", "tolerance", "queries", "q1", "q2", "rankings", '"q1": ["a"]']
+    positions = [text.index(key) for key in order]
+    assert positions == sorted(positions)
+    assert json.loads(text)["entries"]["t"] == entry
+
+
+def test_the_demo_baseline_is_written_as_an_update_writes_it() -> None:
+    from pytest_relevance.baseline import dumps, load_baseline
+
+    path = Path(__file__).parent.parent / "relevance-baseline.json"
+    assert dumps(load_baseline(path)) == path.read_text()
