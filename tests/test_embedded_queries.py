@@ -8,8 +8,8 @@ import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.engines.embedded.queries import Invalid, minimum_should_match
-from pytest_relevance.engines.embedded.queries.compound import time_value_millis
 from pytest_relevance.engines.embedded.queries.multi_term import edits_for
+from pytest_relevance.engines.embedded.queries.values import time_value_millis
 from pytest_relevance.errors import RelevanceInputError
 
 DOCS = [

@@ -32,6 +32,7 @@ from pytest_relevance.engines.embedded.queries import (
     number,
     query,
 )
+from pytest_relevance.engines.embedded.queries.values import distance_setting, time_value_millis
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -322,8 +323,6 @@ class _Run:
         raise Invalid(f"{self.path}.source", f"the function {name}() with {len(args)} arguments is not supported")
 
     def _decay(self, name: str, settings: list[Any], value: Any) -> Any:
-        from pytest_relevance.engines.embedded.queries.compound import _distance, time_value_millis
-
         date = name.startswith("decayDate")
         if date:
             # ScoreScriptUtils.DecayDate* take the scale and offset as Strings read by TimeValue.parseTimeValue
@@ -334,8 +333,8 @@ class _Run:
             offset = time_value_millis(settings[2], f"{self.path}.source")
         else:
             origin = float(settings[0])
-            scale = _distance(settings[1], False, f"{self.path}.source")
-            offset = _distance(settings[2], False, f"{self.path}.source")
+            scale = distance_setting(settings[1], False, f"{self.path}.source")
+            offset = distance_setting(settings[2], False, f"{self.path}.source")
         decay = float(settings[3])
         distance = np.maximum(0.0, np.abs(value - origin) - offset)
         if name.endswith("Gauss"):

@@ -18,7 +18,7 @@ from pytest_relevance.engines.embedded.queries import (
     number,
     query,
 )
-from pytest_relevance.engines.embedded.queries.compound import _distance
+from pytest_relevance.engines.embedded.queries.values import distance_setting
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -80,7 +80,7 @@ def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
     if options.get("origin") is None or options.get("pivot") is None:
         raise Invalid(path, "needs 'origin' and 'pivot'")
     origin = index.convert_query_value(field, options["origin"], f"{path}.origin")
-    pivot = _distance(options["pivot"], kind == "date", f"{path}.pivot")
+    pivot = distance_setting(options["pivot"], kind == "date", f"{path}.pivot")
     if pivot <= 0:
         raise Invalid(f"{path}.pivot", "must be greater than 0")
     column = index.numeric[field]
@@ -149,7 +149,7 @@ def haversine(lat: np.ndarray, lon: np.ndarray, lat0: float, lon0: float) -> np.
 
 
 @query("geo_distance")
-def geo_distance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+def geodistance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     keys = {"distance", "distance_type", "validation_method", "ignore_unmapped", "boost"}
     options = spec if isinstance(spec, dict) else {}
     field, origin = _geo_field(index, options, keys, path)
