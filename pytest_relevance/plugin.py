@@ -668,7 +668,7 @@ class RelevanceSnapshot:
             return False
         self._warn(report)
         if report["status"] == "regressed":
-            self.explanation = failure_text(report, evaluation, self.judgments, baseline)
+            self.explanation = failure_text(report, evaluation, self.judgments, baseline, self.settings.alpha)
             self.explanation += [f"note: {note}"] if note else []
             return False
         return True

@@ -238,6 +238,35 @@ def test_reports_show_what_fell_and_came_in_for_lost_and_gained_queries() -> Non
     assert '<td class="text moved">rose: b (2) 3 -&gt; 2<br>in: a (3) at 1</td>' in html.render([report])
 
 
+def test_a_failure_says_what_the_change_improved_and_that_a_drop_may_be_chance() -> None:
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    before = {**before, "q2": ["x", "d"]}
+    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"], "q2": ["d", "x"]})
+    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    assert text[1:5] == [
+        "  head.ndcg@10: 1.0000 -> 0.6480 (-0.3520, p=1.000)",
+        "  head.mrr: 1.0000 -> 0.5000 (-0.5000, p=1.000)",
+        "the same change improved: all.ndcg@10 (+0.0057), tail.ndcg@10 (+0.1845), tail.mrr (+0.2500)",
+        "hint: head.ndcg@10 (p=1.000), head.mrr (p=1.000) may be chance; relevance_alpha = 0.05 fails only on drops "
+        "that are also significant",
+    ]
+    assert not any(line.startswith("hint:") for line in failure_text(report, evaluation, judgments, "b.json", 0.5))
+
+
+def test_cannot_compare_names_the_command_that_re_baselines() -> None:
+    from pytest_relevance.reports.terminal import cannot_compare_text
+
+    judgments, before = _small()
+    report, _ = _report(judgments, before, before)
+    report["problems"] = ["judgments changed: v0 -> v1"]
+    assert cannot_compare_text(report, "t::test", "relevance-baseline.json")[-1] == (
+        "if the change is intended: re-baseline with pytest --relevance-update 't::test' --relevance-reason '<why>', "
+        "then commit relevance-baseline.json in a commit of its own"
+    )
+
+
 def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() -> None:
     from pytest_relevance.reports import html, markdown
     from pytest_relevance.reports.terminal import failure_text, summary_lines

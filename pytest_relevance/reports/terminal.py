@@ -45,9 +45,20 @@ def mover_lines(mover: Mapping[str, Any], indent: str = "  ") -> list[str]:
     return [head, *(f"{indent}    {line}" for line in render(mover.get("change") or {}))]
 
 
-def failure_text(report: Mapping[str, Any], evaluation: Evaluation, judgments: Judgments, baseline: str) -> list[str]:
-    """Failing stratum.metric lines (with the p-value of the drop), then for the queries that dropped most what
-    fell and what came in, churn beyond relevance_max_churn, and what to do."""
+CHANCE = 0.05  # a drop with a p-value at least this could be chance: the failure then points at relevance_alpha
+SHOWN = 6  # stratum.metric names listed on one line before "+N more"
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN]) + (f", +{len(names) - SHOWN} more" if len(names) > SHOWN else "")
+
+
+def failure_text(
+    report: Mapping[str, Any], evaluation: Evaluation, judgments: Judgments, baseline: str, alpha: float | None = None
+) -> list[str]:
+    """Failing stratum.metric lines (with the p-value of the drop), what the same change improved, a hint at
+    relevance_alpha when a drop could be chance and none is set, then for the queries that dropped most what fell and
+    what came in, churn beyond relevance_max_churn, and what to do."""
     lines = []
     regressions = [row for row in report["rows"] if row["status"] == "regression"]
     if regressions:
@@ -55,6 +66,23 @@ def failure_text(report: Mapping[str, Any], evaluation: Evaluation, judgments: J
             f"relevance regression in {baseline} (judgments {judgments.version}, tolerance {report['tolerance']})"
         )
         lines += [regression_line(row) for row in regressions]
+        improved = [
+            f"{row['stratum']}.{row['metric']} ({_signed(row['delta'])})"
+            for row in report["rows"]
+            if row["status"] == "improvement"
+        ]
+        if improved:
+            lines.append(f"the same change improved: {_listed(improved)}")
+        chance = [
+            f"{row['stratum']}.{row['metric']} ({p_text(row['p'])})"
+            for row in regressions
+            if row.get("p") is not None and row["p"] >= CHANCE
+        ]
+        if chance and alpha is None:
+            lines.append(
+                f"hint: {_listed(chance)} may be chance; relevance_alpha = 0.05 fails only on drops that are also "
+                "significant"
+            )
         lost = report["movers"]["lost"]
         if lost:
             lines.append(f"queries that dropped most on {report['movers']['metric']}:")
@@ -99,6 +127,10 @@ def cannot_compare_text(report: Mapping[str, Any], nodeid: str, baseline: str) -
     lines += [f"  {problem}" for problem in report.get("problems", [])]
     lines.append(f"measured now (judgments {report['judgments']}):")
     lines += _measured(report)
+    lines.append(
+        f"if the change is intended: re-baseline with {update_command(nodeid, '<why>')}, then commit {baseline} in a "
+        "commit of its own"
+    )
     return lines
 
 
