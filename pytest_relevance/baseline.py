@@ -23,14 +23,13 @@ import math
 import os
 import re
 import stat
-import sys
 import tempfile
-import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_relevance import locks
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.metrics import Metric
@@ -273,80 +272,10 @@ def _sorted(value: object) -> object:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for one baseline file: `.NAME.lock` beside it, held with flock (msvcrt on Windows) and
-    removed when released, with a timeout that names it.
-
-    Beside the baseline, so that whoever may write the baseline may take its lock (a folder in the shared temp
-    directory belonged to the first user who made it); removed, so that none is left for `git add -A`. Removing a lock
-    file races with a run that opened it just before: that run finds, once it holds the lock, that the name no longer
-    leads to the file it locked, and tries again. A run that dies without removing it leaves an unlocked file, which
-    the next run takes and removes.
-    """
-    lock = path.parent / f".{path.name}.lock"
-    deadline = time.monotonic() + LOCK_TIMEOUT
-    while (fd := _try_lock(lock)) is None:
-        if time.monotonic() > deadline:
-            raise RelevanceInputError(
-                path,
-                f"another pytest run has held the baseline's lock ({lock}) for {LOCK_TIMEOUT} s; wait for it to "
-                "finish, then run again",
-            )
-        time.sleep(0.05)
-    try:
+    """An exclusive lock for one baseline file, `.NAME.lock` beside it (see `locks.locked`), with a timeout that
+    names it: a run that waits longer for another run's write is told so rather than hanging."""
+    with locks.locked(path.parent / f".{path.name}.lock", LOCK_TIMEOUT, path, "the baseline's lock"):
         yield
-    finally:
-        _unlock(fd, lock)
-
-
-def _try_lock(lock: Path) -> int | None:
-    """The descriptor of the lock file, locked, or None when another run holds it. Read-only is enough to lock, so
-    a lock file another user's run created (mode 0644) can be taken too."""
-    fd = os.open(lock, os.O_RDONLY | os.O_CREAT, 0o666)
-    try:
-        if _lock_fd(fd):
-            with contextlib.suppress(FileNotFoundError):
-                if os.path.samestat(os.fstat(fd), os.stat(lock)):
-                    return fd
-    except BaseException:
-        os.close(fd)
-        raise
-    os.close(fd)  # closing also unlocks a file that was removed (or replaced) before it was locked
-    return None
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _lock_fd(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int, lock: Path) -> None:
-        """Windows cannot remove a file another run has open; that run removes it when it is done."""
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            lock.unlink()
-
-else:
-    import fcntl
-
-    def _lock_fd(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int, lock: Path) -> None:
-        """Removed while still held, so that no run can lock the old file and think it holds the lock."""
-        try:
-            with contextlib.suppress(OSError):  # not removed: a file left unlocked, which the next run takes
-                lock.unlink()
-        finally:
-            os.close(fd)
 
 
 def _temp_files(path: Path) -> list[Path]:

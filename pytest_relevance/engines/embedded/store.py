@@ -48,10 +48,11 @@ def open_cached(
     index, problem = _load(entry, key, corpus, config, id_field, source)
     if index is not None:
         return index
-    from filelock import FileLock
+    from pytest_relevance.locks import locked
 
+    root.mkdir(parents=True, exist_ok=True)
     # no timeout: the lock is held only by a sibling building this entry, and the system releases it if that dies
-    with FileLock(root / f"{key}.lock"):
+    with locked(root / f".{key}.lock", None, entry, "the index cache's lock"):
         index, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it while this one waited
         if index is not None:
             return index
