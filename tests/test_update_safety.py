@@ -276,10 +276,12 @@ def test_an_update_that_cannot_write_is_one_line_and_keeps_the_old_file(
     # by sys.modules, not the package's attribute: pytester's in-process runs drop modules they imported, so the
     # attribute can be a stale copy the plugin no longer uses
     baseline = importlib.import_module("pytest_relevance.baseline")
+    locks = importlib.import_module("pytest_relevance.locks")  # a read-only directory refuses the lock file first
     before = baselined(suite, [])
     _changed(suite)
     with monkeypatch.context() as patched:
         patched.setattr(baseline, "os", _FileSystem(fault))
+        patched.setattr(locks, "os", _FileSystem(fault))
         result = run(suite, [], "--relevance-update")
     assert result.ret == ret
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
