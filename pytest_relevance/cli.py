@@ -163,7 +163,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from pytest_relevance.reports.data import write
+    from pytest_relevance.reports.sinks import write
 
     write(args.html, _load(args.source))
     print(f"wrote {args.html}")

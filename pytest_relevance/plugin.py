@@ -190,9 +190,9 @@ def pytest_configure(config: pytest.Config) -> None:
             check_url(setting(config, "relevance_es_url"))
     except ValueError as exc:  # SettingError, or the RelevanceInputError of a bad URL (it names the key)
         raise pytest.UsageError(str(exc)) from None
-    from pytest_relevance.reports.data import REPORT_SUFFIXES
-
     for path in config.getoption("relevance_report"):
+        from pytest_relevance.reports.sinks import REPORT_SUFFIXES  # only where a report is asked for: import cost
+
         if Path(path).suffix.lower() not in REPORT_SUFFIXES:
             raise pytest.UsageError(
                 f"--relevance-report {path}: the suffix names the format: .md, .json, .html or .trec (the run)"
@@ -796,7 +796,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     reports = [result["report"] for _, result in sorted(state.results.items()) if "report" in result]
     if reports:
-        from pytest_relevance.reports.data import write, write_step_summary
+        from pytest_relevance.reports.sinks import write, write_step_summary
 
         for path in config.getoption("relevance_report"):  # relative to where pytest was started, as --junitxml
             write(str(config.invocation_params.dir / path), reports)

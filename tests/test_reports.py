@@ -425,7 +425,7 @@ def test_the_step_summary_keeps_a_green_run_small() -> None:
 
 
 def test_the_step_summary_is_appended(tmp_path: Path) -> None:
-    from pytest_relevance.reports.data import write_step_summary
+    from pytest_relevance.reports.sinks import write_step_summary
 
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
@@ -485,7 +485,8 @@ def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines
 
 
 def test_a_json_report_read_back_keeps_the_strata_order() -> None:
-    from pytest_relevance.reports.data import from_file, stratum_key, to_json
+    from pytest_relevance.reports.data import from_file, stratum_key
+    from pytest_relevance.reports.sinks import to_json
 
     judgments, before = _small()
     report, _ = _report(judgments, before, before)

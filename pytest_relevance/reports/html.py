@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from pytest_relevance import rankings
+from pytest_relevance.reports import formatting
 from pytest_relevance.reports.data import (
     failing_first,
     floor_text,
@@ -16,7 +17,6 @@ from pytest_relevance.reports.data import (
     stale_line,
     update_command,
 )
-from pytest_relevance.reports.markdown import _delta, _number
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}
@@ -196,8 +196,8 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         p = "" if row.get("p") is None else p_text(row["p"])
         body.append(
             f'<tr class="{escape(row["status"])}"><td>{escape(row["stratum"])}</td><td>{row["n"]}</td>'
-            f"<td>{escape(row['metric'])}</td><td>{_number(row['baseline'])}</td>"
-            f"<td>{_number(row['current'])}</td><td>{_delta(row['delta'])}</td>"
+            f"<td>{escape(row['metric'])}</td><td>{formatting.number(row['baseline'])}</td>"
+            f"<td>{formatting.number(row['current'])}</td><td>{formatting.delta(row['delta'])}</td>"
             f"<td>{escape(floor_text(row))}</td><td>{escape(p)}</td></tr>"
         )
     body.append("</table>")

@@ -18,6 +18,7 @@ from pytest_relevance.reports.data import (
     stale_line,
     update_command,
 )
+from pytest_relevance.reports.formatting import delta, number
 
 _MARKS = {
     "regression": "**regression**",
@@ -27,14 +28,6 @@ _MARKS = {
     "same": "",
     "recorded": "",
 }
-
-
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
-
-
-def _delta(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.4f}"
 
 
 def _text(text: object) -> str:
@@ -101,8 +94,8 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         if row.get("p") is not None:
             mark += f" ({p_text(row['p'])})"
         lines.append(
-            f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {_number(row['baseline'])} | "
-            f"{_number(row['current'])} | {_delta(row['delta'])} | {floor_text(row)} | {mark} |"
+            f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {number(row['baseline'])} | "
+            f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
     notes = [line for line in (judged_line(report), stale_line(report)) if line]

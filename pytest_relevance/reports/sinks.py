@@ -1,0 +1,53 @@
+"""Where the report model goes: report files by suffix (Markdown, JSON, HTML, TREC runs) and GitHub's step summary.
+
+The renderers only render; this module picks one by the file's suffix and writes, so no renderer imports another
+and the report model (`data.py`) imports none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pytest_relevance.reports import html, markdown
+
+
+def to_json(reports: list[dict[str, Any]]) -> str:
+    return json.dumps({"pytest-relevance-report": 1, "tests": reports}, indent=2, sort_keys=True) + "\n"
+
+
+REPORT_SUFFIXES = (".md", ".json", ".html", ".trec")
+
+
+def write(path: str, reports: list[dict[str, Any]]) -> None:
+    """Write reports in the format the suffix names: .md, .json, .html, or .trec (the runs, for trec_eval)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.suffix.lower() == ".trec":
+        _write_runs(target, reports)
+        return
+    renderers = {".md": markdown.render, ".json": to_json, ".html": html.render}
+    target.write_text(renderers[target.suffix.lower()](reports), encoding="utf-8")
+
+
+def _write_runs(target: Path, reports: list[dict[str, Any]]) -> None:
+    """Each test's run (its rankings, to the depth its metrics read) as a TREC run file tagged with the test id.
+    One file holds one run (trec_eval refuses a query's document twice), so with several tests each run goes to
+    `STEM.<test name>.trec` beside PATH."""
+    from pytest_relevance.trec import format_run
+
+    for report in reports:
+        name = target
+        if len(reports) > 1:
+            test = re.sub(r"[^A-Za-z0-9_.-]+", "_", report["test"].rpartition("::")[2]).strip("_") or "test"
+            name = target.with_name(f"{target.stem}.{test}{target.suffix}")
+        name.write_text(format_run(report["rankings"], report["test"]), encoding="utf-8")
+
+
+def write_step_summary(path: str, reports: list[dict[str, Any]]) -> None:
+    """Append to $GITHUB_STEP_SUMMARY (other steps write there too): failing tests in full, passing ones one line
+    each, so a green run adds a few hundred bytes."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(markdown.render(reports, compact=True))
