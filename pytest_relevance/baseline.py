@@ -450,8 +450,13 @@ class Comparison:
     depth: int | None = None
 
 
-def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequence[Metric]) -> list[str]:
-    """Why these numbers cannot be compared with the entry at all; each reason says what to do."""
+def incompatibilities(
+    entry: Mapping[str, Any], judgments: str | None, engine: str, definitions: Mapping[str, object | None]
+) -> list[str]:
+    """Why numbers measured with these judgments, engine and metric definitions (spec -> definition) cannot be
+    compared with the entry's at all; each reason says what to do. The gate and `pytest-relevance compare` both ask
+    this. A definition of None is unknown (a JSON report written before reports recorded them): only its presence in
+    the entry is checked."""
     problems = []
     if entry.get("judgments") != judgments:
         problems.append(
@@ -465,13 +470,13 @@ def incompatibilities(entry: Entry, judgments: str, engine: str, metrics: Sequen
             "different engines are never compared. Re-baseline with --relevance-update"
         )
     recorded = entry.get("metrics", {})
-    for metric in metrics:
-        if metric.spec not in recorded:
-            problems.append(f"metric {metric.spec} is not in the baseline; add it with --relevance-update")
-        elif recorded[metric.spec] != _jsonable(metric.definition()):
+    for spec, definition in definitions.items():
+        if spec not in recorded:
+            problems.append(f"metric {spec} is not in the baseline; add it with --relevance-update")
+        elif None not in (definition, recorded[spec]) and recorded[spec] != _jsonable(definition):
             problems.append(
-                f"metric {metric.spec} is defined differently in the baseline ({recorded[metric.spec]} vs "
-                f"{metric.definition()}); re-baseline with --relevance-update"
+                f"metric {spec} is defined differently in the baseline ({recorded[spec]} vs {definition}); "
+                "re-baseline with --relevance-update"
             )
     return problems
 

@@ -121,19 +121,38 @@ def _query_value(values: dict | None) -> float | None:
     return values["current"] if values.get("current") is not None else values.get("baseline")
 
 
+def _problems(old: dict, new: dict) -> list[str]:
+    """The gate's own reasons why OLD's numbers cannot be compared with NEW's (judgments, engine, metrics)."""
+    from pytest_relevance.baseline import incompatibilities
+
+    def definitions(report: dict) -> dict:  # a JSON report written before reports recorded them: specs only
+        return report.get("metrics") or dict.fromkeys((row["metric"] for row in report["rows"]), None)
+
+    recorded = {"judgments": old.get("judgments"), "engine": old.get("engine"), "metrics": definitions(old)}
+    return incompatibilities(recorded, new.get("judgments"), str(new.get("engine")), definitions(new))
+
+
 def _compare(args: argparse.Namespace) -> int:
     old = {r["test"]: r for r in _load(args.old)}
     new = {r["test"]: r for r in _load(args.new)}
     tests = []
     for test in sorted(set(old) | set(new)):
         if test in old and test in new:
-            tests.append(_compared(old[test], new[test], args.changed_only, args.new))
+            problems = _problems(old[test], new[test])
+            if problems:
+                tests.append({"test": test, "only_in": None, "problems": problems, "rows": [], "queries": []})
+            else:
+                tests.append(_compared(old[test], new[test], args.changed_only, args.new))
         else:
             tests.append({"test": test, "only_in": "old" if test in old else "new", "rows": [], "queries": []})
     regressed = any(r["status"] == "regression" for t in tests for r in t["rows"])
+    refused = [(t["test"], problem) for t in tests for problem in t.get("problems", [])]
+    for test, problem in refused:  # the gate says "cannot compare" here: so does compare, exit 2 as for bad input
+        print(f"pytest-relevance: error: cannot compare {test}: {problem}", file=sys.stderr)
+    code = 2 if refused else 1 if regressed else 0
     if args.format == "json":
-        print(json.dumps({"regressed": regressed, "tests": tests}, indent=2))
-        return 1 if regressed else 0
+        print(json.dumps({"regressed": regressed, "comparable": not refused, "tests": tests}, indent=2))
+        return code
 
     def number(x: float | None, sign: str = "") -> str:
         return "" if x is None else f"{x:{sign}.4f}"
@@ -143,6 +162,7 @@ def _compare(args: argparse.Namespace) -> int:
     for t in tests:
         if t["only_in"]:
             lines.append((t["test"], "", "", "", "", f"only in {t['only_in'].upper()}"))
+        lines += [(t["test"], "", "", "", "", f"CANNOT COMPARE: {problem}") for problem in t.get("problems", [])]
         for r in t["rows"]:
             status = {"regression": "REGRESSION", "improvement": "improved", "new": "new"}.get(r["status"], "")
             cells = (number(r["old"]), number(r["new"]), number(r["delta"], "+"), status)
@@ -159,7 +179,7 @@ def _compare(args: argparse.Namespace) -> int:
         widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
         for line in [header, *lines]:
             print("  ".join(str(x).ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
-    return 1 if regressed else 0
+    return code
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -382,7 +402,8 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.set_defaults(handler=_evaluate)
     compare = commands.add_parser(
         "compare",
-        help="delta table between two baseline or JSON report files; exit 1 when NEW regresses beyond tolerance",
+        help="delta table between two baseline or JSON report files; exit 1 when NEW regresses beyond tolerance, 2 "
+        "when a test's numbers cannot be compared (judgments, engine or metric definitions differ)",
     )
     compare.add_argument("old")
     compare.add_argument("new")

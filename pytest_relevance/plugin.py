@@ -612,7 +612,8 @@ class RelevanceSnapshot:
         entry = state.baseline().get(nodeid)
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
-        problems = incompatibilities(entry, self.judgments.version, engine, self.metrics) if entry else []
+        definitions = {m.spec: m.definition() for m in self.metrics}
+        problems = incompatibilities(entry, self.judgments.version, engine, definitions) if entry else []
         if entry is not None and not problems:
             specs = [m.spec for m in self.metrics]
             missing = missing_values(entry, list(evaluation.strata), specs)

@@ -185,7 +185,9 @@ def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(tmp_path: Pa
 # ---------------------------------------------------------------- compare and report
 
 
-def _baseline(tmp_path: Path, name: str, run: dict[str, list[str]], test: str = "t.py::test_a") -> str:
+def _baseline(
+    tmp_path: Path, name: str, run: dict[str, list[str]], test: str = "t.py::test_a", version: str = "v1"
+) -> str:
     """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
     from pytest_relevance.baseline import make_entry, write_baseline
     from pytest_relevance.evaluation import evaluate
@@ -195,9 +197,9 @@ def _baseline(tmp_path: Path, name: str, run: dict[str, list[str]], test: str = 
 
     strata = ("head", "torso", "tail", "zeta")
     queries = tuple(Query(f"q{i}", f"text {i}", strata[i % 4], {}, {"a": 2, "b": 1}) for i in range(8))
-    judgments = Judgments(queries, "v1", "judgments.yaml")
+    judgments = Judgments(queries, version, "judgments.yaml")
     evaluation = evaluate(run, judgments, parse_metrics("recall@100 ndcg@10 mrr@10"))
-    entry = make_entry(evaluation, "v1", "custom", Tolerance.parse("0.005"), "why")
+    entry = make_entry(evaluation, version, "custom", Tolerance.parse("0.005"), "why")
     path = tmp_path / name
     write_baseline(path, {test: entry})
     return str(path)
@@ -279,6 +281,35 @@ def test_compare_changed_only_lists_the_changed_rows_and_queries(tmp_path: Path,
     assert code == 0 and json.loads(out)["tests"][0]["rows"] == []
     code, out, _ = run_cli(capsys, "compare", old, new)
     assert len(out.splitlines()) == 1 + 15  # without --changed-only: every row, no queries
+
+
+def test_compare_refuses_what_the_gate_cannot_compare_with_the_gates_reasons(tmp_path: Path) -> None:
+    from pytest_relevance.baseline import incompatibilities
+
+    old = _baseline(tmp_path, "old.json", GOOD)
+    new = _baseline(tmp_path, "new.json", {**GOOD, "q1": ["b", "x", "a"]}, version="v2")  # a refresh, and a drop
+    data = json.loads(Path(new).read_text())
+    entry = data["entries"]["t.py::test_a"]
+    entry["engine"] = "elasticsearch 8.13.4"
+    entry["metrics"]["ndcg@10"]["gain"] = "exp"
+    Path(new).write_text(json.dumps(data))
+    recorded = json.loads(Path(old).read_text())["entries"]["t.py::test_a"]
+    reasons = incompatibilities(recorded, "v2", "elasticsearch 8.13.4", entry["metrics"])
+    assert len(reasons) == 3 and reasons[0].startswith("the judgments changed: baseline version 'v1', now 'v2'")
+
+    def compare(*extra: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "pytest_relevance.cli", "compare", old, new, *extra]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    done = compare("--format", "json")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"pytest-relevance: error: cannot compare t.py::test_a: {r}" for r in reasons]
+    data = json.loads(done.stdout)
+    assert (data["regressed"], data["comparable"]) == (False, False)
+    assert data["tests"] == [{"test": "t.py::test_a", "only_in": None, "problems": reasons, "rows": [], "queries": []}]
+    done = compare()
+    assert done.returncode == 2 and "REGRESSION" not in done.stdout
+    assert [line.split(None, 3)[1:3] for line in done.stdout.splitlines()[1:]] == [["CANNOT", "COMPARE:"]] * 3
 
 
 def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> None:

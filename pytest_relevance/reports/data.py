@@ -4,7 +4,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
 
     {"pytest-relevance-report": 1,
      "tests": [{
-        "test": node id, "engine": str, "judgments": version, "tolerance": str, "status": "passed" | "regressed" |
+        "test": node id, "engine": str, "judgments": version, "metrics": {spec: definition, as the baseline records
+            them}, "tolerance": str, "status": "passed" | "regressed" |
             "updated" | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
@@ -151,6 +152,7 @@ def build(
         "test": nodeid,
         "engine": engine,
         "judgments": judgments.version,
+        "metrics": {m.spec: m.definition() for m in metrics},
         "tolerance": tolerance,
         "status": status,
         "rows": rows,
@@ -316,6 +318,7 @@ def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         "test": test,
         "engine": entry["engine"],
         "judgments": entry["judgments"],
+        "metrics": entry["metrics"],
         "tolerance": entry["tolerance"],
         "status": "baseline",
         "rows": rows,
