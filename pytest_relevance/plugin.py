@@ -657,6 +657,8 @@ class RelevanceSnapshot:
         state.results[nodeid] = {**result, "report": report}
         if update:
             report["status"] = "updated" if new is not entry else "unchanged"
+            if not comparable:  # measured against itself: every delta 0, which is no change anyone made
+                report["against"] = "new entry" if entry is None else "not compared"
             state.results[nodeid].update(entry=new, updated=new is not entry)
             return True
         if entry is None:

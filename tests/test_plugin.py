@@ -70,6 +70,7 @@ def test_update_creates_then_passes(project: pytest.Pytester, mode: list[str]) -
     result.stdout.fnmatch_lines(
         ["*updated head.ndcg@10: new -> 1.0000*", "*baseline written: relevance-baseline.json*"]
     )
+    result.stdout.fnmatch_lines(["relevance: test_rel.py::test_quality updated, ndcg@10 * (new entry)"])
     text = (project.path / "relevance-baseline.json").read_text()
     entry = baseline(project)["test_rel.py::test_quality"]
     assert entry["reason"] == "first baseline"
@@ -158,6 +159,8 @@ def test_judgments_version_change_names_both_versions(project: pytest.Pytester, 
     result = run(project, mode)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*the judgments changed: baseline version 'v1', now 'v2'*commit of its own*"])
+    refreshed = run(project, mode, "--relevance-update")  # no delta against v1's numbers: they are not comparable
+    refreshed.stdout.fnmatch_lines(["relevance: test_rel.py::test_quality updated, ndcg@10 * (not compared)"])
 
 
 def test_a_metric_dropped_from_the_settings_is_said_and_fails_under_unused_fail(project: pytest.Pytester, mode) -> None:

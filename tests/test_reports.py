@@ -610,6 +610,11 @@ def test_one_line_per_test_and_a_count_line() -> None:
     ]
     updated = {**passed, "status": "updated"}
     assert test_line("t", {**result, "report": updated}) == "relevance: t updated, ndcg@10 1.0000 (+0.0000)"
+    # an update with no entry to compare with (new, or new judgments) is measured against itself: no delta to show
+    fresh = {**updated, "against": "new entry"}
+    assert test_line("t", {**result, "report": fresh}) == "relevance: t updated, ndcg@10 1.0000 (new entry)"
+    refreshed = {**updated, "against": "not compared"}
+    assert test_line("t", {**result, "report": refreshed}) == "relevance: t updated, ndcg@10 1.0000 (not compared)"
     assert test_line("t", result) == "relevance: t not scored (see its failure)"
     results = [{**result, "report": r} for r in (passed, passed, new, odd, regressed)] + [result]
     assert count_line(results) == (

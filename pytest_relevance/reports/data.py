@@ -6,7 +6,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
      "tests": [{
         "test": node id, "engine": str, "judgments": version, "metrics": {spec: definition, as the baseline records
             them}, "tolerance": str, "status": "passed" | "regressed" |
-            "updated" | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
+            "updated" (with "against": "new entry" | "not compared" where no entry could be compared, so every
+            delta is 0) | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
                   "tolerance", "floor", "floor_exact" (false: the floor is at least this value, a greedy list's
@@ -414,6 +415,8 @@ def brief(report: Mapping[str, Any]) -> str:
         note = "no baseline yet"
     elif report["status"] == "cannot compare":
         note = "not compared"
+    elif report.get("against"):
+        note = report["against"]
     elif row["delta"] is None:
         note = "new"
     else:
