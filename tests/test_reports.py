@@ -469,6 +469,22 @@ def test_html_per_query_chart_names_the_queries_and_lists_them() -> None:
     assert ">-0.1<" in ticks and ">+0.1<" in ticks  # the axis fits the largest change, not always +-1
 
 
+def test_html_per_query_chart_spreads_a_few_bars_over_its_width_and_labels_each() -> None:
+    import re
+
+    from pytest_relevance.reports import html
+
+    changed = [(-0.2, "q1", 0.9, 0.7), (-0.1, "q2", 0.8, 0.7), (0.05, "q3", 0.5, 0.55), (0.1, "q4", 0.4, 0.5)]
+    chart = html._deltas(changed, {})
+    xs = [float(x) for x in re.findall(r'<rect x="([0-9.]+)"', chart)]
+    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([0-9.]+)"', chart)]
+    # four bars over the 848 px plot: the last one ends past half of the 900 px chart, not in its first tenth
+    assert xs[-1] + widths[-1] > 450 and min(widths) >= 24
+    assert re.findall(r'class="bar-label"[^>]*>([^<]*)<', chart) == ["q1", "q2", "q3", "q4"]
+    many = [(-0.01 * (i + 1), f"q{i}", 0.5, 0.4) for i in range(html._LABELLED + 1)]
+    assert 'class="bar-label"' not in html._deltas(many, {})  # too many to label without overlap: the table names them
+
+
 def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines() -> None:
     from pytest_relevance.reports import html
 

@@ -29,6 +29,8 @@ td:first-child,th:first-child,.text{text-align:left}.regression{background:#ffeb
 details>summary{cursor:pointer;font-weight:600;margin:16px 0}svg text{font-family:inherit}
 """
 _BASE, _NOW, _UP, _DOWN, _AXIS, _GRID = "#8c959f", "#0969da", "#1a7f37", "#cf222e", "#57606a", "#eaeef2"
+_LABELLED = 40  # changed queries up to which each bar of the per-query chart is labelled
+_LABEL_BAND = 64  # room under that chart for the slanted labels
 _BAR, _GAP = 44, 22  # bar width and the gap between metrics: wide enough for a "0.8665" label
 _TOP, _BOTTOM, _LEFT, _PLOT = 34, 44, 36, 150  # margins and plot height of a stratum chart
 
@@ -105,12 +107,20 @@ def _scale(largest: float) -> float:
 
 
 def _deltas(changed: Sequence[tuple[float, str, float, float]], texts: Mapping[str, str]) -> str:
-    """One bar per changed query, sorted by change, on a symmetric axis with ticks; hover names the query."""
-    width, height, left, pad = 900, 200, 48, 12
-    middle = height / 2
+    """One bar per changed query, sorted by change, on a symmetric axis with ticks; hover names the query.
+
+    The bars share the whole width: four changed queries squeezed into a tenth of it read as noise. Up to
+    `_LABELLED` bars each carry their query id under the chart, so a reader sees which queries moved without
+    hovering; more than that would overlap, and the table below the chart lists them.
+    """
+    labelled = len(changed) <= _LABELLED
+    width, chart, left, pad = 900, 200, 48, 12
+    height = chart + (_LABEL_BAND if labelled else 0)
+    middle = chart / 2
     scale = _scale(max(abs(d) for d, *_ in changed))
     half = middle - pad
-    step = min((width - left - 4) / len(changed), 24.0)  # a few changed queries get bars, not blocks
+    step = (width - left - 4) / len(changed)
+    bar = min(step * 0.8, 48.0)
     parts = [
         f'<svg class="delta-chart" role="img" aria-label="per-query delta" width="{width}" height="{height}" '
         f'xmlns="http://www.w3.org/2000/svg"><title>per-query change, {len(changed)} queries</title>',
@@ -122,17 +132,24 @@ def _deltas(changed: Sequence[tuple[float, str, float, float]], texts: Mapping[s
             f'<text class="tick" x="{left - 4}" y="{ty + 4:.1f}" font-size="10" text-anchor="end" '
             f'fill="{_AXIS}">{tick:+g}</text>'
         )
-    parts.append(f'<line x1="{left}" y1="{pad}" x2="{left}" y2="{height - pad}" stroke="{_AXIS}"/>')
+    parts.append(f'<line x1="{left}" y1="{pad}" x2="{left}" y2="{chart - pad}" stroke="{_AXIS}"/>')
     for i, (delta, query, before, after) in enumerate(changed):
         h = max(abs(delta) / scale * half, 1.0)
         top = middle - h if delta > 0 else middle
+        centre = left + 2 + (i + 0.5) * step
         text = texts.get(query)
         label = f"{query} {_one_line(text)!r}" if text else query
         parts.append(
-            f'<rect x="{left + 2 + i * step:.2f}" y="{top:.1f}" width="{max(step - 1, 0.5):.2f}" height="{h:.1f}" '
+            f'<rect x="{centre - bar / 2:.2f}" y="{top:.1f}" width="{max(bar, 0.5):.2f}" height="{h:.1f}" '
             f'fill="{_UP if delta > 0 else _DOWN}"><title>{escape(label)}: {before:.4f} -&gt; {after:.4f} '
             f"({delta:+.4f})</title></rect>"
         )
+        if labelled:
+            parts.append(
+                f'<text class="bar-label" x="{centre:.2f}" y="{chart + 4:.1f}" font-size="10" text-anchor="end" '
+                f'fill="{_AXIS}" transform="rotate(-45 {centre:.2f} {chart + 4:.1f})">'
+                f"{escape(_one_line(query, 14))}</text>"
+            )
     parts.append("</svg>")
     return "".join(parts)
 
