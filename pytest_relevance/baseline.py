@@ -531,15 +531,26 @@ def compare(entry: Entry, evaluation: Evaluation, tolerance: Tolerance) -> Compa
     old_queries: dict[str, dict[str, float]] = entry.get("queries", {})
     added = sorted(set(evaluation.per_query) - set(old_queries))
     removed = sorted(set(old_queries) - set(evaluation.per_query))
-    first = evaluation.metrics[0].spec
+    movers = query_movers(old_queries, evaluation.per_query, evaluation.metrics[0].spec)
+    return Comparison(rows, added, removed, movers, entry.get("rankings"), entry.get("rankings_depth"))
+
+
+def query_movers(
+    old_queries: Mapping[str, Mapping[str, float]],
+    per_query: Mapping[str, Mapping[str, float]],
+    spec: str,
+    members: Collection[str] | None = None,
+) -> list[Mover]:
+    """The queries whose value of `spec` changed, most dropped first; only `members` (a stratum's queries) when
+    given, so that the movers listed for a regressed stratum are that stratum's."""
     movers = [
-        Mover(qid, old_queries[qid][first], round(values[first], DIGITS))
-        for qid, values in evaluation.per_query.items()
-        if qid in old_queries and first in old_queries[qid]
+        Mover(qid, old_queries[qid][spec], round(values[spec], DIGITS))
+        for qid, values in per_query.items()
+        if (members is None or qid in members) and qid in old_queries and spec in old_queries[qid]
     ]
     movers = [m for m in movers if m.delta != 0]
     movers.sort(key=lambda m: (m.delta, m.query))
-    return Comparison(rows, added, removed, movers, entry.get("rankings"), entry.get("rankings_depth"))
+    return movers
 
 
 def changed_values(old: Entry | None, new: Entry) -> list[tuple[str, float | None, float]]:

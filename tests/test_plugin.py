@@ -97,7 +97,7 @@ def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: p
             "*  all.ndcg@10: 0.9077 -> 0.8569 (-0.0508, p=1.000)",
             "*  head.ndcg@10: 1.0000 -> 0.8984 (-0.1016, p=1.000)",
             "*hint: all.ndcg@10 (p=1.000), head.ndcg@10 (p=1.000) may be chance; relevance_alpha = 0.05 fails only*",
-            "*queries that dropped most on ndcg@10:",
+            "*queries that dropped most on head.ndcg@10:",
             "*h1 'alpha' [[]head]: 1.0000 -> 0.7967",
             "*    fell: a (3) 1 -> 2",
             "*    rose: b (1) 2 -> 1",

@@ -74,7 +74,7 @@ def test_reports_and_step_summary_pass_or_fail(demo: pytest.Pytester, monkeypatc
     markdown = (demo.path / "out" / "r.md").read_text()
     assert "| head | 51 | ndcg@10 | 0.8665 | 0.8390 | -0.0275 |" in markdown
     assert "**regression** (p=" in markdown
-    assert "Queries that lost most on ndcg@10:" in markdown
+    assert "Queries that lost most on head.ndcg@10:" in markdown
     assert "| q022 | hiking boots | head | 1.0000 | 0.6300 | -0.3700 | fell: p0569 (3) 5 -> 9," in markdown
     result.stdout.fnmatch_lines(
         [
@@ -210,6 +210,23 @@ def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **
     evaluation = evaluate(after, judgments, metrics)
     comparison = compare(entry, evaluation, Tolerance())
     return build("t::test", evaluation, judgments, comparison, entry, "custom", "0.005", settings, None), evaluation
+
+
+def test_the_queries_that_dropped_most_are_the_regressed_stratums_on_the_regressed_metric() -> None:
+    from pytest_relevance.reports import markdown
+    from pytest_relevance.reports.data import brief
+    from pytest_relevance.reports.terminal import failure_text
+
+    judgments, before = _small()
+    # q1 (head) drops on ndcg@10 only (b is relevant: its reciprocal rank stays 1); q2 (tail) drops on both, and
+    # tail.mrr (1 -> 0.75, -0.25) is the largest regression, where q1 has no say
+    report, evaluation = _report(judgments, before, {**before, "q1": ["b", "a", "c"], "q2": ["x", "d"]})
+    assert (report["movers"]["stratum"], report["movers"]["metric"]) == ("tail", "mrr")
+    assert [m["query"] for m in report["movers"]["lost"]] == ["q2"]
+    text = "\n".join(failure_text(report, evaluation, judgments, "relevance-baseline.json"))
+    assert "queries that dropped most on tail.mrr:\n  q2 'beta' [tail]: 1.0000 -> 0.5000" in text
+    assert "Queries that lost most on tail.mrr:" in markdown.render([report])
+    assert brief(report).startswith("regressed in ") and ", ndcg@10 " in brief(report)  # the headline stays
 
 
 def test_reports_show_what_fell_and_came_in_for_lost_and_gained_queries() -> None:

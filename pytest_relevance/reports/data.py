@@ -15,7 +15,10 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str],
-        "movers": {"metric": spec, "lost": [mover], "gained": [mover]},
+        "headline": the first metric's spec, whose "all" value stands for the test,
+        "movers": {"metric": spec, "stratum": name, "lost": [mover], "gained": [mover]}: the queries of the
+            regressed stratum that dropped most on the regressed metric (the largest drop when several did), else
+            every query on the first metric (stratum "all"),
             mover = {"query", "text", "stratum", "baseline", "current", "delta", "change"},
             change = {"fell": [move], "rose": [move], "came": [move]} against the baseline's top k, with
                 move = {"doc", "grade" (null: unjudged), "before", "after" (1-based; null: not there)};
@@ -35,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance import churn, rankings
-from pytest_relevance.baseline import DIGITS, Comparison, Entry
+from pytest_relevance.baseline import DIGITS, Comparison, Entry, query_movers
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import (
     Evaluation,
@@ -130,7 +133,13 @@ def build(
                 f"look worse; most unjudged: {worst}"
             )
     first = metrics[0].spec
-    movers = [_mover(m, judgments) for m in comparison.movers]
+    mover_stratum, mover_metric, moved = "all", first, comparison.movers
+    regressed_rows = [r for r in rows if r["status"] == "regression"]
+    if regressed_rows:  # the queries that dropped most on what regressed, not on the first metric over all queries
+        worst = min(regressed_rows, key=lambda r: (r["delta"], stratum_key(r["stratum"]), metric_key(r["metric"])))
+        mover_stratum, mover_metric = worst["stratum"], worst["metric"]
+        moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups[mover_stratum]))
+    movers = [_mover(m, judgments) for m in moved]
     lost = [m for m in movers if m["delta"] < 0][:MOVERS]
     gained = sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS]
     threshold = getattr(metrics[0], "threshold", 1)
@@ -167,7 +176,8 @@ def build(
         "duplicates": dict(evaluation.duplicates),
         "hints": notes,
         "warnings": list(dict.fromkeys(warnings)),
-        "movers": {"metric": first, "lost": lost, "gained": gained},
+        "headline": first,
+        "movers": {"metric": mover_metric, "stratum": mover_stratum, "lost": lost, "gained": gained},
         "churn": churned,
         "rankings": {qid: docs[: None if set_answers else depth(metrics)] for qid, docs in evaluation.run.items()},
         "per_query": {
@@ -254,6 +264,13 @@ _STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
 _FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
 
 
+def movers_label(report: Mapping[str, Any]) -> str:
+    """What the movers were ranked on: `ndcg@10` over all queries, or `medium.map@100` when that regressed."""
+    movers = report["movers"]
+    stratum = movers.get("stratum", "all")
+    return movers["metric"] if stratum == "all" else f"{stratum}.{movers['metric']}"
+
+
 def stratum_key(name: str) -> tuple[int, str]:
     """The pytest reports' order: all, head, torso, tail, then the others by name."""
     return _STRATA.get(name, len(_STRATA)), name
@@ -328,7 +345,8 @@ def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         "duplicates": {},
         "hints": [],
         "warnings": [],
-        "movers": {"metric": specs[0] if specs else "", "lost": [], "gained": []},
+        "headline": specs[0] if specs else "",
+        "movers": {"metric": specs[0] if specs else "", "stratum": "all", "lost": [], "gained": []},
         "churn": None,
         "per_query": {
             q: {m: {"baseline": v, "current": None} for m, v in values.items()}
@@ -396,7 +414,7 @@ def p_text(p: float) -> str:
 def headline_row(report: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The "all" stratum's value of the first metric: the one number that stands for the test."""
     rows = report["rows"]
-    metric = report["movers"]["metric"]
+    metric = report.get("headline") or report["movers"]["metric"]  # reports written before "headline" existed
     return next((r for r in rows if r["stratum"] == "all" and r["metric"] == metric), rows[0] if rows else None)
 
 

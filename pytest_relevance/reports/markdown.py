@@ -14,6 +14,7 @@ from pytest_relevance.reports.data import (
     floor_text,
     headline,
     judged_line,
+    movers_label,
     p_text,
     stale_line,
     update_command,
@@ -116,7 +117,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         if movers[key]:
             lines += [
                 "",
-                f"Queries that {title} most on {movers['metric']}:",
+                f"Queries that {title} most on {_text(movers_label(report))}:",
                 "",
                 "| query | text | stratum | baseline | current | delta | what moved |",
                 "|---|---|---|---:|---:|---:|---|",

@@ -14,6 +14,7 @@ from pytest_relevance.reports.data import (
     churn_line,
     floor_text,
     judged_line,
+    movers_label,
     p_text,
     stale_line,
     update_command,
@@ -85,7 +86,7 @@ def failure_text(
             )
         lost = report["movers"]["lost"]
         if lost:
-            lines.append(f"queries that dropped most on {report['movers']['metric']}:")
+            lines.append(f"queries that dropped most on {movers_label(report)}:")
             for mover in lost:
                 lines += mover_lines(mover)
     churned = report.get("churn")
