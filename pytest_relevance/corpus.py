@@ -111,12 +111,24 @@ def _whole(path: Path, text: str) -> list[Any]:
     return data
 
 
+CREATE_INDEX_KEYS = ("settings", "mappings", "aliases")
+
+
 def load_mapping(path: str | Path) -> dict[str, Any]:
     """An index config (a create-index body) from YAML or JSON."""
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "index config not found; set relevance_index_config to its path")
     data = load_document(path, read_text(path))
-    if not isinstance(data, dict) or "mappings" not in data:
-        raise RelevanceInputError(path, "an index config is a create-index body: a mapping with 'mappings'")
+    if not isinstance(data, dict):
+        raise RelevanceInputError(
+            path, "an index config is a create-index body: a mapping of settings, mappings and aliases"
+        )
+    for key in data:  # as Elasticsearch's CreateIndexRequest reads the body: any of the three, none required
+        if key not in CREATE_INDEX_KEYS:
+            raise RelevanceInputError(
+                path,
+                f"unknown key [{key}] for create index: a create-index body holds only settings, mappings and "
+                "aliases (field definitions go under mappings.properties)",
+            )
     return data

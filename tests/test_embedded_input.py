@@ -215,3 +215,28 @@ def test_the_bad_template_reaches_the_user_as_one_line(demo: pytest.Pytester) ->
          "must be between 0 and 1 (exclusive)*"]
     )  # fmt: skip
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_index_config_of_settings_alone_is_a_create_index_body(tmp_path: Path) -> None:
+    """Elasticsearch creates an index from settings alone (every field then mapped dynamically); the loader refused
+    a config without `mappings`. Here the default analyzer stems, so `headphone` matches both titles."""
+    path = tmp_path / "index.yaml"
+    path.write_text("settings:\n  analysis:\n    analyzer:\n      default: {type: english}\n")
+    config = load_mapping(path)
+    hits = (
+        EmbeddedEngine()
+        .open(DOCS, config, "id")
+        .search_many({"q1": {"query": {"match": {"title": "headphone"}}}}, 10, "q")
+    )
+    assert sorted(doc for doc, _ in hits["q1"]) == ["a", "b"]
+
+
+def test_an_index_config_key_that_is_not_a_create_index_key_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "index.yaml"
+    path.write_text("properties:\n  title: {type: text}\n")
+    with pytest.raises(RelevanceInputError) as error:
+        load_mapping(path)
+    assert str(error.value) == (
+        f"{path}: unknown key [properties] for create index: a create-index body holds only settings, mappings and "
+        "aliases (field definitions go under mappings.properties)"
+    )
