@@ -181,3 +181,57 @@ def test_importable_without_pytest() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_judge_provenance(tmp_path: Path) -> None:
+    from pytest_relevance.judgments import load_judgments
+
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("queries:\n  - {id: q1, text: a, grades: {d1: 2, d2: 1}}\n")
+    judged = tmp_path / "judged.yaml"
+    judged.write_text(
+        "queries:\n  - id: q1\n    text: a\n    grades:\n      d1: 2\n      d2: {grade: 1, judge: rule}\n"
+    )
+    query = load_judgments(judged)["q1"]
+    assert query.grades == {"d1": 2, "d2": 1}
+    assert query.judges == {"d2": "rule"}
+    assert load_judgments(plain)["q1"].judges == {}
+    # which grades a model made is part of what the judgments say, so of their version
+    assert load_judgments(plain).version != load_judgments(judged).version
+
+
+@pytest.mark.parametrize(
+    ("grade", "problem"),
+    [
+        ("{grade: 1}", "or {grade: NUMBER, judge: NAME}"),
+        ("{grade: 1, judge: ''}", "or {grade: NUMBER, judge: NAME}"),
+        ("{grade: 1, judge: rule, date: 2024}", "or {grade: NUMBER, judge: NAME}"),
+        ("{grade: -1, judge: r}", "grade -1 is negative"),
+    ],
+)
+def test_judge_provenance_bad(tmp_path: Path, grade: str, problem: str) -> None:
+    from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.judgments import load_judgments
+
+    path = tmp_path / "judged.yaml"
+    path.write_text(f"queries:\n  - id: q1\n    text: a\n    grades:\n      d2: {grade}\n")
+    with pytest.raises(RelevanceInputError, match=r"judged.yaml:\d+: query 'q1', document 'd2'") as raised:
+        load_judgments(path)
+    assert problem in str(raised.value)
+
+
+def test_merge_rewrite_keeps_the_judge(tmp_path: Path) -> None:
+    # a query without `grades:` makes merge rewrite the file one line per query: the judge must survive that
+    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.pool import merge_file
+
+    path = tmp_path / "judgments.yaml"
+    path.write_text(
+        "version: v1\nqueries:\n  - {id: q1, text: a, grades: {d1: {grade: 2, judge: rule}}}\n  - {id: q2, text: b}\n"
+    )
+    filled = tmp_path / "pool.csv"
+    filled.write_text("query_id,query,doc_id,grade\nq2,b,d5,1\n")
+    merge_file(path, filled)
+    judgments = load_judgments(path)
+    assert judgments["q1"].judges == {"d1": "rule"}
+    assert judgments["q2"].grades == {"d5": 1}
