@@ -356,6 +356,51 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agreement(args: argparse.Namespace) -> int:
+    """Cohen's kappa and the confusion matrix of two judgments files on the pairs both graded (see agreement.py)."""
+    from pathlib import Path
+
+    from pytest_relevance.agreement import WEIGHTINGS, agreement, shared_grades
+    from pytest_relevance.judgments import load_judgments
+
+    for path in (args.first, args.second):
+        if not Path(path).is_file():
+            raise RelevanceInputError(path, "judgments file not found: pass the path of a YAML, CSV or qrels file")
+    first = load_judgments(args.first, args.topics)
+    second = load_judgments(args.second, args.topics)
+    pairs = shared_grades(first, second)
+    if not pairs:
+        raise RelevanceInputError(
+            args.second,
+            f"no (query id, doc id) pair is graded both here and in {args.first}: compare files that grade the same "
+            "documents of the same query ids",
+        )
+    result = agreement(pairs)
+    labels = [f"{grade:g}" for grade in result.grades]
+    if args.format == "json":
+        report = {
+            "first": args.first,
+            "second": args.second,
+            "pairs": result.pairs,
+            "kappa": result.kappa,
+            "grades": list(result.grades),
+            "matrix": [list(row) for row in result.matrix],
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    shown = {name: "undefined" if value is None else f"{value:.4f}" for name, value in result.kappa.items()}
+    print(f"{result.pairs} (query, document) pairs graded in both {args.first} and {args.second}")
+    print("Cohen's kappa: " + ", ".join(f"{name} {shown[name]}" for name in WEIGHTINGS))
+    if None in result.kappa.values():
+        print("(undefined: both files give every shared pair the same grade, so there is no chance agreement to beat)")
+    print(f"\nrows: {args.first}; columns: {args.second}")
+    rows = [["", *labels], *([label, *map(str, row)] for label, row in zip(labels, result.matrix, strict=True))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)))
+    return 0
+
+
 def _actions(specs: Sequence[str]) -> dict[str, float]:
     """`--action purchase=3`: the action names that count as clicks, each with its weight (1 unless given)."""
     actions: dict[str, float] = {}
@@ -520,6 +565,18 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--topics-output", metavar="PATH", help="trec: also write the topics file here")
     export.add_argument("-o", "--output", required=True, metavar="PATH")
     export.set_defaults(handler=_export)
+    agreement = commands.add_parser(
+        "agreement",
+        help="Cohen's kappa (unweighted, linear, quadratic) and the confusion matrix of two judgments files",
+        description="Compare the grades of two judgments files (e.g. a model judge's and humans') on the (query id, "
+        "doc id) pairs both graded: Cohen's kappa unweighted and linearly and quadratically weighted, and the "
+        "confusion matrix, rows the first file's grades, columns the second's.",
+    )
+    agreement.add_argument("first", help="judgments file (YAML, CSV or TREC qrels): the matrix rows, e.g. the judge")
+    agreement.add_argument("second", help="judgments file: the matrix columns, e.g. the human grades")
+    agreement.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    agreement.add_argument("--format", choices=("text", "json"), default="text")
+    agreement.set_defaults(handler=_agreement)
     return parser
 
 

@@ -28,13 +28,18 @@ CSV_COLUMNS = ("query_id", "query", "stratum", "doc_id", "grade")
 
 @dataclass(frozen=True)
 class Query:
-    """One judged query. `grades` maps doc id -> grade; a document absent from it is unjudged, not irrelevant."""
+    """One judged query. `grades` maps doc id -> grade; a document absent from it is unjudged, not irrelevant.
+
+    `judges` maps the doc id of a model-made grade to the judge that made it (YAML `d7: {grade: 2, judge: rule}`),
+    so that such grades can be told from human ones and measured against them; a grade not in it is a human's.
+    """
 
     id: str
     text: str
     stratum: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     grades: Mapping[str, float] = field(default_factory=dict)
+    judges: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,8 +86,10 @@ def content_version(queries: tuple[Query, ...]) -> str:
     """
     digest = hashlib.sha256(b"[")
     for start in range(0, len(queries), 1000):
+        # the judges only when there are any: a file without model-made grades keeps the version it always had
         canonical = [
-            [q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] for q in queries[start : start + 1000]
+            [q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] + ([dict(q.judges)] if q.judges else [])
+            for q in queries[start : start + 1000]
         ]
         if start:
             digest.update(b", ")
@@ -411,7 +418,7 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
         key = _key(events, event, keys)
         value = events.next()
         if key == "grades":
-            fields[key] = grades.read(value, where, line)
+            fields[key], fields["judges"] = grades.read(value, where, line)
         elif key == "params":
             fields[key] = events.construct(value, f"{where}, params")
         elif key in QUERY_KEYS:
@@ -444,7 +451,7 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
     checked = fields.get("grades", {})
     if checked is None:
         checked = {}
-    return Query(qid, text, stratum, params, checked)
+    return Query(qid, text, stratum, params, checked, fields.get("judges") or {})
 
 
 class _GradeReader:
@@ -454,14 +461,16 @@ class _GradeReader:
         self.events = events
         self.numbers: dict[str, object] = {}  # plain scalar text -> its YAML value (grades repeat: 0, 1, 2, 3)
 
-    def read(self, event: Any, where: str, line: int) -> dict[str, float] | None:
+    def read(self, event: Any, where: str, line: int) -> tuple[dict[str, float] | None, dict[str, str]]:
+        """The grades, and the judge of each model-made one (see Query.judges)."""
         events, yaml, path = self.events, self.events.yaml, self.events.path
         if isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value in _NULLS:
-            return None
+            return None, {}
         if not isinstance(event, yaml.MappingStartEvent):
             events.skip(event)
             raise RelevanceInputError(path, f"{where}: 'grades' must be a mapping of doc id -> grade", line)
         grades: dict[str, float] = {}
+        judges: dict[str, str] = {}
         numbers, scalar, end, nxt = self.numbers, yaml.ScalarEvent, yaml.MappingEndEvent, events.next
         while not isinstance(key := nxt(), end):
             if not isinstance(key, scalar):
@@ -479,6 +488,8 @@ class _GradeReader:
                 grade = numbers.get(value.value)
                 if grade is None:
                     grade = numbers[value.value] = self.value(value, f"{where}, document {doc!r}")
+            elif value.__class__ is yaml.MappingStartEvent:
+                grade, judges[doc] = self.judged(value, f"{where}, document {doc!r}")
             else:
                 grade = self.value(value, f"{where}, document {doc!r}")
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
@@ -486,7 +497,22 @@ class _GradeReader:
             if doc in grades:  # the whole file's node tree, only now, to name the first line
                 check_duplicate_keys(path, events.tree())
             grades[doc] = grade
-        return grades
+        return grades, judges
+
+    def judged(self, event: Any, where: str) -> tuple[object, str]:
+        """A model-made grade, `{grade: 2, judge: NAME}`: the grade (checked by the caller) and the judge's name."""
+        events = self.events
+        node = events.compose(event)
+        check_duplicate_keys(events.path, node, where)
+        value = events.value(node, where)
+        judge = value.get("judge")
+        if set(value) != {"grade", "judge"} or not isinstance(judge, str) or not judge.strip():
+            raise RelevanceInputError(
+                events.path,
+                f"{where}: a grade is a number, or {{grade: NUMBER, judge: NAME}} for one a model judge made",
+                _line(event),
+            )
+        return value["grade"], judge
 
     def value(self, event: Any, where: str) -> object:
         if not isinstance(event, self.events.yaml.ScalarEvent):

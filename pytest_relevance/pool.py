@@ -372,7 +372,11 @@ def _query_line(query: Query, grades: Mapping[str, float]) -> str:
         parts.append(f"stratum: {_scalar(query.stratum)}")
     if query.params:
         parts.append(f"params: {json.dumps(dict(query.params), ensure_ascii=False, sort_keys=True)}")
-    parts.append("grades: {" + ", ".join(f"{_scalar(d)}: {_number(g)}" for d, g in grades.items()) + "}")
+    shown = {d: _number(g) for d, g in grades.items()}
+    for doc, judge in query.judges.items():  # a model-made grade keeps its judge when the file is rewritten
+        if doc in shown:
+            shown[doc] = f"{{grade: {shown[doc]}, judge: {_scalar(judge)}}}"
+    parts.append("grades: {" + ", ".join(f"{_scalar(d)}: {g}" for d, g in shown.items()) + "}")
     return "{" + ", ".join(parts) + "}"
 
 
@@ -405,7 +409,10 @@ def merge_file(
             raise RelevanceInputError(
                 judgments_path, f"left unchanged: with the merged grades it would not load ({exc.problem})"
             ) from None
-        if {q.id: dict(q.grades) for q in reloaded.queries} == expected:
+        judges = {q.id: dict(q.judges) for q in judgments.queries}
+        if {q.id: dict(q.grades) for q in reloaded.queries} == expected and judges == {
+            q.id: dict(q.judges) for q in reloaded.queries
+        }:
             return judgments.version, reloaded.version, count, blank
         judgments_path.write_bytes(original)
     raise RelevanceInputError(judgments_path, "the merged file did not read back the same; left unchanged")
