@@ -701,3 +701,46 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
     assert set(hits(lowered, {"regexp": {"k": "ALPHA"}})) == {"1"}
     assert set(hits(lowered, {"fuzzy": {"k": {"value": "ALPHX", "fuzziness": 1}}})) == {"1"}
     assert set(hits(lowered, {"range": {"k": {"gte": "B"}}})) == {"3"}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        # Elasticsearch 1.x's top-level filter beside the query: SearchSourceBuilder's parsing error
+        ({"query": {"match_all": {}}, "filter": {"term": {"tag": "audio"}}},
+         'filter: Elasticsearch 8 refuses the key: "Unknown key for a START_OBJECT in [filter]." (Elasticsearch '
+         "1.x's top-level filter: put it in query.bool.filter)"),
+        ({"query2": {}}, 'query2: Elasticsearch 8 refuses the key: "Unknown key for a START_OBJECT in [query2]."'),
+        # the 1.x function filter wrapper {query: {...}}: the inner query parser knows no query named `query`
+        ({"query": {"function_score": {"functions": [{"filter": {"query": {"term": {"tag": "audio"}}}, "weight": 2}]}}},
+         "query.function_score.functions[0].filter: unknown query [query], as Elasticsearch 8 refuses it: a clause "
+         "is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}"),
+        ({"query": {"constant_score": {"query": {"term": {"tag": "audio"}}}}},
+         "query.constant_score.query: [constant_score] query does not support [query], as Elasticsearch 8 refuses "
+         "it: its clause is `filter`"),
+        ({"query": {"constant_score": {"boost": 2}}},
+         "query.constant_score: [constant_score] requires a 'filter' element"),
+        ({"query": {"common": {"t": {"query": "head phones", "cutoff_frequency": 0.001}}}},
+         "query: unknown query [common], as Elasticsearch 8 refuses it: Common Terms Query usage is not supported. "
+         "Use [match] query which can efficiently skip blocks of documents if the total number of hits is not "
+         "tracked."),
+        ({"query": {"filtered": {"query": {"match_all": {}}, "filter": {"term": {"tag": "audio"}}}}},
+         "query: unknown query [filtered], as Elasticsearch 8 refuses it: removed in 5.0; write bool with must (the "
+         "query) and filter"),
+        # a key Elasticsearch reads: the body keys the embedded engine runs are listed, not the query types
+        ({"search_after": [1]},
+         "'search_after' at the search body is not supported by the embedded engine (supported: _source, "
+         "aggregations, aggs, collapse, docvalue_fields, explain, fields, from, highlight, knn, min_score, "
+         "post_filter, profile, query, rescore, retriever, seq_no_primary_term, size, sort, stored_fields, suggest, "
+         "timeout, track_scores, track_total_hits, version); the elasticsearch engine supports it"),
+        ({"ext": {"ltr_log": {}}},
+         "ext: [ltr_log] is a search extension, which only a server plugin registers (Elasticsearch has none of its "
+         "own); needs the plugin that provides it; the Elasticsearch engine with that plugin runs it"),
+    ],
+)  # fmt: skip
+def test_bodies_elasticsearch_8_refuses_are_refused_with_its_reason(
+    index: EmbeddedIndex, body: dict, message: str
+) -> None:
+    with pytest.raises(RelevanceInputError) as error:
+        body_hits(index, body)
+    assert str(error.value) == f"query.yaml: query 'q': {message}"

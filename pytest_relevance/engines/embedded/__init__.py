@@ -553,10 +553,11 @@ class EmbeddedIndex:
                 results[qid] = search(self, body, size)
             except Unsupported as exc:
                 construct = exc.construct if " " in exc.construct else repr(exc.construct)
+                supported = ", ".join(exc.among if exc.among is not None else sorted(HANDLERS))
                 raise RelevanceInputError(
                     source,
                     f"query {qid!r}: {construct} at {exc.path} is not supported by the embedded engine "
-                    f"(supported: {', '.join(sorted(HANDLERS))}); the elasticsearch engine supports it",
+                    f"(supported: {supported}); the elasticsearch engine supports it",
                 ) from None
             except Invalid as exc:
                 raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None

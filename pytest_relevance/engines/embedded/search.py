@@ -35,6 +35,12 @@ _BODY_KEYS = IGNORED_BODY_KEYS | {
     "knn",
     "retriever",
 }
+# The other keys Elasticsearch 8's SearchSourceBuilder reads: the Elasticsearch engine runs them, the embedded one
+# does not. Any key in neither set is refused by Elasticsearch itself.
+_ELASTICSEARCH_BODY_KEYS = frozenset(
+    {"terminate_after", "rank", "indices_boost", "search_after", "slice", "pit", "runtime_mappings", "script_fields",
+     "stats", "sub_searches", "ext"}
+)  # fmt: skip
 _RESCORE_MODES = {
     "total": lambda a, b: a + b,
     "multiply": lambda a, b: a * b,
@@ -45,9 +51,7 @@ _RESCORE_MODES = {
 
 
 def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
-    unknown = sorted(set(body) - _BODY_KEYS)
-    if unknown:
-        raise Unsupported(unknown[0], "the search body")
+    refuse_body_keys(body)
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
@@ -86,6 +90,25 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
         docs, values = _collapse(index, body["collapse"], docs, values)
     docs, values = docs[start : start + size], values[start : start + size]
     return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
+
+
+def refuse_body_keys(body: dict[str, Any]) -> None:
+    """A key Elasticsearch 8 does not read is its parsing error (`filter` beside `query` was Elasticsearch 1.x's
+    form), never "the elasticsearch engine supports it"; a key it reads and the embedded engine does not is that."""
+    for key in sorted(set(body) - _BODY_KEYS):
+        if key == "ext":
+            names = ", ".join(body["ext"]) if isinstance(body["ext"], dict) else repr(body["ext"])
+            raise Invalid(
+                "ext",
+                f"[{names}] is a search extension, which only a server plugin registers (Elasticsearch has none of "
+                "its own); needs the plugin that provides it; the Elasticsearch engine with that plugin runs it",
+            )
+        if key in _ELASTICSEARCH_BODY_KEYS:
+            raise Unsupported(key, "the search body", sorted(_BODY_KEYS))
+        value = body[key]
+        token = "START_OBJECT" if isinstance(value, dict) else "START_ARRAY" if isinstance(value, list) else "VALUE"
+        hint = " (Elasticsearch 1.x's top-level filter: put it in query.bool.filter)" if key == "filter" else ""
+        raise Invalid(key, f'Elasticsearch 8 refuses the key: "Unknown key for a {token} in [{key}]."{hint}')
 
 
 def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Scores:

@@ -126,11 +126,12 @@ def query(name: str) -> Callable[[Handler], Handler]:
 
 
 class Unsupported(Exception):
-    """A construct the embedded engine does not run (the Elasticsearch engine does)."""
+    """A construct the embedded engine does not run (the Elasticsearch engine does); `among` is what it runs in
+    that place (None: the query types)."""
 
-    def __init__(self, construct: str, path: str) -> None:
+    def __init__(self, construct: str, path: str, among: list[str] | None = None) -> None:
         super().__init__(construct)
-        self.construct, self.path = construct, path
+        self.construct, self.path, self.among = construct, path, among
 
 
 class Invalid(Exception):
@@ -158,6 +159,16 @@ MATCH_NONE_WHEN_UNMAPPED = frozenset(
 )  # fmt: skip
 
 
+# Query names Elasticsearch 8's parser does not know ("unknown query [name]"), which older templates still use: its
+# refusal, with what to write instead, not a construct the Elasticsearch engine would run
+UNKNOWN_TO_ELASTICSEARCH = {
+    "query": "a clause is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}",
+    "common": "Common Terms Query usage is not supported. Use [match] query which can efficiently skip blocks of "
+    "documents if the total number of hits is not tracked.",
+    "filtered": "removed in 5.0; write bool with must (the query) and filter",
+}
+
+
 def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> Scores:
     """Score one query clause `{type: spec}` at `path` over the whole corpus."""
     if not isinstance(node, dict) or len(node) != 1:
@@ -165,6 +176,10 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
     ((name, spec),) = node.items()
     handler = HANDLERS.get(name)
     if handler is None:
+        if name in UNKNOWN_TO_ELASTICSEARCH:
+            raise Invalid(
+                path, f"unknown query [{name}], as Elasticsearch 8 refuses it: {UNKNOWN_TO_ELASTICSEARCH[name]}"
+            )
         raise Unsupported(name, path)
     try:
         return handler(index, spec, f"{path}.{name}", boost)
