@@ -25,6 +25,7 @@ from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, Stored, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
+from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
@@ -444,6 +445,9 @@ class EmbeddedIndex:
         if self.kinds[field] == "text" and not spec.index:
             raise Invalid(path, f"field {field!r} has index: false, so Elasticsearch cannot search it either")
         if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
+            plugin = plugin_of(spec.type)
+            if plugin is not None:
+                raise Invalid(path, needs_plugin(f"a query on the {spec.type} field {field!r}", plugin))
             raise Unsupported(f"a query on the {spec.type} field {field!r}", path)
         if not spec.index and not flag(spec.params.get("doc_values", True)):
             raise Invalid(
@@ -455,7 +459,11 @@ class EmbeddedIndex:
             return self.text[field]
         if field in self.keyword:
             return self.keyword[field]
-        raise Invalid(path, f"field {field!r} is a {self.kinds[field]} field, not text or keyword")
+        raise Invalid(
+            path,
+            f"field {field!r} is of type [{self.fields[field].type}]; Elasticsearch runs this query on keyword and "
+            "text fields only",
+        )
 
     def search_tokens(
         self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
