@@ -601,7 +601,7 @@ def test_mapping_applies_elasticsearchs_analyzer_defaults(tmp_path: Path) -> Non
     [
         ({"t": {"type": "text", "analyzer": "nope"}}, "mappings.properties.t.analyzer: unknown analyzer 'nope'"),
         ({"t": {"type": "txt"}}, "mappings.properties.t.type: unknown field type 'txt'"),
-        ({"t": {"type": "text", "copy_to": "x"}}, "t: copy_to 'x' is not a mapped field"),
+        ({"t": {"type": "text", "copy_to": "x"}}, "t: copy_to 'x': Elasticsearch maps 'x' dynamically from the"),
         ({"t": {"type": "text", "similarity": "my"}}, "mappings.properties.t.similarity: unknown similarity 'my'"),
         ({"t": {"type": "keyword", "normalizer": "n"}}, "mappings.properties.t.normalizer: unknown normalizer 'n'"),
     ],

@@ -331,6 +331,13 @@ def test_a_sort_on_an_unmapped_field_with_unmapped_type_changes_no_order_and_sco
         ({"k": {"type": "icu_collation_keyword"}}, {},
          "mappings.properties.k.type: the field type 'icu_collation_keyword' needs the analysis-icu plugin; the "
          "Elasticsearch engine with that plugin runs it"),
+        # a copy_to target the mappings lack: what Elasticsearch does with it depends on `dynamic`
+        ({"t": {"type": "text", "copy_to": "all"}}, {"dynamic": "strict"},
+         "t: copy_to 'all': mapping set to strict, dynamic introduction of [all] within [_doc] is not allowed, as "
+         "Elasticsearch 8 refuses it at the first document: add 'all' to mappings.properties"),
+        ({"t": {"type": "text", "copy_to": "all"}}, {"dynamic": False},
+         "t: copy_to 'all': with dynamic: false, Elasticsearch indexes nothing under 'all', so a query on it matches "
+         "nothing; add it to mappings.properties"),
         ({"k": {"type": "keywrd"}}, {},
          "mappings.properties.k.type: unknown field type 'keywrd'; check the spelling (Elasticsearch types)"),
     ],

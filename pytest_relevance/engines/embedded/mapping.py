@@ -176,9 +176,24 @@ class IndexMapping:
         for name, spec in self.fields.items():
             for target in spec.copy_to:
                 if target not in self.fields:
-                    raise RelevanceInputError(
-                        self.source, f"{name}: copy_to {target!r} is not a mapped field; add it to mappings.properties"
-                    )
+                    raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
+
+    def _unmapped_copy(self, target: str) -> str:
+        """Why a copy_to target the mappings lack is refused: what Elasticsearch does with it depends on `dynamic`."""
+        if self.dynamic == "strict":
+            return (
+                f"mapping set to strict, dynamic introduction of [{target}] within [_doc] is not allowed, as "
+                f"Elasticsearch 8 refuses it at the first document: add {target!r} to mappings.properties"
+            )
+        if flag(self.dynamic):
+            return (
+                f"Elasticsearch maps {target!r} dynamically from the values copied there; the embedded engine needs "
+                "it mapped: add it to mappings.properties (text, to search its words)"
+            )
+        return (
+            f"with dynamic: {str(self.dynamic).lower()}, Elasticsearch indexes nothing under {target!r}, so a query "
+            "on it matches nothing; add it to mappings.properties"
+        )
 
     def is_disabled(self, name: str) -> bool:
         """Whether a path lies inside an object with `enabled: false` (or the root is disabled)."""
