@@ -8,6 +8,7 @@ ordinal. Adding a query type is one decorated function; an unknown name is repor
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
@@ -169,6 +170,20 @@ UNKNOWN_TO_ELASTICSEARCH = {
 }
 
 
+# The query types Elasticsearch 8 parses (its server, modules and default x-pack plugins), whether or not the
+# embedded engine runs them: any other name is Elasticsearch's refusal, not a gap of the embedded engine
+ELASTICSEARCH_QUERIES = frozenset(
+    ("bool", "boosting", "combined_fields", "constant_score", "dis_max", "distance_feature", "exists",
+     "field_masking_span", "function_score", "fuzzy", "geo_bounding_box", "geo_distance", "geo_grid", "geo_polygon",
+     "geo_shape", "has_child", "has_parent", "ids", "intervals", "knn", "match", "match_all", "match_bool_prefix",
+     "match_none", "match_phrase", "match_phrase_prefix", "more_like_this", "multi_match", "nested", "parent_id",
+     "percolate", "pinned", "prefix", "query_string", "range", "rank_feature", "regexp", "rule", "script",
+     "script_score", "semantic", "shape", "simple_query_string", "span_containing", "span_field_masking",
+     "span_first", "span_multi", "span_near", "span_not", "span_or", "span_term", "span_within", "sparse_vector",
+     "term", "terms", "terms_set", "text_expansion", "weighted_tokens", "wildcard", "wrapper")
+)  # fmt: skip
+
+
 def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> Scores:
     """Score one query clause `{type: spec}` at `path` over the whole corpus."""
     if not isinstance(node, dict) or len(node) != 1:
@@ -179,6 +194,12 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
         if name in UNKNOWN_TO_ELASTICSEARCH:
             raise Invalid(
                 path, f"unknown query [{name}], as Elasticsearch 8 refuses it: {UNKNOWN_TO_ELASTICSEARCH[name]}"
+            )
+        if name not in ELASTICSEARCH_QUERIES:  # a typo, or a plugin's query: Elasticsearch's parser refuses it
+            close = difflib.get_close_matches(name, sorted(ELASTICSEARCH_QUERIES), n=1)
+            hint = f" did you mean [{close[0]}]?" if close else ""
+            raise Invalid(
+                path, f"unknown query [{name}]{hint}, as Elasticsearch 8 refuses it (unless a plugin adds it)"
             )
         raise Unsupported(name, path)
     try:
