@@ -737,6 +737,18 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"query": {"percolate": {"field": "q"}}},
          "'percolate' at query is not supported by the embedded engine (supported: *); the elasticsearch engine "
          "supports it"),
+        # keys the embedded engine skips (they do not change the ranking) but Elasticsearch refuses the request for
+        ({"aggs": {"words": {"terms": {"field": "t"}}}},
+         "aggs.words.terms.field: Elasticsearch 8 refuses the request: Text fields are not optimised for operations "
+         "that require per-document field data like aggregations and sorting, so these operations are disabled by "
+         "default. Please use a keyword field instead. Alternatively, set fielddata=true on [t] in order to load "
+         "field data by uninverting the inverted index. Note that this can use significant memory."),
+        ({"aggregations": {"tags": {"terms": {"field": "tag"}, "aggs": {"w": {"significant_terms": {"field": "t"}}}}}},
+         "aggregations.tags.aggs.w.significant_terms.field: Elasticsearch 8 refuses the request: Text fields *"),
+        ({"highlight": {"type": "fvh", "fields": {"t": {}}}},
+         "highlight.fields.t: Elasticsearch 8 refuses the request: the field [t] should be indexed with term vector "
+         "with position offsets to be used with fast vector highlighter (term_vector: with_positions_offsets in its "
+         "mapping)"),
         # a key Elasticsearch reads: the body keys the embedded engine runs are listed, not the query types
         ({"search_after": [1]},
          "'search_after' at the search body is not supported by the embedded engine (supported: _source, "
@@ -755,3 +767,15 @@ def test_bodies_elasticsearch_8_refuses_are_refused_with_its_reason(
         body_hits(index, body)
     expected = ".*".join(re.escape(part) for part in f"query.yaml: query 'q': {message}".split("*"))
     assert re.fullmatch(expected, str(error.value)), str(error.value)
+
+
+def test_aggregations_and_highlighting_elasticsearch_runs_are_still_skipped(index: EmbeddedIndex) -> None:
+    plain = body_hits(index, {"query": {"match": {"t": "headphones"}}})
+    body = {"query": {"match": {"t": "headphones"}}, "aggs": {"tags": {"terms": {"field": "tag"}}},
+            "highlight": {"fields": {"t": {}, "tag": {"type": "unified"}, "unmapped": {"type": "fvh"}}}}  # fmt: skip
+    assert body_hits(index, body) == plain
+    vectors = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {
+        "t": {"type": "text", "term_vector": "with_positions_offsets", "fielddata": True}}}}, "id")  # fmt: skip
+    fvh = {"query": {"match": {"t": "headphones"}}, "highlight": {"type": "fvh", "fields": {"t": {}}},
+           "aggs": {"words": {"terms": {"field": "t"}}}}  # fmt: skip
+    assert [doc for doc, _ in body_hits(vectors, fvh)] == [doc for doc, _ in plain]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.mapping import flag
 from pytest_relevance.engines.embedded.queries import (
     F32,
     IGNORED_BODY_KEYS,
@@ -52,6 +53,9 @@ _RESCORE_MODES = {
 
 def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     refuse_body_keys(body)
+    for key in ("aggs", "aggregations"):
+        _refuse_text_aggregations(index, body.get(key), key)
+    _refuse_fast_vector_highlighting(index, body.get("highlight"))
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
@@ -109,6 +113,49 @@ def refuse_body_keys(body: dict[str, Any]) -> None:
         token = "START_OBJECT" if isinstance(value, dict) else "START_ARRAY" if isinstance(value, list) else "VALUE"
         hint = " (Elasticsearch 1.x's top-level filter: put it in query.bool.filter)" if key == "filter" else ""
         raise Invalid(key, f'Elasticsearch 8 refuses the key: "Unknown key for a {token} in [{key}]."{hint}')
+
+
+def _refuse_text_aggregations(index: EmbeddedIndex, aggs: Any, path: str) -> None:
+    """Aggregations do not change the ranking, so the embedded engine skips them; but Elasticsearch refuses the whole
+    request when one reads a text field without fielddata, and a gate that passes here would fail there."""
+    if not isinstance(aggs, dict):
+        return
+    for name, spec in aggs.items():
+        if not isinstance(spec, dict):
+            continue
+        for kind, options in spec.items():
+            at = f"{path}.{name}.{kind}"
+            if kind in ("aggs", "aggregations"):
+                _refuse_text_aggregations(index, options, at)
+            elif isinstance(options, dict) and isinstance(options.get("field"), str):
+                field = index.fields.get(options["field"])
+                if field is not None and field.kind == "text" and not flag(field.params.get("fielddata", False)):
+                    raise Invalid(
+                        f"{at}.field",
+                        "Elasticsearch 8 refuses the request: Text fields are not optimised for operations that "
+                        "require per-document field data like aggregations and sorting, so these operations are "
+                        "disabled by default. Please use a keyword field instead. Alternatively, set "
+                        f"fielddata=true on [{options['field']}] in order to load field data by uninverting the "
+                        "inverted index. Note that this can use significant memory.",
+                    )
+
+
+def _refuse_fast_vector_highlighting(index: EmbeddedIndex, highlight: Any) -> None:
+    """The fvh highlighter needs term vectors with positions and offsets; Elasticsearch refuses the request without
+    them (the embedded engine does not highlight, which would otherwise hide that)."""
+    if not isinstance(highlight, dict) or not isinstance(highlight.get("fields"), dict):
+        return
+    for name, options in highlight["fields"].items():
+        kind = options.get("type", highlight.get("type")) if isinstance(options, dict) else highlight.get("type")
+        field = index.fields.get(name)
+        vectors = str(field.params.get("term_vector", "no")) if field is not None else ""
+        if kind == "fvh" and field is not None and not vectors.startswith("with_positions_offsets"):
+            raise Invalid(
+                f"highlight.fields.{name}",
+                f"Elasticsearch 8 refuses the request: the field [{name}] should be indexed with term vector "
+                "with position offsets to be used with fast vector highlighter (term_vector: "
+                "with_positions_offsets in its mapping)",
+            )
 
 
 def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Scores:
