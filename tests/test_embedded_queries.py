@@ -749,6 +749,11 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
          "highlight.fields.t: Elasticsearch 8 refuses the request: the field [t] should be indexed with term vector "
          "with position offsets to be used with fast vector highlighter (term_vector: with_positions_offsets in its "
          "mapping)"),
+        ({"suggest": {"text": "hedphones", "fix": {"term": {"field": "title"}}}},
+         "suggest.fix.term.field: Elasticsearch 8 refuses the request: no mapping found for field [title]"),
+        ({"suggest": {"auto": {"prefix": "hea", "completion": {"field": "tag"}}}},
+         "suggest.auto.completion.field: Elasticsearch 8 refuses the request: Field [tag] is not a completion "
+         "suggest field"),
         # a key Elasticsearch reads: the body keys the embedded engine runs are listed, not the query types
         ({"search_after": [1]},
          "'search_after' at the search body is not supported by the embedded engine (supported: _source, "
@@ -769,10 +774,11 @@ def test_bodies_elasticsearch_8_refuses_are_refused_with_its_reason(
     assert re.fullmatch(expected, str(error.value)), str(error.value)
 
 
-def test_aggregations_and_highlighting_elasticsearch_runs_are_still_skipped(index: EmbeddedIndex) -> None:
+def test_aggregations_highlighting_and_suggesters_elasticsearch_runs_are_still_skipped(index: EmbeddedIndex) -> None:
     plain = body_hits(index, {"query": {"match": {"t": "headphones"}}})
     body = {"query": {"match": {"t": "headphones"}}, "aggs": {"tags": {"terms": {"field": "tag"}}},
-            "highlight": {"fields": {"t": {}, "tag": {"type": "unified"}, "unmapped": {"type": "fvh"}}}}  # fmt: skip
+            "highlight": {"fields": {"t": {}, "tag": {"type": "unified"}, "unmapped": {"type": "fvh"}}},
+            "suggest": {"text": "hedphones", "fix": {"term": {"field": "t"}}}}  # fmt: skip
     assert body_hits(index, body) == plain
     vectors = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {
         "t": {"type": "text", "term_vector": "with_positions_offsets", "fielddata": True}}}}, "id")  # fmt: skip

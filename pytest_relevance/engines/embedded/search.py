@@ -56,6 +56,7 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     for key in ("aggs", "aggregations"):
         _refuse_text_aggregations(index, body.get(key), key)
     _refuse_fast_vector_highlighting(index, body.get("highlight"))
+    _refuse_unmapped_suggestions(index, body.get("suggest"))
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
@@ -156,6 +157,27 @@ def _refuse_fast_vector_highlighting(index: EmbeddedIndex, highlight: Any) -> No
                 "with position offsets to be used with fast vector highlighter (term_vector: "
                 "with_positions_offsets in its mapping)",
             )
+
+
+def _refuse_unmapped_suggestions(index: EmbeddedIndex, suggest: Any) -> None:
+    """Suggesters do not rank, so the embedded engine skips them; Elasticsearch refuses the request when one names a
+    field the mappings lack (SuggestionBuilder.build) or, for completion, a field of another type."""
+    if not isinstance(suggest, dict):
+        return
+    for name, spec in suggest.items():
+        if not isinstance(spec, dict):
+            continue  # the global `text`
+        for kind in ("term", "phrase", "completion"):
+            options = spec.get(kind)
+            if not isinstance(options, dict) or not isinstance(options.get("field"), str):
+                continue
+            field, at = options["field"], f"suggest.{name}.{kind}.field"
+            if field not in index.fields:
+                raise Invalid(at, f"Elasticsearch 8 refuses the request: no mapping found for field [{field}]")
+            if kind == "completion" and index.fields[field].type != "completion":
+                raise Invalid(
+                    at, f"Elasticsearch 8 refuses the request: Field [{field}] is not a completion suggest field"
+                )
 
 
 def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Scores:
