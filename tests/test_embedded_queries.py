@@ -732,7 +732,13 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"query": {"mtach": {"t": "head"}}},
          "query: unknown query [mtach] did you mean [match]?, as Elasticsearch 8 refuses it (unless a plugin adds it)"),
         ({"query": {"sltr": {"model": "m"}}},
-         "query: unknown query [sltr], as Elasticsearch 8 refuses it (unless a plugin adds it)"),
+         "query: the query [sltr] needs the ltr (o19s's Learning to Rank) plugin; the Elasticsearch engine with that "
+         "plugin runs it"),
+        ({"query": {"neural": {"v": {"query_text": "head", "k": 5}}}},
+         "query: unknown query [neural]: it is the OpenSearch neural-search plugin's query, which Elasticsearch does "
+         "not have"),
+        ({"query": {"mlt": {"like": "head"}}},
+         "query: unknown query [mlt], as Elasticsearch 8 refuses it (unless a plugin adds it)"),
         # one it knows and the embedded engine does not run
         ({"query": {"percolate": {"field": "q"}}},
          "'percolate' at query is not supported by the embedded engine (supported: *); the elasticsearch engine "

@@ -32,6 +32,10 @@ _BY_PREFIX = (
     ("stempel", "analysis-stempel"),
     ("ukrainian", "analysis-ukrainian"),
 )
+# queries that a plugin registers, and whether that plugin is OpenSearch's (which no Elasticsearch server runs)
+_LTR = "ltr (o19s's Learning to Rank)"
+_QUERIES = {"sltr": (_LTR, False), "neural": ("neural-search", True), "neural_sparse": ("neural-search", True),
+            "hybrid": ("neural-search", True)}  # fmt: skip
 KNN_VECTOR = (
     "the field type 'knn_vector' is the OpenSearch k-NN plugin's, which Elasticsearch does not have; map the field "
     "as Elasticsearch's dense_vector (with dims), which the embedded engine runs"
@@ -47,3 +51,15 @@ def plugin_of(name: str) -> str | None:
 
 def needs_plugin(what: str, plugin: str) -> str:
     return f"{what} needs the {plugin} plugin; the Elasticsearch engine with that plugin runs it"
+
+
+def plugin_query(name: str) -> str | None:
+    """Why the query type `name` is a plugin's, or None when no plugin here registers it."""
+    if name not in _QUERIES:
+        return None
+    plugin, opensearch = _QUERIES[name]
+    if opensearch:
+        return (
+            f"unknown query [{name}]: it is the OpenSearch {plugin} plugin's query, which Elasticsearch does not have"
+        )
+    return needs_plugin(f"the query [{name}]", plugin)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.plugins import plugin_query
+
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
 
@@ -195,6 +197,8 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
             raise Invalid(
                 path, f"unknown query [{name}], as Elasticsearch 8 refuses it: {UNKNOWN_TO_ELASTICSEARCH[name]}"
             )
+        if plugin_query(name) is not None:
+            raise Invalid(path, str(plugin_query(name)))
         if name not in ELASTICSEARCH_QUERIES:  # a typo, or a plugin's query: Elasticsearch's parser refuses it
             close = difflib.get_close_matches(name, sorted(ELASTICSEARCH_QUERIES), n=1)
             hint = f" did you mean [{close[0]}]?" if close else ""
