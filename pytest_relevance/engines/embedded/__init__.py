@@ -7,8 +7,9 @@ dense_vector fields are columns over document ordinals; nested objects are child
 *every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and the
 top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
 
-The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct,
-where it is, and that the Elasticsearch engine supports it.
+The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct and
+where it is: Elasticsearch 8's own refusal for what it rejects, the plugin for a plugin's construct (`plugins.py`),
+and that the Elasticsearch engine supports it only for what Elasticsearch 8 itself runs.
 """
 
 from __future__ import annotations

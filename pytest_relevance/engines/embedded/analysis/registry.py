@@ -2,7 +2,7 @@
 
 `english` is a chain (standard tokenizer, possessive, lowercase, stop, porter), not a special case, so a custom
 chain and a built-in share every line of code. Every unsupported name is refused here, in one place, with the key
-path and the config file, pointing at the elasticsearch engine.
+path and the config file, pointing at the elasticsearch engine, or at the plugin a server needs for a plugin's name.
 """
 
 from __future__ import annotations
