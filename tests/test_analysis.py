@@ -250,14 +250,13 @@ def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
 @pytest.mark.parametrize(
     ("settings", "key_path"),
     [
-        ({"filter": {"f": {"type": "icu_folding"}}}, "settings.analysis.filter.f"),
+        ({"filter": {"f": {"type": "hunspell"}}}, "settings.analysis.filter.f"),
         ({"filter": {"f": {"type": "stemmer", "language": "german"}}}, "settings.analysis.filter.f.language"),
         (
             {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
             "settings.analysis.filter.f.synonyms_set",
         ),
         ({"filter": {"f": {"type": "stop", "stopwords": "_french_"}}}, "settings.analysis.filter.f.stopwords"),
-        ({"char_filter": {"f": {"type": "icu_normalizer"}}}, "settings.analysis.char_filter.f"),
     ],
 )
 def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out(settings, key_path) -> None:
@@ -266,6 +265,54 @@ def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out
     with pytest.raises(RelevanceInputError, match="elasticsearch engine supports it") as caught:
         analysis(settings, "cfg.yaml").analyzer("x", "test")
     assert str(caught.value).startswith(f"cfg.yaml: {key_path}")
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"filter": {"f": {"type": "icu_folding"}}},
+         "settings.analysis.filter.f: the token filter 'icu_folding' needs the analysis-icu plugin"),
+        ({"char_filter": {"f": {"type": "icu_normalizer"}}},
+         "settings.analysis.char_filter.f: the char filter 'icu_normalizer' needs the analysis-icu plugin"),
+        ({"tokenizer": {"f": {"type": "icu_tokenizer"}}},
+         "settings.analysis.tokenizer.f: the tokenizer 'icu_tokenizer' needs the analysis-icu plugin"),
+        ({"filter": {"f": {"type": "polish_stem"}}},
+         "settings.analysis.filter.f: the token filter 'polish_stem' needs the analysis-stempel plugin"),
+        ({"tokenizer": {"f": {"type": "kuromoji_tokenizer"}}},
+         "settings.analysis.tokenizer.f: the tokenizer 'kuromoji_tokenizer' needs the analysis-kuromoji plugin"),
+        ({"filter": {"f": {"type": "ja_stop"}}},
+         "settings.analysis.filter.f: the token filter 'ja_stop' needs the analysis-kuromoji plugin"),
+        ({"tokenizer": {"f": {"type": "nori_tokenizer"}}},
+         "settings.analysis.tokenizer.f: the tokenizer 'nori_tokenizer' needs the analysis-nori plugin"),
+        ({"tokenizer": {"f": {"type": "smartcn_tokenizer"}}},
+         "settings.analysis.tokenizer.f: the tokenizer 'smartcn_tokenizer' needs the analysis-smartcn plugin"),
+        ({"filter": {"f": {"type": "phonetic", "encoder": "metaphone"}}},
+         "settings.analysis.filter.f: the token filter 'phonetic' needs the analysis-phonetic plugin"),
+        ({"filter": {"f": {"type": "preserve_original"}}},
+         "settings.analysis.filter.f: the token filter 'preserve_original' needs the extra (Wikimedia's, for "
+         "CirrusSearch) plugin"),
+        ({"filter": {"f": {"type": "icu_token_repair"}}},
+         "settings.analysis.filter.f: the token filter 'icu_token_repair' needs the extra-analysis-textify "
+         "(Wikimedia's, for CirrusSearch) plugin"),
+    ],
+)  # fmt: skip
+def test_a_plugins_component_names_the_plugin_not_the_spelling(settings: dict, message: str) -> None:
+    kind = next(iter(settings))
+    settings["analyzer"] = {"x": {"tokenizer": "f"} if kind == "tokenizer" else {"tokenizer": "standard", kind: ["f"]}}
+    with pytest.raises(RelevanceInputError) as caught:
+        analysis(settings, "cfg.yaml").analyzer("x", "test")
+    assert str(caught.value) == f"cfg.yaml: {message}; the Elasticsearch engine with that plugin runs it"
+
+
+@pytest.mark.parametrize(("name", "plugin"), [("polish", "analysis-stempel"), ("kuromoji", "analysis-kuromoji"),
+                                              ("nori", "analysis-nori"), ("smartcn", "analysis-smartcn")])  # fmt: skip
+def test_a_plugins_analyzer_names_the_plugin(name: str, plugin: str) -> None:
+    with pytest.raises(RelevanceInputError) as caught:
+        analysis({}, "cfg.yaml").analyzer(name, "mappings.properties.t.analyzer")
+    assert str(caught.value) == (
+        f"cfg.yaml: mappings.properties.t.analyzer: the analyzer {name!r} needs the {plugin} plugin; the "
+        "Elasticsearch engine with that plugin runs it"
+    )
 
 
 def test_a_misspelt_component_is_unknown_not_unsupported() -> None:
@@ -554,7 +601,7 @@ def test_mapping_applies_elasticsearchs_analyzer_defaults(tmp_path: Path) -> Non
     [
         ({"t": {"type": "text", "analyzer": "nope"}}, "mappings.properties.t.analyzer: unknown analyzer 'nope'"),
         ({"t": {"type": "txt"}}, "mappings.properties.t.type: unknown field type 'txt'"),
-        ({"t": {"type": "text", "copy_to": "x"}}, "t: copy_to 'x' is not a mapped field"),
+        ({"t": {"type": "text", "copy_to": "x"}}, "t: copy_to 'x': Elasticsearch maps 'x' dynamically from the"),
         ({"t": {"type": "text", "similarity": "my"}}, "mappings.properties.t.similarity: unknown similarity 'my'"),
         ({"t": {"type": "keyword", "normalizer": "n"}}, "mappings.properties.t.normalizer: unknown normalizer 'n'"),
     ],

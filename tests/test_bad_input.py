@@ -564,7 +564,7 @@ DEMO_CASES = [
         Q,
         "query:\n  function_score",
         "query2: {}\nquery:\n  function_score",
-        f"relevance: {Q}: query 'q001': 'query2' at the search body is not supported by the embedded engine (supported: *); the elasticsearch engine supports it",
+        f"relevance: {Q}: query 'q001': query2: Elasticsearch 8 refuses the key: \"Unknown key for a START_OBJECT in [query2].\"",
     ),
     (
         "template-key-twice",

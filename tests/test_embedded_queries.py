@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -701,3 +702,92 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
     assert set(hits(lowered, {"regexp": {"k": "ALPHA"}})) == {"1"}
     assert set(hits(lowered, {"fuzzy": {"k": {"value": "ALPHX", "fuzziness": 1}}})) == {"1"}
     assert set(hits(lowered, {"range": {"k": {"gte": "B"}}})) == {"3"}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        # Elasticsearch 1.x's top-level filter beside the query: SearchSourceBuilder's parsing error
+        ({"query": {"match_all": {}}, "filter": {"term": {"tag": "audio"}}},
+         'filter: Elasticsearch 8 refuses the key: "Unknown key for a START_OBJECT in [filter]." (Elasticsearch '
+         "1.x's top-level filter: put it in query.bool.filter)"),
+        ({"query2": {}}, 'query2: Elasticsearch 8 refuses the key: "Unknown key for a START_OBJECT in [query2]."'),
+        # the 1.x function filter wrapper {query: {...}}: the inner query parser knows no query named `query`
+        ({"query": {"function_score": {"functions": [{"filter": {"query": {"term": {"tag": "audio"}}}, "weight": 2}]}}},
+         "query.function_score.functions[0].filter: unknown query [query], as Elasticsearch 8 refuses it: a clause "
+         "is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}"),
+        ({"query": {"constant_score": {"query": {"term": {"tag": "audio"}}}}},
+         "query.constant_score.query: [constant_score] query does not support [query], as Elasticsearch 8 refuses "
+         "it: its clause is `filter`"),
+        ({"query": {"constant_score": {"boost": 2}}},
+         "query.constant_score: [constant_score] requires a 'filter' element"),
+        ({"query": {"common": {"t": {"query": "head phones", "cutoff_frequency": 0.001}}}},
+         "query: unknown query [common], as Elasticsearch 8 refuses it: Common Terms Query usage is not supported. "
+         "Use [match] query which can efficiently skip blocks of documents if the total number of hits is not "
+         "tracked."),
+        ({"query": {"filtered": {"query": {"match_all": {}}, "filter": {"term": {"tag": "audio"}}}}},
+         "query: unknown query [filtered], as Elasticsearch 8 refuses it: removed in 5.0; write bool with must (the "
+         "query) and filter"),
+        # a query name Elasticsearch 8 does not know: a typo, with its suggestion, or a plugin's query
+        ({"query": {"mtach": {"t": "head"}}},
+         "query: unknown query [mtach] did you mean [match]?, as Elasticsearch 8 refuses it (unless a plugin adds it)"),
+        ({"query": {"sltr": {"model": "m"}}},
+         "query: the query [sltr] needs the ltr (o19s's Learning to Rank) plugin; the Elasticsearch engine with that "
+         "plugin runs it"),
+        ({"query": {"neural": {"v": {"query_text": "head", "k": 5}}}},
+         "query: unknown query [neural]: it is the OpenSearch neural-search plugin's query, which Elasticsearch does "
+         "not have"),
+        ({"query": {"mlt": {"like": "head"}}},
+         "query: unknown query [mlt], as Elasticsearch 8 refuses it (unless a plugin adds it)"),
+        # one it knows and the embedded engine does not run
+        ({"query": {"percolate": {"field": "q"}}},
+         "'percolate' at query is not supported by the embedded engine (supported: *); the elasticsearch engine "
+         "supports it"),
+        # keys the embedded engine skips (they do not change the ranking) but Elasticsearch refuses the request for
+        ({"aggs": {"words": {"terms": {"field": "t"}}}},
+         "aggs.words.terms.field: Elasticsearch 8 refuses the request: Text fields are not optimised for operations "
+         "that require per-document field data like aggregations and sorting, so these operations are disabled by "
+         "default. Please use a keyword field instead. Alternatively, set fielddata=true on [t] in order to load "
+         "field data by uninverting the inverted index. Note that this can use significant memory."),
+        ({"aggregations": {"tags": {"terms": {"field": "tag"}, "aggs": {"w": {"significant_terms": {"field": "t"}}}}}},
+         "aggregations.tags.aggs.w.significant_terms.field: Elasticsearch 8 refuses the request: Text fields *"),
+        ({"highlight": {"type": "fvh", "fields": {"t": {}}}},
+         "highlight.fields.t: Elasticsearch 8 refuses the request: the field [t] should be indexed with term vector "
+         "with position offsets to be used with fast vector highlighter (term_vector: with_positions_offsets in its "
+         "mapping)"),
+        ({"suggest": {"text": "hedphones", "fix": {"term": {"field": "title"}}}},
+         "suggest.fix.term.field: Elasticsearch 8 refuses the request: no mapping found for field [title]"),
+        ({"suggest": {"auto": {"prefix": "hea", "completion": {"field": "tag"}}}},
+         "suggest.auto.completion.field: Elasticsearch 8 refuses the request: Field [tag] is not a completion "
+         "suggest field"),
+        # a key Elasticsearch reads: the body keys the embedded engine runs are listed, not the query types
+        ({"search_after": [1]},
+         "'search_after' at the search body is not supported by the embedded engine (supported: _source, "
+         "aggregations, aggs, collapse, docvalue_fields, explain, fields, from, highlight, knn, min_score, "
+         "post_filter, profile, query, rescore, retriever, seq_no_primary_term, size, sort, stored_fields, suggest, "
+         "timeout, track_scores, track_total_hits, version); the elasticsearch engine supports it"),
+        ({"ext": {"ltr_log": {}}},
+         "ext: [ltr_log] is a search extension, which only a server plugin registers (Elasticsearch has none of its "
+         "own); needs the plugin that provides it; the Elasticsearch engine with that plugin runs it"),
+    ],
+)  # fmt: skip
+def test_bodies_elasticsearch_8_refuses_are_refused_with_its_reason(
+    index: EmbeddedIndex, body: dict, message: str
+) -> None:
+    with pytest.raises(RelevanceInputError) as error:
+        body_hits(index, body)
+    expected = ".*".join(re.escape(part) for part in f"query.yaml: query 'q': {message}".split("*"))
+    assert re.fullmatch(expected, str(error.value)), str(error.value)
+
+
+def test_aggregations_highlighting_and_suggesters_elasticsearch_runs_are_still_skipped(index: EmbeddedIndex) -> None:
+    plain = body_hits(index, {"query": {"match": {"t": "headphones"}}})
+    body = {"query": {"match": {"t": "headphones"}}, "aggs": {"tags": {"terms": {"field": "tag"}}},
+            "highlight": {"fields": {"t": {}, "tag": {"type": "unified"}, "unmapped": {"type": "fvh"}}},
+            "suggest": {"text": "hedphones", "fix": {"term": {"field": "t"}}}}  # fmt: skip
+    assert body_hits(index, body) == plain
+    vectors = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {
+        "t": {"type": "text", "term_vector": "with_positions_offsets", "fielddata": True}}}}, "id")  # fmt: skip
+    fvh = {"query": {"match": {"t": "headphones"}}, "highlight": {"type": "fvh", "fields": {"t": {}}},
+           "aggs": {"words": {"terms": {"field": "t"}}}}  # fmt: skip
+    assert [doc for doc, _ in body_hits(vectors, fvh)] == [doc for doc, _ in plain]

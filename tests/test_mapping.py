@@ -306,3 +306,75 @@ def test_a_sort_on_an_unmapped_field_with_unmapped_type_changes_no_order_and_sco
     assert [doc for doc, _ in hits(index, query, sort=sort)] == ranked
     with pytest.raises(RelevanceInputError, match=r"sort\[0\]\.mode: \[_score\] sorts take only 'order'"):
         hits(index, query, sort=[{"_score": {"order": "desc", "mode": "max"}}])
+
+
+# what Elasticsearch 8 refuses, and what needs a server plugin ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("properties", "mappings", "message"),
+    [
+        ({"t": {"type": "text"}}, {"_all": {"enabled": True}},
+         "mappings._all: Root mapping definition has unsupported parameters:  [_all : {enabled=true}], as "
+         "Elasticsearch 8 refuses it (the _all field was removed in 7.0): copy_to a text field of your own and "
+         "search that field"),
+        ({"t": {"type": "text", "include_in_all": False}}, {},
+         "mappings.properties.t.include_in_all: unknown parameter [include_in_all] on mapper [t] of type [text], as "
+         "Elasticsearch 8 refuses it (the _all field was removed in 7.0): use copy_to"),
+        ({"o": {"properties": {"t": {"type": "string"}}}}, {},
+         "mappings.properties.o.properties.t.type: No handler for type [string] declared on field [t], as "
+         "Elasticsearch 8 refuses it (removed in 5.0): map it as text (searched by words) or keyword (exact values)"),
+        ({"v": {"type": "knn_vector", "dimension": 3}}, {},
+         "mappings.properties.v.type: the field type 'knn_vector' is the OpenSearch k-NN plugin's, which "
+         "Elasticsearch does not have; map the field as Elasticsearch's dense_vector (with dims), which the "
+         "embedded engine runs"),
+        ({"k": {"type": "icu_collation_keyword"}}, {},
+         "mappings.properties.k.type: the field type 'icu_collation_keyword' needs the analysis-icu plugin; the "
+         "Elasticsearch engine with that plugin runs it"),
+        # a copy_to target the mappings lack: what Elasticsearch does with it depends on `dynamic`
+        ({"t": {"type": "text", "copy_to": "all"}}, {"dynamic": "strict"},
+         "t: copy_to 'all': mapping set to strict, dynamic introduction of [all] within [_doc] is not allowed, as "
+         "Elasticsearch 8 refuses it at the first document: add 'all' to mappings.properties"),
+        ({"t": {"type": "text", "copy_to": "all"}}, {"dynamic": False},
+         "t: copy_to 'all': with dynamic: false, Elasticsearch indexes nothing under 'all', so a query on it matches "
+         "nothing; add it to mappings.properties"),
+        ({"k": {"type": "keywrd"}}, {},
+         "mappings.properties.k.type: unknown field type 'keywrd'; check the spelling (Elasticsearch types)"),
+    ],
+)  # fmt: skip
+def test_mappings_elasticsearch_8_refuses_or_a_plugin_maps_are_named_so(
+    properties: dict[str, Any], mappings: dict[str, Any], message: str
+) -> None:
+    assert open_error(properties, [{"id": "1"}], **mappings) == f"index.yaml: {message}"
+
+
+def test_a_query_on_a_plugins_field_type_names_the_plugin() -> None:
+    index = open_index({"body": {"type": "annotated_text"}}, [{"id": "1", "body": "x"}])
+    with pytest.raises(RelevanceInputError) as caught:
+        hits(index, {"match": {"body": "x"}})
+    assert str(caught.value) == (
+        "query.yaml: query 'q': query.match: a query on the annotated_text field 'body' needs the "
+        "mapper-annotated-text plugin; the Elasticsearch engine with that plugin runs it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"prefix": {"n": "3"}},
+         "query.prefix: field 'n' is of type [integer]; Elasticsearch runs this query on keyword and text fields "
+         "only"),
+    ],
+)  # fmt: skip
+def test_a_field_a_query_cannot_read_is_named_by_its_type(query: dict[str, Any], message: str) -> None:
+    index = open_index({"path": {"type": "text", "index": False}, "n": {"type": "integer"}}, [{"id": "1", "n": 3}])
+    with pytest.raises(RelevanceInputError) as caught:
+        hits(index, query)
+    assert str(caught.value) == f"query.yaml: query 'q': {message}"
+
+
+def test_a_field_pattern_leaves_out_a_text_field_that_is_not_indexed() -> None:
+    # QueryParserHelper expands `*` over the searchable fields; the embedded engine said "field 'path' is a text
+    # field, not text or keyword"
+    index = open_index({"path": {"type": "text", "index": False}, "t": {"type": "text"}}, [{"id": "1", "t": "a"}])
+    assert ids(index, {"multi_match": {"query": "a", "fields": ["*"]}}) == ["1"]

@@ -7,8 +7,9 @@ dense_vector fields are columns over document ordinals; nested objects are child
 *every* document at once (no top-N slice), so recency and popularity functions rescore the whole match set and the
 top k is exact. Ties are broken by doc id, ascending, as the Elasticsearch engine's sort does.
 
-The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct,
-where it is, and that the Elasticsearch engine supports it.
+The query DSL lives in `queries/`, one function per query type; anything else is an error naming the construct and
+where it is: Elasticsearch 8's own refusal for what it rejects, the plugin for a plugin's construct (`plugins.py`),
+and that the Elasticsearch engine supports it only for what Elasticsearch 8 itself runs.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, Stored, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
+from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
@@ -444,6 +446,9 @@ class EmbeddedIndex:
         if self.kinds[field] == "text" and not spec.index:
             raise Invalid(path, f"field {field!r} has index: false, so Elasticsearch cannot search it either")
         if self.kinds[field] == "other" or (self.kinds[field] == "text" and field not in self.text):
+            plugin = plugin_of(spec.type)
+            if plugin is not None:
+                raise Invalid(path, needs_plugin(f"a query on the {spec.type} field {field!r}", plugin))
             raise Unsupported(f"a query on the {spec.type} field {field!r}", path)
         if not spec.index and not flag(spec.params.get("doc_values", True)):
             raise Invalid(
@@ -455,7 +460,11 @@ class EmbeddedIndex:
             return self.text[field]
         if field in self.keyword:
             return self.keyword[field]
-        raise Invalid(path, f"field {field!r} is a {self.kinds[field]} field, not text or keyword")
+        raise Invalid(
+            path,
+            f"field {field!r} is of type [{self.fields[field].type}]; Elasticsearch runs this query on keyword and "
+            "text fields only",
+        )
 
     def search_tokens(
         self, field: str, text: str, analyzer: str | None = None, quote: bool = False, path: str = "query"
@@ -553,10 +562,11 @@ class EmbeddedIndex:
                 results[qid] = search(self, body, size)
             except Unsupported as exc:
                 construct = exc.construct if " " in exc.construct else repr(exc.construct)
+                supported = ", ".join(exc.among if exc.among is not None else sorted(HANDLERS))
                 raise RelevanceInputError(
                     source,
                     f"query {qid!r}: {construct} at {exc.path} is not supported by the embedded engine "
-                    f"(supported: {', '.join(sorted(HANDLERS))}); the elasticsearch engine supports it",
+                    f"(supported: {supported}); the elasticsearch engine supports it",
                 ) from None
             except Invalid as exc:
                 raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.engines.embedded.plugins import KNN_VECTOR, needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
 __all__ = ["Field", "IndexMapping", "Similarity", "dynamic_fields"]
@@ -147,6 +148,13 @@ class IndexMapping:
             (only,) = mappings.values()
             if isinstance(only, MappingABC) and "properties" in only:  # a pre-7 body with a type name
                 mappings = only
+        if "_all" in mappings:  # removed in 7.0; ignoring it would leave a query on _all matching nothing, silently
+            raise RelevanceInputError(
+                self.source,
+                "mappings._all: Root mapping definition has unsupported parameters:  "
+                f"[_all : {_java(mappings['_all'])}], as Elasticsearch 8 refuses it (the _all field was removed in "
+                "7.0): copy_to a text field of your own and search that field",
+            )
         self.dynamic = mappings.get("dynamic", True)
         if mappings.get("dynamic_templates"):  # ignoring them would map those fields differently, silently
             raise RelevanceInputError(
@@ -168,9 +176,24 @@ class IndexMapping:
         for name, spec in self.fields.items():
             for target in spec.copy_to:
                 if target not in self.fields:
-                    raise RelevanceInputError(
-                        self.source, f"{name}: copy_to {target!r} is not a mapped field; add it to mappings.properties"
-                    )
+                    raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
+
+    def _unmapped_copy(self, target: str) -> str:
+        """Why a copy_to target the mappings lack is refused: what Elasticsearch does with it depends on `dynamic`."""
+        if self.dynamic == "strict":
+            return (
+                f"mapping set to strict, dynamic introduction of [{target}] within [_doc] is not allowed, as "
+                f"Elasticsearch 8 refuses it at the first document: add {target!r} to mappings.properties"
+            )
+        if flag(self.dynamic):
+            return (
+                f"Elasticsearch maps {target!r} dynamically from the values copied there; the embedded engine needs "
+                "it mapped: add it to mappings.properties (text, to search its words)"
+            )
+        return (
+            f"with dynamic: {str(self.dynamic).lower()}, Elasticsearch indexes nothing under {target!r}, so a query "
+            "on it matches nothing; add it to mappings.properties"
+        )
 
     def is_disabled(self, name: str) -> bool:
         """Whether a path lies inside an object with `enabled: false` (or the root is disabled)."""
@@ -272,8 +295,12 @@ class IndexMapping:
             raise RelevanceInputError(self.source, f"{at}.type: a field needs a type")
         kind = _KINDS.get(ftype, "other" if ftype in _OTHER else None)
         if kind is None:
+            raise RelevanceInputError(self.source, f"{at}.type: {_unknown_type(ftype, name)}")
+        if "include_in_all" in spec:  # went with _all
             raise RelevanceInputError(
-                self.source, f"{at}.type: unknown field type {ftype!r}; check the spelling (Elasticsearch types)"
+                self.source,
+                f"{at}.include_in_all: unknown parameter [include_in_all] on mapper [{name.rsplit('.', 1)[-1]}] of "
+                f"type [{ftype}], as Elasticsearch 8 refuses it (the _all field was removed in 7.0): use copy_to",
             )
         if kind == "date" and not set(str(spec.get("format", "")).split("||")) <= ISO_DATE_FORMATS:
             # a value is read as ISO 8601 or epoch milliseconds; read with another format it would be a wrong date
@@ -373,6 +400,29 @@ def _number(value: Any) -> float:
 def flag(value: Any) -> bool:
     """A boolean mapping parameter: Elasticsearch also takes the strings "true" and "false"."""
     return value if isinstance(value, bool) else str(value).lower() != "false"
+
+
+def _java(value: Any) -> str:
+    """A JSON value as Java's Map.toString prints it in Elasticsearch's messages ({enabled=true})."""
+    if isinstance(value, MappingABC):
+        return "{" + ", ".join(f"{k}={_java(v)}" for k, v in value.items()) + "}"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _unknown_type(ftype: str, name: str) -> str:
+    """Why a field type is not one Elasticsearch 8 maps: a plugin's, removed, or most likely misspelt."""
+    if ftype == "knn_vector":
+        return KNN_VECTOR
+    plugin = plugin_of(ftype)
+    if plugin is not None:
+        return needs_plugin(f"the field type {ftype!r}", plugin)
+    if ftype == "string":  # Elasticsearch 5 split it into text and keyword
+        leaf = name.rsplit(".", 1)[-1]
+        return (
+            f"No handler for type [string] declared on field [{leaf}], as Elasticsearch 8 refuses it (removed in "
+            "5.0): map it as text (searched by words) or keyword (exact values)"
+        )
+    return f"unknown field type {ftype!r}; check the spelling (Elasticsearch types)"
 
 
 def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:

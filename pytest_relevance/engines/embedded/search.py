@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.mapping import flag
 from pytest_relevance.engines.embedded.queries import (
     F32,
     IGNORED_BODY_KEYS,
@@ -35,6 +36,12 @@ _BODY_KEYS = IGNORED_BODY_KEYS | {
     "knn",
     "retriever",
 }
+# The other keys Elasticsearch 8's SearchSourceBuilder reads: the Elasticsearch engine runs them, the embedded one
+# does not. Any key in neither set is refused by Elasticsearch itself.
+_ELASTICSEARCH_BODY_KEYS = frozenset(
+    {"terminate_after", "rank", "indices_boost", "search_after", "slice", "pit", "runtime_mappings", "script_fields",
+     "stats", "sub_searches", "ext"}
+)  # fmt: skip
 _RESCORE_MODES = {
     "total": lambda a, b: a + b,
     "multiply": lambda a, b: a * b,
@@ -45,9 +52,11 @@ _RESCORE_MODES = {
 
 
 def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
-    unknown = sorted(set(body) - _BODY_KEYS)
-    if unknown:
-        raise Unsupported(unknown[0], "the search body")
+    refuse_body_keys(body)
+    for key in ("aggs", "aggregations"):
+        _refuse_text_aggregations(index, body.get(key), key)
+    _refuse_fast_vector_highlighting(index, body.get("highlight"))
+    _refuse_unmapped_suggestions(index, body.get("suggest"))
     start = body.get("from", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise Invalid("from", f"{start!r} is not a whole number >= 0")
@@ -86,6 +95,89 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
         docs, values = _collapse(index, body["collapse"], docs, values)
     docs, values = docs[start : start + size], values[start : start + size]
     return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
+
+
+def refuse_body_keys(body: dict[str, Any]) -> None:
+    """A key Elasticsearch 8 does not read is its parsing error (`filter` beside `query` was Elasticsearch 1.x's
+    form), never "the elasticsearch engine supports it"; a key it reads and the embedded engine does not is that."""
+    for key in sorted(set(body) - _BODY_KEYS):
+        if key == "ext":
+            names = ", ".join(body["ext"]) if isinstance(body["ext"], dict) else repr(body["ext"])
+            raise Invalid(
+                "ext",
+                f"[{names}] is a search extension, which only a server plugin registers (Elasticsearch has none of "
+                "its own); needs the plugin that provides it; the Elasticsearch engine with that plugin runs it",
+            )
+        if key in _ELASTICSEARCH_BODY_KEYS:
+            raise Unsupported(key, "the search body", sorted(_BODY_KEYS))
+        value = body[key]
+        token = "START_OBJECT" if isinstance(value, dict) else "START_ARRAY" if isinstance(value, list) else "VALUE"
+        hint = " (Elasticsearch 1.x's top-level filter: put it in query.bool.filter)" if key == "filter" else ""
+        raise Invalid(key, f'Elasticsearch 8 refuses the key: "Unknown key for a {token} in [{key}]."{hint}')
+
+
+def _refuse_text_aggregations(index: EmbeddedIndex, aggs: Any, path: str) -> None:
+    """Aggregations do not change the ranking, so the embedded engine skips them; but Elasticsearch refuses the whole
+    request when one reads a text field without fielddata, and a gate that passes here would fail there."""
+    if not isinstance(aggs, dict):
+        return
+    for name, spec in aggs.items():
+        if not isinstance(spec, dict):
+            continue
+        for kind, options in spec.items():
+            at = f"{path}.{name}.{kind}"
+            if kind in ("aggs", "aggregations"):
+                _refuse_text_aggregations(index, options, at)
+            elif isinstance(options, dict) and isinstance(options.get("field"), str):
+                field = index.fields.get(options["field"])
+                if field is not None and field.kind == "text" and not flag(field.params.get("fielddata", False)):
+                    raise Invalid(
+                        f"{at}.field",
+                        "Elasticsearch 8 refuses the request: Text fields are not optimised for operations that "
+                        "require per-document field data like aggregations and sorting, so these operations are "
+                        "disabled by default. Please use a keyword field instead. Alternatively, set "
+                        f"fielddata=true on [{options['field']}] in order to load field data by uninverting the "
+                        "inverted index. Note that this can use significant memory.",
+                    )
+
+
+def _refuse_fast_vector_highlighting(index: EmbeddedIndex, highlight: Any) -> None:
+    """The fvh highlighter needs term vectors with positions and offsets; Elasticsearch refuses the request without
+    them (the embedded engine does not highlight, which would otherwise hide that)."""
+    if not isinstance(highlight, dict) or not isinstance(highlight.get("fields"), dict):
+        return
+    for name, options in highlight["fields"].items():
+        kind = options.get("type", highlight.get("type")) if isinstance(options, dict) else highlight.get("type")
+        field = index.fields.get(name)
+        vectors = str(field.params.get("term_vector", "no")) if field is not None else ""
+        if kind == "fvh" and field is not None and not vectors.startswith("with_positions_offsets"):
+            raise Invalid(
+                f"highlight.fields.{name}",
+                f"Elasticsearch 8 refuses the request: the field [{name}] should be indexed with term vector "
+                "with position offsets to be used with fast vector highlighter (term_vector: "
+                "with_positions_offsets in its mapping)",
+            )
+
+
+def _refuse_unmapped_suggestions(index: EmbeddedIndex, suggest: Any) -> None:
+    """Suggesters do not rank, so the embedded engine skips them; Elasticsearch refuses the request when one names a
+    field the mappings lack (SuggestionBuilder.build) or, for completion, a field of another type."""
+    if not isinstance(suggest, dict):
+        return
+    for name, spec in suggest.items():
+        if not isinstance(spec, dict):
+            continue  # the global `text`
+        for kind in ("term", "phrase", "completion"):
+            options = spec.get(kind)
+            if not isinstance(options, dict) or not isinstance(options.get("field"), str):
+                continue
+            field, at = options["field"], f"suggest.{name}.{kind}.field"
+            if field not in index.fields:
+                raise Invalid(at, f"Elasticsearch 8 refuses the request: no mapping found for field [{field}]")
+            if kind == "completion" and index.fields[field].type != "completion":
+                raise Invalid(
+                    at, f"Elasticsearch 8 refuses the request: Field [{field}] is not a completion suggest field"
+                )
 
 
 def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Scores:

@@ -2,7 +2,7 @@
 
 `english` is a chain (standard tokenizer, possessive, lowercase, stop, porter), not a special case, so a custom
 chain and a built-in share every line of code. Every unsupported name is refused here, in one place, with the key
-path and the config file, pointing at the elasticsearch engine.
+path and the config file, pointing at the elasticsearch engine, or at the plugin a server needs for a plugin's name.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import regex
 
 from pytest_relevance.engines.embedded.analysis import Analyzer, char_filters, filters, synonyms, tokenizers
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
+from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
 _KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
@@ -97,8 +98,8 @@ _UNSUPPORTED_STEMMERS = [
 ]
 
 
-# Names Elasticsearch (or its analysis plugins) knows that the embedded engine does not implement: these get "the
-# elasticsearch engine supports it"; any other name is reported as unknown (most likely a typo).
+# Names Elasticsearch knows that the embedded engine does not implement: these get "the elasticsearch engine supports
+# it"; a plugin's name (`plugins.py`) gets the plugin's; any other name is reported as unknown (most likely a typo).
 _ELASTIC_ONLY = {
     "analyzer": frozenset(
         [
@@ -178,7 +179,6 @@ _ELASTIC_ONLY = {
         ]
     ),
 }
-_PLUGIN_PREFIXES = ("icu_", "kuromoji", "nori_", "smartcn", "phonetic", "polish", "stempel", "ukrainian", "hmm_", "ja_")
 
 
 # java.util.regex flags with a `regex` equivalent (CASE_INSENSITIVE without UNICODE_CASE folds ASCII only, as
@@ -340,7 +340,10 @@ class Registry:
         """The error for a component type the embedded engine lacks: unsupported if Elasticsearch has it, else
         unknown."""
         label = kind.replace("_", " ") if kind != "filter" else "token filter"
-        if name in _ELASTIC_ONLY[kind] or name.startswith(_PLUGIN_PREFIXES):
+        plugin = plugin_of(name)
+        if plugin is not None:
+            return self.error(key_path, needs_plugin(f"the {label} {name!r}", plugin))
+        if name in _ELASTIC_ONLY[kind]:
             return self.unsupported(key_path, f"the {label} {name!r}")
         return self.error(key_path, f"unknown {label} {name!r}; check the spelling against Elasticsearch's names")
 
@@ -467,7 +470,7 @@ class Registry:
         if name not in self._analyzers:
             spec = self.defs["analyzer"].get(name)
             if spec is None:
-                if name in _ELASTIC_ONLY["analyzer"] or name.startswith(_PLUGIN_PREFIXES):
+                if name in _ELASTIC_ONLY["analyzer"] or plugin_of(name) is not None:
                     raise self.refuse("analyzer", name, key_path)
                 if name not in _BUILTIN_ANALYZERS:
                     raise self.error(key_path, f"unknown analyzer {name!r}; define it in settings.analysis.analyzer")

@@ -8,11 +8,14 @@ ordinal. Adding a query type is one decorated function; an unknown name is repor
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from pytest_relevance.engines.embedded.plugins import plugin_query
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -126,11 +129,12 @@ def query(name: str) -> Callable[[Handler], Handler]:
 
 
 class Unsupported(Exception):
-    """A construct the embedded engine does not run (the Elasticsearch engine does)."""
+    """A construct the embedded engine does not run (the Elasticsearch engine does); `among` is what it runs in
+    that place (None: the query types)."""
 
-    def __init__(self, construct: str, path: str) -> None:
+    def __init__(self, construct: str, path: str, among: list[str] | None = None) -> None:
         super().__init__(construct)
-        self.construct, self.path = construct, path
+        self.construct, self.path, self.among = construct, path, among
 
 
 class Invalid(Exception):
@@ -158,6 +162,30 @@ MATCH_NONE_WHEN_UNMAPPED = frozenset(
 )  # fmt: skip
 
 
+# Query names Elasticsearch 8's parser does not know ("unknown query [name]"), which older templates still use: its
+# refusal, with what to write instead, not a construct the Elasticsearch engine would run
+UNKNOWN_TO_ELASTICSEARCH = {
+    "query": "a clause is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}",
+    "common": "Common Terms Query usage is not supported. Use [match] query which can efficiently skip blocks of "
+    "documents if the total number of hits is not tracked.",
+    "filtered": "removed in 5.0; write bool with must (the query) and filter",
+}
+
+
+# The query types Elasticsearch 8 parses (its server, modules and default x-pack plugins), whether or not the
+# embedded engine runs them: any other name is Elasticsearch's refusal, not a gap of the embedded engine
+ELASTICSEARCH_QUERIES = frozenset(
+    ("bool", "boosting", "combined_fields", "constant_score", "dis_max", "distance_feature", "exists",
+     "field_masking_span", "function_score", "fuzzy", "geo_bounding_box", "geo_distance", "geo_grid", "geo_polygon",
+     "geo_shape", "has_child", "has_parent", "ids", "intervals", "knn", "match", "match_all", "match_bool_prefix",
+     "match_none", "match_phrase", "match_phrase_prefix", "more_like_this", "multi_match", "nested", "parent_id",
+     "percolate", "pinned", "prefix", "query_string", "range", "rank_feature", "regexp", "rule", "script",
+     "script_score", "semantic", "shape", "simple_query_string", "span_containing", "span_field_masking",
+     "span_first", "span_multi", "span_near", "span_not", "span_or", "span_term", "span_within", "sparse_vector",
+     "term", "terms", "terms_set", "text_expansion", "weighted_tokens", "wildcard", "wrapper")
+)  # fmt: skip
+
+
 def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> Scores:
     """Score one query clause `{type: spec}` at `path` over the whole corpus."""
     if not isinstance(node, dict) or len(node) != 1:
@@ -165,6 +193,18 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
     ((name, spec),) = node.items()
     handler = HANDLERS.get(name)
     if handler is None:
+        if name in UNKNOWN_TO_ELASTICSEARCH:
+            raise Invalid(
+                path, f"unknown query [{name}], as Elasticsearch 8 refuses it: {UNKNOWN_TO_ELASTICSEARCH[name]}"
+            )
+        if plugin_query(name) is not None:
+            raise Invalid(path, str(plugin_query(name)))
+        if name not in ELASTICSEARCH_QUERIES:  # a typo, or a plugin's query: Elasticsearch's parser refuses it
+            close = difflib.get_close_matches(name, sorted(ELASTICSEARCH_QUERIES), n=1)
+            hint = f" did you mean [{close[0]}]?" if close else ""
+            raise Invalid(
+                path, f"unknown query [{name}]{hint}, as Elasticsearch 8 refuses it (unless a plugin adds it)"
+            )
         raise Unsupported(name, path)
     try:
         return handler(index, spec, f"{path}.{name}", boost)

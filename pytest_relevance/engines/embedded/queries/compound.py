@@ -100,9 +100,12 @@ def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
 
 @query("constant_score")
 def constant_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    if isinstance(spec, dict) and "query" in spec:  # ConstantScoreQueryBuilder reads `filter` only (1.x took either)
+        raise Invalid(f"{path}.query", "[constant_score] query does not support [query], as Elasticsearch 8 refuses "
+                      "it: its clause is `filter`")  # fmt: skip
     options = allowed(spec, {"filter", "boost"}, path)
     if "filter" not in options:
-        raise Invalid(path, "needs 'filter'")
+        raise Invalid(path, "[constant_score] requires a 'filter' element")
     matched = evaluate(index, options["filter"], f"{path}.filter").matched
     return Scores.constant(matched, boost_of(options, path, boost))
 

@@ -442,7 +442,13 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
         if "*" in name:
             import fnmatch
 
-            matches = [f for f in index.kinds if fnmatch.fnmatchcase(f, name) and index.kinds[f] in ("text", "keyword")]
+            # as QueryParserHelper expands a pattern: only fields that can be searched (a text field with
+            # index: false has no postings)
+            matches = [
+                f
+                for f in index.kinds
+                if fnmatch.fnmatchcase(f, name) and (f in index.text or index.kinds[f] == "keyword")
+            ]
             out.extend((f, boost) for f in matches)
             continue
         if name not in index.kinds:  # Elasticsearch leaves an unmapped field out (no field at all: no match)
