@@ -145,6 +145,8 @@ class State:
     #: what failed the run after its tests (a baseline that could not be written)
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the report warnings a RelevanceWarning already counted in this process, so that each is said once
+    said: set[str] = field(default_factory=set)
 
     @property
     def baseline_path(self) -> Path:
@@ -703,10 +705,24 @@ class RelevanceSnapshot:
                 self.node.user_properties.append((f"{name}.delta", row["delta"]))
 
     def _warn(self, report: dict[str, Any]) -> None:
-        """The report's warnings, as one RelevanceWarning for this test (so -W error and filterwarnings apply)."""
-        if report["warnings"]:
+        """The report's warnings, as one short RelevanceWarning for this test (so -W error and filterwarnings apply).
+
+        Joined, they made a line of hundreds of characters on every run (values near the constant-answer floor, the
+        most unjudged queries); the line counts them and says where they are in full: the -v table and the reports.
+        A warning another test already gave in this session (the shared judgments have too few queries) is not said
+        again.
+        """
+        state = _state(self.node.config)
+        new = [warning for warning in report["warnings"] if warning not in state.said]
+        state.said.update(new)
+        if new:
             path, line, _ = self.node.location
-            _warn(f"{self.node.nodeid}: " + "; ".join(report["warnings"]), self.node.config.rootpath / path, line + 1)
+            _warn(
+                f"{self.node.nodeid}: {len(new)} warning{'' if len(new) == 1 else 's'} about its numbers: -v lists "
+                "them, as does --relevance-report",
+                self.node.config.rootpath / path,
+                line + 1,
+            )
 
 
 # ---------------------------------------------------------------- end of session

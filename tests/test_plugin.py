@@ -82,7 +82,7 @@ def test_update_creates_then_passes(project: pytest.Pytester, mode: list[str]) -
     assert '"h1": ["a", "b"]' in text  # one line per query's ranking
     result = run(project, mode)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*relevance*", "*test_rel.py::test_quality*", "*all*4*"])
+    result.stdout.fnmatch_lines(["relevance: test_rel.py::test_quality passed, ndcg@10 0.9077 (+0.0000)"])
 
 
 def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: pytest.Pytester, mode) -> None:
@@ -505,8 +505,32 @@ def test_warnings_are_relevance_warnings_once_per_test(project: pytest.Pytester,
     result = run(project, mode)  # the tail stratum has judged@10 0.75 and values at their floor
     assert result.ret == 0
     result.stdout.fnmatch_lines(
-        ["*warnings summary*", "*RelevanceWarning: test_rel.py::test_quality: *judged@10 0.75*"]
+        ["*warnings summary*", "*RelevanceWarning: test_rel.py::test_quality: 2 warnings about its numbers: -v *"]
     )
     assert result.stdout.str().count("RelevanceWarning") == 1
     result = run(project, mode, "-W", "error::pytest_relevance.plugin.RelevanceWarning")
     assert result.ret == 1
+
+
+def test_the_warning_is_one_short_line_said_once_and_listed_in_full_on_v(project: pytest.Pytester) -> None:
+    # joined, the report's warnings made a line of 300 characters here (700 on a real collection), on every run
+    project.makepyfile(test_rel=TEST_FILE + SIX_TESTS.split("def test_q1")[0])
+    run(project, [], "--relevance-update")
+    result = run(project, [])
+    said = [line for line in result.stdout.lines if "RelevanceWarning" in line]
+    # the second test has the same warnings (same judgments, same rankings): said once in the session
+    assert len(said) == 1
+    message = said[0].split("RelevanceWarning: ")[1]
+    assert (
+        message == "test_rel.py::test_quality: 2 warnings about its numbers: -v lists them, as does --relevance-report"
+    )
+    assert len(message) <= 150
+    lines = run(project, [], "-v").stdout.lines
+    assert (
+        lines.count(
+            "  warning: tail: judged@10 0.75 < 0.8: unjudged results score 0, so a better ranker can look "
+            "worse; most unjudged: t1 (1)"
+        )
+        == 2
+    )
+    assert sum(line.startswith("  warning: under 10 queries (all 4, head 2, tail 2): too few") for line in lines) == 2

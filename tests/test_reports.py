@@ -656,14 +656,15 @@ def test_one_line_per_test_and_a_count_line() -> None:
     assert count_line([{**result, "report": passed}]) == "relevance: 1 test: 1 passed"
 
 
-def test_the_summary_table_keeps_hints_and_churn_but_not_warnings() -> None:
+def test_the_summary_table_keeps_hints_churn_and_the_warnings_in_full() -> None:
     from pytest_relevance.reports.terminal import cannot_compare_text, summary_lines
 
     passed, _, odd, _ = _statuses()
     assert passed["warnings"]  # the small strata, at least
     result = {"engine": "custom", "judgments": "v1"}
     lines = summary_lines("t", {**result, "report": passed})
-    assert not any("warning" in line for line in lines)
+    # in full here: the RelevanceWarning only counts them
+    assert [line for line in lines if line.startswith("  warning: ")] == [f"  warning: {w}" for w in passed["warnings"]]
     assert any(line.startswith("  rankings vs baseline, RBO") for line in lines)
     assert "  judged@10: all 0.67, head 1.00, tail 0.50" in lines
     lines = summary_lines("t", {**result, "report": odd})

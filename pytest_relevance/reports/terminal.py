@@ -156,8 +156,8 @@ def count_line(results: Iterable[Mapping[str, Any]]) -> str:
 
 def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     """One test's table: stratum x metric with the current value, the signed delta and the constant-answer floor,
-    then what keeps the numbers honest (judged@k, coverage, churn, a stale baseline, hints). Its warnings are not
-    here: the plugin emits them as RelevanceWarnings, which pytest summarizes (and `-W error` turns into errors)."""
+    then what keeps the numbers honest (judged@k, coverage, churn, a stale baseline, hints) and its warnings in
+    full: the plugin's RelevanceWarning only counts them, so that pytest's summary stays one short line a test."""
     lines = [f"{nodeid}  (engine {result['engine']}, judgments {result['judgments']})"]
     report = result.get("report")
     if not report:
@@ -184,6 +184,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
         lines.append(f"  {churn_line(report['churn'])}")
     lines += [f"  {line}" for line in (stale_line(report),) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
+    lines += [f"  warning: {warning}" for warning in report["warnings"]]
     return [*lines, *change_lines(result)]
 
 
