@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import Metric, mean, rank_scored, score_query
+from pytest_relevance.metrics import Metric, mean, rank_scored, score_placed, score_query
 
 
 class Run(dict[str, list[str]]):
@@ -176,7 +176,6 @@ def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -
     floors: dict[str, dict[str, float]] = {}
     for name, ids in judgments.groups.items():
         queries = [judgments[qid] for qid in ids]
-        judged = {doc for query in queries for doc in query.grades}
         floors[name] = {}
         for metric in metrics:
             length = size if metric.k is None else metric.k
@@ -185,16 +184,15 @@ def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -
             else:
                 counted = Metric("p", length, threshold=metric.threshold)
                 answers = [_greedy(queries, metric, length), _by_weight(queries, counted, length)]
-            floors[name][metric.spec] = max(_score(queries, judged, answer, metric, length) for answer in answers)
+            floors[name][metric.spec] = max(_score(queries, answer, metric, length) for answer in answers)
     return floors
 
 
-def _score(queries: Sequence[Query], judged: set[str], answer: list[str], metric: Metric, length: int) -> float:
+def _score(queries: Sequence[Query], answer: list[str], metric: Metric, length: int) -> float:
     """The mean score of one list padded to `length` with documents no query judged: a run is that long, and
     judged@k divides by the list's length up to k."""
-    padding = (doc for doc in (f"\x00unjudged {i}" for i in itertools.count()) if doc not in judged)
-    answer = answer + list(itertools.islice(padding, length - len(answer)))
-    return mean(score_query(query.grades, answer, [metric]).values[metric.spec] for query in queries)
+    placed = {doc: rank for rank, doc in enumerate(answer)}
+    return mean(score_placed(query.grades, placed, length, [metric])[metric.spec] for query in queries)
 
 
 def _by_weight(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:

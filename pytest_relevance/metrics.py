@@ -245,6 +245,16 @@ def score_ranked(grades: Mapping[Any, float], ranking: Sequence[Any], metrics: S
     return _values(grades, positions, gains, len(ranking), metrics)
 
 
+def score_placed(
+    grades: Mapping[Any, float], placed: Mapping[Any, int], n: int, metrics: Sequence[Metric]
+) -> dict[str, float]:
+    """`score_ranked` for a ranking of length `n` given as {doc: 0-based rank} (no repeats; ranks not held by a
+    key are unjudged documents). It walks the query's judged documents instead of the ranking, so one fixed list
+    scored against every query (the constant-answer floor) costs each query its judgments, not the list's length."""
+    found = sorted((placed[doc], grade) for doc, grade in grades.items() if doc in placed)
+    return _values(grades, [rank for rank, _ in found], [grade for _, grade in found], n, metrics)
+
+
 def _values(
     grades: Mapping[Any, float], positions: list[int], gains: list[float], n: int, metrics: Sequence[Metric]
 ) -> dict[str, float]:

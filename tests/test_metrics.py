@@ -17,6 +17,7 @@ from pytest_relevance.metrics import (
     parse_metric,
     parse_metrics,
     rank_scored,
+    score_placed,
     score_query,
 )
 
@@ -176,6 +177,16 @@ def test_renaming_ids_never_changes_a_score(ranking: list[str], grades: dict[str
 def test_values_are_bounded(ranking: list[str], grades: dict[str, int]) -> None:
     for value in score_query(grades, ranking, ALL).values.values():
         assert 0.0 <= value <= 1.0 + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(IDS, unique=True, max_size=12), st.dictionaries(IDS, st.integers(0, 4), max_size=10), st.integers(0, 8))
+def test_a_placed_ranking_scores_as_the_padded_list(ranking: list[str], grades: dict[str, int], extra: int) -> None:
+    """The floor's fast path: a list given as {doc: rank} and a length scores as the list padded with unjudged ids
+    (which score_query, checked against pytrec_eval above, walks)."""
+    padded = ranking + [f"unjudged-{i}" for i in range(extra)]
+    placed = {doc: rank for rank, doc in enumerate(ranking)}
+    assert score_placed(grades, placed, len(padded), ALL) == score_query(grades, padded, ALL).values
 
 
 # ---------------------------------------------------------------- spec parser
