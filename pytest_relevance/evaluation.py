@@ -211,7 +211,7 @@ def _by_weight(queries: Sequence[Query], metric: Metric, length: int) -> list[st
             shares = dict.fromkeys(relevant, 1.0 if metric.name == "p" else 1.0 / len(relevant) if relevant else 0.0)
         for doc, share in shares.items():
             weights[doc] = weights.get(doc, 0.0) + share
-    return sorted(weights, key=lambda d: (-weights[d], d))[:length]
+    return heapq.nsmallest(length, weights, key=lambda d: (-weights[d], d))
 
 
 def _greedy(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:
