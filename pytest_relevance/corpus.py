@@ -7,8 +7,9 @@ default). Errors name the file and line, since a corpus is often edited or regen
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import decode_text, load_document, read_text
@@ -24,6 +25,50 @@ class Corpus(list[Document]):
     def __init__(self, docs: list[Document], path: Path, lines: list[int | None], fingerprint: str) -> None:
         super().__init__(docs)
         self.path, self.lines, self.fingerprint = path, lines, fingerprint
+
+
+class CorpusFile(Sequence[Document]):
+    """A corpus file parsed on first use. The index cache keys its entry by the file's bytes alone and a loaded
+    entry holds the ids, so a run that finds its index cached never parses the documents (a tenth of a second per
+    10,000) unless something reads them; reading any document parses them all, once, with `load_corpus`'s checks."""
+
+    def __init__(self, path: str | Path, id_field: str = "id") -> None:
+        self.path, self.id_field = Path(path), id_field
+        if not self.path.is_file():
+            raise RelevanceInputError(self.path, "corpus not found; set relevance_corpus to its path")
+        self._fingerprint: str | None = None
+        self._documents: Corpus | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            self._fingerprint = blob_sha1(self.path.read_bytes())
+        return self._fingerprint
+
+    def load(self) -> Corpus:
+        if self._documents is None:
+            documents = load_corpus(self.path, self.id_field)
+            if self._fingerprint not in (None, documents.fingerprint):  # the cache key was taken from other bytes
+                raise RelevanceInputError(self.path, "the corpus changed while this run read it; run again")
+            self._documents, self._fingerprint = documents, documents.fingerprint
+        return self._documents
+
+    @property
+    def lines(self) -> list[int | None]:
+        return self.load().lines
+
+    def __len__(self) -> int:
+        return len(self.load())
+
+    @overload
+    def __getitem__(self, index: int) -> Document: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Document]: ...
+    def __getitem__(self, index: int | slice) -> Document | list[Document]:
+        return self.load()[index]
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(self.load())
 
 
 def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:

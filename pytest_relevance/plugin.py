@@ -7,6 +7,7 @@ plugin being installed.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -399,13 +400,19 @@ def _input(load: Any, *args: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def relevance_corpus(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
-    """The fixture corpus documents (relevance_corpus)."""
-    from pytest_relevance.corpus import load_corpus
+def _relevance_corpus_file(request: pytest.FixtureRequest) -> Any:
+    """The corpus file, parsed on first use: an index loaded from the cache does not need the documents."""
+    from pytest_relevance.corpus import CorpusFile
 
     config = request.config
     path = resolve(config, setting(config, "relevance_corpus"))
-    return _input(load_corpus, path, setting(config, "relevance_id_field"))
+    return _input(CorpusFile, path, setting(config, "relevance_id_field"))
+
+
+@pytest.fixture(scope="session")
+def relevance_corpus(_relevance_corpus_file: Any) -> list[dict[str, Any]]:
+    """The fixture corpus documents (relevance_corpus)."""
+    return _input(_relevance_corpus_file.load)
 
 
 @pytest.fixture(scope="session")
@@ -418,7 +425,7 @@ def relevance_index_config(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def relevance_session_index(
-    request: pytest.FixtureRequest, relevance_corpus: list[dict[str, Any]], relevance_index_config: dict[str, Any]
+    request: pytest.FixtureRequest, _relevance_corpus_file: Any, relevance_index_config: dict[str, Any]
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
     from pytest_relevance.engines.base import FixtureIndex
@@ -450,7 +457,8 @@ def relevance_session_index(
         )
     # the resolved path: analysis files (synonyms_path, stopwords_path) are read relative to it, wherever pytest runs
     source = str(resolve(config, setting(config, "relevance_index_config")))
-    index = _input(engine.open, relevance_corpus, relevance_index_config, setting(config, "relevance_id_field"), source)
+    corpus, id_field = _relevance_corpus_file, setting(config, "relevance_id_field")
+    index = _input(engine.open, corpus, relevance_index_config, id_field, source)
     if getattr(index, "cache_note", None):
         state.notes.append(index.cache_note)
     query_path = resolve(config, setting(config, "relevance_query"))
@@ -462,7 +470,8 @@ def relevance_session_index(
             query_path,
         )
     judgments = _input(state.load_judgments, setting(config, "relevance_judgments"))
-    _warn_missing_documents(judgments, relevance_corpus, setting(config, "relevance_id_field"))
+    ids = _corpus_ids(index, corpus, id_field)
+    _warn_missing_documents(judgments, ids)
     fixture = FixtureIndex(
         index,
         template,
@@ -471,7 +480,7 @@ def relevance_session_index(
         state.settings.depth,
         setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
-        len(relevance_corpus),
+        len(ids),
     )
     yield fixture
     _input(fixture.close)
@@ -498,9 +507,19 @@ def _warn(message: str, path: Path, line: int = 1) -> None:
     warnings.warn_explicit(RelevanceWarning(message), RelevanceWarning, str(path), line)
 
 
-def _warn_missing_documents(judgments: Judgments, corpus: list[dict[str, Any]], id_field: str) -> None:
+def _corpus_ids(index: Any, corpus: Any, id_field: str) -> list[str]:
+    """The corpus's ids: an embedded index holds them (one loaded from the cache without parsing the corpus);
+    another engine's index is not asked, the corpus is read. The embedded module is looked up, not imported: a run
+    on Elasticsearch never loads it."""
+    embedded = sys.modules.get("pytest_relevance.engines.embedded")
+    if embedded is not None and isinstance(index, embedded.EmbeddedIndex):
+        return index.ids
+    return _input(lambda: [doc[id_field] for doc in corpus])
+
+
+def _warn_missing_documents(judgments: Judgments, ids: list[str]) -> None:
     """Judged documents the corpus lacks measure retrieval failure, not ranking: say so once."""
-    present = {str(doc.get(id_field)) for doc in corpus}
+    present = set(ids)
     missing = sorted({doc for q in judgments.queries for doc in q.grades} - present)
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to
 
+from pytest_relevance import corpus as corpus_module
 from pytest_relevance.clock import parse_instant
-from pytest_relevance.corpus import load_corpus, load_mapping
+from pytest_relevance.corpus import CorpusFile, load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from pytest_relevance.engines.embedded.store import KEEP, index_key
+from pytest_relevance.engines.embedded.store import FORMAT, KEEP, index_key
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.fingerprints import blob_sha1
 from pytest_relevance.judgments import load_judgments
 from pytest_relevance.templates import load_template
@@ -98,6 +100,31 @@ def test_nested_dynamic_and_vector_fields_are_restored(tmp_path: Path) -> None:
     assert loaded.search_many({"q": body}, 10, "q") == built.search_many({"q": body}, 10, "q")
 
 
+def test_a_cached_index_never_parses_a_lazily_read_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = ROOT / "fixtures"
+    config, source = load_mapping(folder / "index.yaml"), str(folder / "index.yaml")
+    built = EmbeddedEngine(tmp_path).open(CorpusFile(folder / "corpus.ndjson"), config, "id", source)
+    parsed: list[Path] = []
+    monkeypatch.setattr(corpus_module, "load_corpus", lambda path, id_field: parsed.append(path))
+    corpus = CorpusFile(folder / "corpus.ndjson")
+    loaded = EmbeddedEngine(tmp_path).open(corpus, config, "id", source)
+    assert loaded.cache_note is not None and loaded.cache_note.startswith("index: cached (1,122 docs")
+    assert parsed == []  # the ids and line numbers came from the entry
+    assert loaded.ids == built.ids and loaded.corpus_lines == built.corpus_lines == list(range(1, 1123))
+    monkeypatch.undo()
+    assert [doc["id"] for doc in corpus] == built.ids  # read on demand, as the relevance_corpus fixture does
+
+
+def test_a_corpus_edited_between_its_fingerprint_and_its_parse_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.ndjson"
+    path.write_text('{"id": "a"}\n')
+    corpus = CorpusFile(path)
+    assert corpus.fingerprint == blob_sha1(b'{"id": "a"}\n')
+    path.write_text('{"id": "b"}\n')
+    with pytest.raises(RelevanceInputError, match="changed while this run read it"):
+        list(corpus)
+
+
 def test_the_corpus_fingerprint_is_gits_blob_id(tmp_path: Path) -> None:
     assert blob_sha1(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object of "hello\n"
     (tmp_path / "c.ndjson").write_bytes(b'{"id": "a"}\n')
@@ -172,7 +199,7 @@ def test_a_damaged_entry_is_rebuilt_with_a_note_and_never_trusted(tmp_path: Path
     elif damage == "garbage json":
         meta.write_text(meta.read_text()[:-10])
     elif damage == "other format":
-        meta.write_text(meta.read_text().replace('"format": 1', '"format": 99'))
+        meta.write_text(meta.read_text().replace(f'"format": {FORMAT}', '"format": 99'))
     else:
         arrays.unlink()
     corpus, config = load_corpus(folder / "corpus.ndjson"), load_mapping(folder / "index.yaml")

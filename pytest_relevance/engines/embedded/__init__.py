@@ -69,8 +69,12 @@ class EmbeddedIndex:
         self.cache_note: str | None = None
         self.source, self.template_source = source, "the query template"
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
-        self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
-        self.ids = [str(doc[id_field]) for doc in corpus]
+        # a saved index holds the ids and lines: a corpus read lazily (corpus.CorpusFile) is then never parsed
+        if saved is None:
+            self.corpus_lines: Sequence[int | None] = getattr(corpus, "lines", None) or [None] * len(corpus)
+            self.ids = [str(doc[id_field]) for doc in corpus]
+        else:
+            self.corpus_lines, self.ids = saved["lines"], saved["ids"]
         self.id_array = np.array(self.ids, dtype=object)
         self.n = len(self.ids)
         self.ordinal = {doc_id: o for o, doc_id in enumerate(self.ids)}
@@ -78,8 +82,8 @@ class EmbeddedIndex:
         if saved is None:
             self.id_rank = np.empty(self.n, dtype=np.int64)
             self.id_rank[np.argsort(self.id_array, kind="stable")] = np.arange(self.n)
-        elif saved["docs"] != self.n or not isinstance(saved["id_rank"], np.ndarray):
-            raise ValueError(f"the saved index holds {saved['docs']} documents, the corpus {self.n}")
+        elif len(self.corpus_lines) != self.n or not isinstance(saved["id_rank"], np.ndarray):
+            raise ValueError(f"the saved index holds {self.n} ids and {len(self.corpus_lines)} line numbers")
         else:
             self.id_rank = saved["id_rank"]
         self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
@@ -114,11 +118,15 @@ class EmbeddedIndex:
         self.nested: dict[str, tuple[EmbeddedIndex, np.ndarray]] = {}
         outer = {f.nested for f in self.fields.values() if f.nested}
         paths = sorted(p for p in outer if not any(p.startswith(f"{q}.") for q in outer))
-        children = dict(saved["nested"]) if saved is not None else dict.fromkeys(paths)
-        if set(children) != set(paths):
+        children = {path: (child, parents) for path, child, parents in saved["nested"]} if saved is not None else {}
+        if saved is not None and set(children) != set(paths):
             raise ValueError("the saved nested objects are not the mapping's")
         for path in paths:
-            self.nested[path] = self._child_index(corpus, config, path, source, children[path])
+            if saved is None:
+                self.nested[path] = self._child_index(corpus, config, path, source)
+            else:
+                child, parents = children[path]
+                self.nested[path] = (EmbeddedIndex([], _child_config(config, path), "_child", source, child), parents)
         if saved is None:
             self._fill(corpus)
         else:
@@ -128,12 +136,13 @@ class EmbeddedIndex:
         """Everything the build computed, as JSON values and numpy arrays (names in lists of pairs, never keys: a
         field may be called anything), for `EmbeddedIndex(..., saved=state)` to restore."""
         return {
-            "docs": self.n,
+            "ids": self.ids,
+            "lines": list(self.corpus_lines),
             "id_rank": self.id_rank,
             "dynamic": list(map(list, self.dynamic.items())),
             **{group: [[name, f.state()] for name, f in fields.items()] for group, fields in self._stored().items()},
             "vectors": [[name, matrix] for name, matrix in self.vectors.items()],
-            "nested": [[path, child.state()] for path, (child, _) in self.nested.items()],
+            "nested": [[path, child.state(), parents] for path, (child, parents) in self.nested.items()],
         }
 
     def _stored(self) -> dict[str, Mapping[str, Stored]]:
@@ -249,16 +258,9 @@ class EmbeddedIndex:
         return out
 
     def _child_index(
-        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str, saved: Any
+        self, corpus: Sequence[dict[str, Any]], config: dict[str, Any], path: str, source: str
     ) -> tuple[EmbeddedIndex, np.ndarray]:
         """The objects under a nested path as documents of their own, and the parent ordinal of each."""
-        properties: Any = (config.get("mappings") or {}).get("properties") or {}
-        for part in path.split("."):
-            properties = (properties.get(part) or {}).get("properties") or {}
-        inner: dict[str, Any] = {"properties": dict(properties)}
-        for part in reversed(path.split(".")[1:]):
-            inner = {"properties": {part: inner}}
-        child_properties = {path.split(".")[0]: inner, "_child": {"type": "keyword"}}
         children, parents = [], []
         for ordinal, doc in enumerate(corpus):
             for k, item in enumerate(_values(doc, path)):
@@ -268,8 +270,7 @@ class EmbeddedIndex:
                         child = {part: child}
                     children.append({**child, "_child": f"{self.ids[ordinal]}#{k}"})
                     parents.append(ordinal)
-        child_config = {**config, "mappings": {"dynamic": False, "properties": child_properties}}
-        child = EmbeddedIndex(children, child_config, "_child", source, saved)
+        child = EmbeddedIndex(children, _child_config(config, path), "_child", source)
         return child, np.array(parents, dtype=np.int64)
 
     def _constant(self, name: str, path: str, corpus: Sequence[dict[str, Any]]) -> str | None:
@@ -584,6 +585,19 @@ def _type_sample(value: Any) -> Any:
     if isinstance(value, bool | int | float):
         return value
     return "" if isinstance(value, str) else None
+
+
+def _child_config(config: dict[str, Any], path: str) -> dict[str, Any]:
+    """The create-index body of a nested path's own index: its properties at the root (under the same path, so
+    field names stay the parent's), plus `_child`, the id each object gets."""
+    properties: Any = (config.get("mappings") or {}).get("properties") or {}
+    for part in path.split("."):
+        properties = (properties.get(part) or {}).get("properties") or {}
+    inner: dict[str, Any] = {"properties": dict(properties)}
+    for part in reversed(path.split(".")[1:]):
+        inner = {"properties": {part: inner}}
+    child_properties = {path.split(".")[0]: inner, "_child": {"type": "keyword"}}
+    return {**config, "mappings": {"dynamic": False, "properties": child_properties}}
 
 
 def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:

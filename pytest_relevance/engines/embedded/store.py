@@ -28,7 +28,7 @@ import numpy as np
 from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
 from pytest_relevance.fingerprints import blob_sha1, file_sha1
 
-FORMAT = 1  # bumped when the layout of an entry changes
+FORMAT = 2  # bumped when the layout of an entry changes
 _MAPPED = 1 << 20  # an entry's arrays are memory-mapped rather than read from this many bytes on
 _ALIGN = 64  # each array starts at a multiple of this offset in the file, so every view is aligned
 KEEP = 3  # entries kept: the most recently used (a few configs or branches in turn), so the cache does not grow
