@@ -33,9 +33,7 @@ class CorpusFile(Sequence[Document]):
     10,000) unless something reads them; reading any document parses them all, once, with `load_corpus`'s checks."""
 
     def __init__(self, path: str | Path, id_field: str = "id") -> None:
-        self.path, self.id_field = Path(path), id_field
-        if not self.path.is_file():
-            raise RelevanceInputError(self.path, "corpus not found; set relevance_corpus to its path")
+        self.path, self.id_field = _existing(path), id_field
         self._fingerprint: str | None = None
         self._documents: Corpus | None = None
 
@@ -71,10 +69,16 @@ class CorpusFile(Sequence[Document]):
         return iter(self.load())
 
 
-def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
+def _existing(path: str | Path) -> Path:
+    """The corpus path, refused where no file is: `CorpusFile` says so when the run starts, not at its parse."""
     path = Path(path)
     if not path.is_file():
         raise RelevanceInputError(path, "corpus not found; set relevance_corpus to its path")
+    return path
+
+
+def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
+    path = _existing(path)
     data = path.read_bytes()
     text = decode_text(path, data)
     suffix = path.suffix.lower()

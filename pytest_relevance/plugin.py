@@ -16,6 +16,7 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_relevance.baseline import Entry
+    from pytest_relevance.corpus import CorpusFile
     from pytest_relevance.judgments import Judgments
     from pytest_relevance.settings import Settings
 
@@ -400,7 +401,7 @@ def _input(load: Any, *args: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def _relevance_corpus_file(request: pytest.FixtureRequest) -> Any:
+def _relevance_corpus_file(request: pytest.FixtureRequest) -> CorpusFile:
     """The corpus file, parsed on first use: an index loaded from the cache does not need the documents."""
     from pytest_relevance.corpus import CorpusFile
 
@@ -410,7 +411,7 @@ def _relevance_corpus_file(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture(scope="session")
-def relevance_corpus(_relevance_corpus_file: Any) -> list[dict[str, Any]]:
+def relevance_corpus(_relevance_corpus_file: CorpusFile) -> list[dict[str, Any]]:
     """The fixture corpus documents (relevance_corpus)."""
     return _input(_relevance_corpus_file.load)
 
@@ -425,7 +426,7 @@ def relevance_index_config(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def relevance_session_index(
-    request: pytest.FixtureRequest, _relevance_corpus_file: Any, relevance_index_config: dict[str, Any]
+    request: pytest.FixtureRequest, _relevance_corpus_file: CorpusFile, relevance_index_config: dict[str, Any]
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
     from pytest_relevance.engines.base import FixtureIndex
@@ -507,7 +508,7 @@ def _warn(message: str, path: Path, line: int = 1) -> None:
     warnings.warn_explicit(RelevanceWarning(message), RelevanceWarning, str(path), line)
 
 
-def _corpus_ids(index: Any, corpus: Any, id_field: str) -> list[str]:
+def _corpus_ids(index: Any, corpus: CorpusFile, id_field: str) -> list[str]:
     """The corpus's ids: an embedded index holds them (one loaded from the cache without parsing the corpus);
     another engine's index is not asked, the corpus is read. The embedded module is looked up, not imported: a run
     on Elasticsearch never loads it."""
