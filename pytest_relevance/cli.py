@@ -80,7 +80,7 @@ def _load(path: str) -> list[dict]:
 def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
     from pytest_relevance.baseline import Row, Tolerance
-    from pytest_relevance.reports.data import value
+    from pytest_relevance.reports.formatting import value
     from pytest_relevance.settings import SettingError
 
     try:  # the tolerance NEW recorded: a bad one (a hand edit) is the file's error, not the plugin's ini key's

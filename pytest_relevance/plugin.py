@@ -615,7 +615,7 @@ class RelevanceSnapshot:
         )
         from pytest_relevance.errors import RelevanceInputError
         from pytest_relevance.evaluation import Run, evaluate
-        from pytest_relevance.reports.data import update_command
+        from pytest_relevance.reports.formatting import update_command
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
         from pytest_relevance.sets import SetMetric, evaluate_sets, is_set_run
 

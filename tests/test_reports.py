@@ -214,7 +214,7 @@ def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **
 
 def test_the_queries_that_dropped_most_are_the_regressed_stratums_on_the_regressed_metric() -> None:
     from pytest_relevance.reports import markdown
-    from pytest_relevance.reports.data import brief
+    from pytest_relevance.reports.formatting import brief
     from pytest_relevance.reports.terminal import failure_text
 
     judgments, before = _small()
@@ -556,8 +556,7 @@ def test_a_value_under_its_floor_is_below_the_floor() -> None:
     assert report["rows"][0]["floor"] == 1.0 and report["rows"][0]["current"] == 0.3333
     assert (
         "all.mrr 0.3333 is below the constant-answer floor (at least 1.0000): one fixed list for every query scores "
-        "better"
-        in (report["warnings"])
+        "better" in (report["warnings"])
     )
     assert not any("within" in w for w in report["warnings"])
 
@@ -579,7 +578,7 @@ def test_small_strata_are_flagged_once_instead_of_floor_checked() -> None:
 
 def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     from pytest_relevance.reports import html, markdown
-    from pytest_relevance.reports.data import p_text
+    from pytest_relevance.reports.formatting import p_text
     from pytest_relevance.reports.terminal import regression_line
 
     assert (p_text(0.0), p_text(0.0004), p_text(0.0005), p_text(0.0123)) == ("p<0.001", "p<0.001", "p=0.001", "p=0.012")
@@ -596,7 +595,7 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
 
 
 def test_the_failure_hint_re_baselines_the_failing_test_only() -> None:
-    from pytest_relevance.reports.data import update_command
+    from pytest_relevance.reports.formatting import update_command
     from pytest_relevance.reports.terminal import failure_text
 
     judgments, before = _small()

@@ -1,6 +1,10 @@
-"""Numbers as every report shows them: four decimals, a signed delta, a dash for a value that is absent."""
+"""What every rendering (terminal, Markdown, HTML) shows the same way: numbers, deltas, p-values, floors, the
+headline and one-line summaries of a report model. The renderers import this module and no other renderer."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 def number(value: float | None) -> str:
@@ -9,3 +13,124 @@ def number(value: float | None) -> str:
 
 def delta(value: float | None) -> str:
     return "—" if value is None else f"{value:+.4f}"
+
+
+def movers_label(report: Mapping[str, Any]) -> str:
+    """What the movers were ranked on: `ndcg@10` over all queries, or `medium.map@100` when that regressed."""
+    movers = report["movers"]
+    stratum = movers.get("stratum", "all")
+    return movers["metric"] if stratum == "all" else f"{stratum}.{movers['metric']}"
+
+
+def value(row: Mapping[str, Any]) -> float:
+    """A row's value: the current one, or for a baseline entry the recorded one."""
+    return row["current"] if row["current"] is not None else row["baseline"]
+
+
+FAILING = ("regressed", "cannot compare", "no baseline")
+
+
+def headline(reports: Sequence[Mapping[str, Any]]) -> str:
+    """The one line every report starts with: how many tests, and how many of them failed in each way."""
+    statuses = [r["status"] for r in reports]
+    if statuses and all(s == "baseline" for s in statuses):
+        return f"{len(statuses)} baseline {'entry' if len(statuses) == 1 else 'entries'} (the values they record)"
+    parts = [
+        f"{len(statuses)} relevance test{'' if len(statuses) == 1 else 's'}",
+        f"{statuses.count('regressed')} regressed",
+        f"{statuses.count('no baseline')} need a baseline",
+        f"{statuses.count('cannot compare')} could not compare",
+    ]
+    if "updated" in statuses:
+        parts.append(f"{statuses.count('updated')} updated")
+    return ", ".join(parts)
+
+
+def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """(shown, collapsed): regressions, then tests that could not compare, then those without a baseline, then
+    baseline entries (read from a file: there is nothing else to see); passed and updated tests collapsed."""
+    order = (*FAILING, "baseline")
+    shown = sorted((r for r in reports if r["status"] in order), key=lambda r: order.index(r["status"]))
+    return shown, [r for r in reports if r["status"] not in order]
+
+
+def _quoted(text: str) -> str:
+    """A shell word in single quotes: node ids hold `[`, `]` and spaces that a shell would expand or split."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def update_command(nodeid: str, reason: str) -> str:
+    """The command that re-baselines one test, and no other."""
+    return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
+
+
+def floor_text(row: Mapping[str, Any]) -> str:
+    """`0.2133`, or `≥0.2133` where the floor is a greedy list's score and the best constant list may score more."""
+    if row["floor"] is None:
+        return "—"
+    return f"{'' if row.get('floor_exact', True) else '≥'}{row['floor']:.4f}"
+
+
+def p_text(p: float) -> str:
+    """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0."""
+    return "p<0.001" if p < 0.0005 else f"p={p:.3f}"
+
+
+def headline_row(report: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The "all" stratum's value of the first metric: the one number that stands for the test."""
+    rows = report["rows"]
+    metric = report.get("headline") or report["movers"]["metric"]  # reports written before "headline" existed
+    return next((r for r in rows if r["stratum"] == "all" and r["metric"] == metric), rows[0] if rows else None)
+
+
+def brief(report: Mapping[str, Any]) -> str:
+    """`passed, ndcg@10 0.6028 (+0.0000)`: the status and the number that stands for the test."""
+    status = report["status"]
+    regressions = sum(r["status"] == "regression" for r in report["rows"])
+    if status == "regressed" and regressions:
+        status = f"regressed in {regressions} value{'' if regressions == 1 else 's'}"
+    elif status == "regressed":
+        status = "regressed: churn beyond relevance_max_churn"
+    row = headline_row(report)
+    if row is None:
+        return status
+    if report["status"] == "no baseline":
+        note = "no baseline yet"
+    elif report["status"] == "cannot compare":
+        note = "not compared"
+    elif report.get("against"):
+        note = report["against"]
+    elif row["delta"] is None:
+        note = "new"
+    else:
+        note = f"{row['delta']:+.4f}"
+    return f"{status}, {row['metric']} {value(row):.4f} ({note})"
+
+
+def stale_line(report: Mapping[str, Any]) -> str | None:
+    """Values that improved beyond tolerance: the baseline no longer guards them (not said after an update)."""
+    stale = [r for r in report["rows"] if r["status"] == "improvement"]
+    if not stale or report["status"] == "updated":
+        return None
+    improved = ", ".join(f"{r['stratum']}.{r['metric']} {r['delta']:+.4f}" for r in stale)
+    return f"stale baseline: improved beyond tolerance ({improved}); raise it with --relevance-update"
+
+
+def judged_line(report: Mapping[str, Any]) -> str | None:
+    """`judged@10: all 0.98, head 1.00; coverage@10 0.41`, or None when nothing was measured."""
+    judged = report["judged"]
+    parts = []
+    if judged["per_stratum"]:
+        parts.append(f"judged@{judged['k']}: " + ", ".join(f"{s} {v:.2f}" for s, v in judged["per_stratum"].items()))
+    if report.get("coverage") is not None:
+        parts.append(f"coverage@{judged['k']} {report['coverage']:.2f}")
+    if report.get("duplicates"):
+        parts.append(f"duplicates in {len(report['duplicates'])} queries")
+    return "; ".join(parts) or None
+
+
+def churn_line(churned: Mapping[str, Any]) -> str:
+    """`rankings vs baseline, RBO (p=0.9) / top-10 overlap: all 0.9712/0.9500, ...`."""
+    values = ", ".join(f"{s} {v['rbo']:.4f}/{v['overlap']:.4f}" for s, v in churned["per_stratum"].items() if v["n"])
+    limit = f"; max churn {churned['max']:g}" if churned.get("max") is not None else ""
+    return f"rankings vs baseline, RBO (p={churned['p']}) / top-{churned['k']} overlap: {values}{limit}"

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_relevance import rankings
 from pytest_relevance.reports import formatting
-from pytest_relevance.reports.data import (
+from pytest_relevance.reports.formatting import (
     failing_first,
     floor_text,
     headline,

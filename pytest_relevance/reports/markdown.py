@@ -7,19 +7,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance import rankings
-from pytest_relevance.reports.data import (
+from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
+    delta,
     failing_first,
     floor_text,
     headline,
     judged_line,
     movers_label,
+    number,
     p_text,
     stale_line,
     update_command,
 )
-from pytest_relevance.reports.formatting import delta, number
 
 _MARKS = {
     "regression": "**regression**",

@@ -9,7 +9,7 @@ from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
-from pytest_relevance.reports.data import (
+from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
     floor_text,
