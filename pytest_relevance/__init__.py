@@ -1,5 +1,21 @@
 """pytest-relevance: search relevance as a build-time check.
 
+How a run flows, each arrow one module, one way (tests/test_imports.py fails on an import cycle)::
+
+    corpus.py, judgments.py, templates.py  the inputs, read and checked
+      -> engines/ (embedded/, elasticsearch.py)  the fixture index, built (or loaded from the cache) once
+      -> engines/base.py FixtureIndex.run()  the run: every judged query, under the frozen clock (clock.py)
+      -> evaluation.py (metrics.py, sets.py)  the evaluation: per query, per stratum
+         + diagnostics.py  what depends on the run and the judgments only: floors, judged@k, coverage, hints
+      -> gate.py (baseline.py, churn.py, rankings.py)  the verdict: passed, regressed, no baseline, cannot
+         compare, updated or unchanged, with the comparison (rows and p-values, movers, churn)
+      -> reports/data.py  the report model, built from the verdict and the diagnostics alone
+      -> reports/terminal.py, markdown.py, html.py (sharing reports/formatting.py)  renderings
+      -> reports/sinks.py  files and GitHub's step summary; baseline.py writes an update atomically
+
+The pytest side is plugin.py (options, ini keys from keys.py, fixtures, hooks), assertion.py (the
+`relevance_snapshot` assertion, which asks gate.py) and session.py (what a session knows and decides at its end).
+
 The public names load on first use: pytest imports this package for the plugin on every run, relevance tests or not.
 """
 

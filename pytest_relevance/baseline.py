@@ -397,6 +397,26 @@ def one_line_lists(text: str) -> str:
     return _STRING_LIST.sub(lambda m: "[" + _SEPARATOR.sub(", ", m.group(1)) + "]", text)
 
 
+# ---------------------------------------------------------------- order
+
+_STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
+_FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
+
+
+def stratum_key(name: str) -> tuple[int, str]:
+    """The pytest reports' order: all, head, torso, tail, then the others by name."""
+    return _STRATA.get(name, len(_STRATA)), name
+
+
+def metric_key(spec: str) -> tuple[int, str, int, str]:
+    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: for entries
+    written before baselines recorded the configured order (`metric_order`)."""
+    name, _, rest = spec.partition("@")
+    cut = rest.split(",", 1)[0]
+    family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
+    return family, name, int(cut) if cut.isdigit() else 0, spec
+
+
 # ---------------------------------------------------------------- compare
 
 

@@ -8,6 +8,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from report_model import report_of
 
 from pytest_relevance.evaluation import constant_floor, floor_is_exact
 from pytest_relevance.judgments import Judgments, Query
@@ -77,14 +78,12 @@ def test_a_metric_without_cut_off_is_floored_on_a_list_as_deep_as_the_run() -> N
 
 
 def test_every_report_says_at_least_where_the_floor_is_a_bound() -> None:
-    from pytest_relevance.baseline import Tolerance, compare
     from pytest_relevance.evaluation import evaluate
     from pytest_relevance.reports import html, markdown, terminal
-    from pytest_relevance.reports.data import build
 
     judgments = _judgments([{"a": 1, "b": 2}, {"b": 1}])
     evaluation = evaluate({"q0": ["a", "b"], "q1": ["b"]}, judgments, parse_metrics("ndcg@10 mrr"))
-    report = build("t", evaluation, judgments, compare({}, evaluation, Tolerance()), None, "custom", "0", {}, None)
+    report = report_of("t", evaluation, judgments)
     flags = {row["metric"]: row["floor_exact"] for row in report["rows"]}
     assert flags == {"ndcg@10": True, "mrr": False}
     table = "\n".join(terminal.summary_lines("t", {"engine": "custom", "judgments": "v", "report": report}))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from report_model import report_of
 
 from pytest_relevance.cli import main
 from pytest_relevance.evaluation import constant_floor, evaluate, hints, sign_flip_p
@@ -200,16 +201,14 @@ def _small() -> tuple[Judgments, dict[str, list[str]]]:
 
 
 def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **settings):
-    from pytest_relevance.baseline import Tolerance, compare, make_entry
-    from pytest_relevance.reports.data import build
+    from pytest_relevance.baseline import Tolerance, make_entry
 
     metrics = parse_metrics("ndcg@10 mrr")
     entry = make_entry(evaluate(before, judgments, metrics), "v1", "custom", Tolerance(), "")
     if entry_edit:
         entry = entry_edit(entry)
     evaluation = evaluate(after, judgments, metrics)
-    comparison = compare(entry, evaluation, Tolerance())
-    return build("t::test", evaluation, judgments, comparison, entry, "custom", "0.005", settings, None), evaluation
+    return report_of("t::test", evaluation, judgments, entry, **settings)
 
 
 def test_the_queries_that_dropped_most_are_the_regressed_stratums_on_the_regressed_metric() -> None:
@@ -220,10 +219,10 @@ def test_the_queries_that_dropped_most_are_the_regressed_stratums_on_the_regress
     judgments, before = _small()
     # q1 (head) drops on ndcg@10 only (b is relevant: its reciprocal rank stays 1); q2 (tail) drops on both, and
     # tail.mrr (1 -> 0.75, -0.25) is the largest regression, where q1 has no say
-    report, evaluation = _report(judgments, before, {**before, "q1": ["b", "a", "c"], "q2": ["x", "d"]})
+    report = _report(judgments, before, {**before, "q1": ["b", "a", "c"], "q2": ["x", "d"]})
     assert (report["movers"]["stratum"], report["movers"]["metric"]) == ("tail", "mrr")
     assert [m["query"] for m in report["movers"]["lost"]] == ["q2"]
-    text = "\n".join(failure_text(report, evaluation, judgments, "relevance-baseline.json"))
+    text = "\n".join(failure_text(report, "relevance-baseline.json"))
     assert "queries that dropped most on tail.mrr:\n  q2 'beta' [tail]: 1.0000 -> 0.5000" in text
     assert "Queries that lost most on tail.mrr:" in markdown.render([report])
     assert brief(report).startswith("regressed in ") and ", ndcg@10 " in brief(report)  # the headline stays
@@ -235,19 +234,19 @@ def test_reports_show_what_fell_and_came_in_for_lost_and_gained_queries() -> Non
 
     judgments, before = _small()
     after = {"q1": ["n", "c", "b", "m"], "q2": ["x", "d"], "q3": ["e", "y"]}
-    report, evaluation = _report(judgments, before, {**before, "q1": after["q1"], "q2": ["d", "x"]})
+    report = _report(judgments, before, {**before, "q1": after["q1"], "q2": ["d", "x"]})
     (lost,) = report["movers"]["lost"]
     assert lost["change"]["fell"] == [
         {"doc": "a", "grade": 3, "before": 1, "after": None},
         {"doc": "b", "grade": 2, "before": 2, "after": 3},
     ]
     assert [(m["doc"], m["grade"], m["after"]) for m in lost["change"]["came"]] == [("n", None, 1), ("m", None, 4)]
-    text = "\n".join(failure_text(report, evaluation, judgments, "relevance-baseline.json"))
+    text = "\n".join(failure_text(report, "relevance-baseline.json"))
     assert "  q1 'alpha' [head]: 1.0000 -> 0.2346\n      fell: a (3) 1 -> out, b (2) 2 -> 3\n" in text
     assert "      in: n (?) at 1, m (?) at 4\n" in text
     assert "top 3" not in text
     # the other way round, the reports show the gain and what came in
-    report, _ = _report(judgments, {**before, "q1": after["q1"]}, before)
+    report = _report(judgments, {**before, "q1": after["q1"]}, before)
     (gained,) = report["movers"]["gained"]
     assert gained["change"]["came"] == [{"doc": "a", "grade": 3, "before": None, "after": 1}]
     md = markdown.render([report])
@@ -260,8 +259,8 @@ def test_a_failure_says_what_the_change_improved_and_that_a_drop_may_be_chance()
 
     judgments, before = _small()
     before = {**before, "q2": ["x", "d"]}
-    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"], "q2": ["d", "x"]})
-    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    report = _report(judgments, before, {**before, "q1": ["c", "b", "a"], "q2": ["d", "x"]})
+    text = failure_text(report, "relevance-baseline.json")
     assert text[1:5] == [
         "  head.ndcg@10: 1.0000 -> 0.6480 (-0.3520, p=1.000)",
         "  head.mrr: 1.0000 -> 0.5000 (-0.5000, p=1.000)",
@@ -269,14 +268,14 @@ def test_a_failure_says_what_the_change_improved_and_that_a_drop_may_be_chance()
         "hint: head.ndcg@10 (p=1.000), head.mrr (p=1.000) may be chance; relevance_alpha = 0.05 fails only on drops "
         "that are also significant",
     ]
-    assert not any(line.startswith("hint:") for line in failure_text(report, evaluation, judgments, "b.json", 0.5))
+    assert not any(line.startswith("hint:") for line in failure_text(report, "b.json", 0.5))
 
 
 def test_cannot_compare_names_the_command_that_re_baselines() -> None:
     from pytest_relevance.reports.terminal import cannot_compare_text
 
     judgments, before = _small()
-    report, _ = _report(judgments, before, before)
+    report = _report(judgments, before, before)
     report["problems"] = ["judgments changed: v0 -> v1"]
     assert cannot_compare_text(report, "t::test", "relevance-baseline.json")[-1] == (
         "if the change is intended: re-baseline with pytest --relevance-update 't::test' --relevance-reason '<why>', "
@@ -290,7 +289,7 @@ def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() 
 
     judgments, before = _small()
     after = {**before, "q2": ["d", "u1"], "q3": ["e", "u3"]}  # unjudged swaps below the relevant ones
-    report, evaluation = _report(judgments, before, after)
+    report = _report(judgments, before, after)
     assert all(row["status"] == "same" for row in report["rows"])
     churned = report["churn"]
     assert churned["max"] is None and churned["exceeded"] == [] and report["status"] == "passed"
@@ -306,15 +305,15 @@ def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() 
         markdown.render([report])
     )
     assert '<table class="churn">' in html.render([report])
-    report, evaluation = _report(judgments, before, after, max_churn=0.4)
+    report = _report(judgments, before, after, max_churn=0.4)
     assert report["status"] == "regressed" and report["churn"]["exceeded"] == ["tail"]
-    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    text = failure_text(report, "relevance-baseline.json")
     assert text[0] == (
         "relevance churn beyond relevance_max_churn 0.4 against relevance-baseline.json (1 - mean RBO@10, p=0.9)"
     )
     assert "  tail: churn 0.4500 (RBO 0.5500, overlap 0.5000, 2 queries)" in text
     assert "  q2 'beta' [tail]: RBO 0.5500, 1 new in the top 10, 1 of them unjudged" in text
-    assert _report(judgments, before, after, max_churn=0.5)[0]["status"] == "passed"
+    assert _report(judgments, before, after, max_churn=0.5)["status"] == "passed"
 
 
 def test_an_entry_without_rankings_says_once_how_to_add_them() -> None:
@@ -322,23 +321,22 @@ def test_an_entry_without_rankings_says_once_how_to_add_them() -> None:
 
     judgments, before = _small()
     strip = lambda entry: {k: v for k, v in entry.items() if k not in ("rankings", "rankings_depth")}  # noqa: E731
-    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"]}, strip)
+    report = _report(judgments, before, {**before, "q1": ["c", "b", "a"]}, strip)
     assert report["churn"] is None
     notes = [w for w in report["warnings"] if "has no rankings" in w]
     assert len(notes) == 1 and "--relevance-update" in notes[0]
-    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    text = failure_text(report, "relevance-baseline.json")
     assert "      top 3: c (0), b (2), a (3)" in text
 
 
 def test_missing_queries_warn_with_count_and_ids() -> None:
     judgments, before = _small()
-    report, _ = _report(judgments, before, {"q1": before["q1"]})
+    report = _report(judgments, before, {"q1": before["q1"]})
     assert "2 judged queries are not in the run and score 0: q2, q3" in report["warnings"]
 
 
 def test_set_answers_show_missing_and_extra_labels() -> None:
-    from pytest_relevance.baseline import Tolerance, compare, make_entry
-    from pytest_relevance.reports.data import build
+    from pytest_relevance.baseline import Tolerance, make_entry
     from pytest_relevance.reports.terminal import failure_text
     from pytest_relevance.sets import evaluate_sets
 
@@ -347,23 +345,20 @@ def test_set_answers_show_missing_and_extra_labels() -> None:
     entry = make_entry(old, "v", "custom", Tolerance(), "")
     assert entry["rankings"] == {"t1": ["repo-a", "repo-b"]} and entry["rankings_depth"] is None
     new = evaluate_sets({"t1": {"repo-a", "repo-c"}}, judgments)
-    report = build("t", new, judgments, compare(entry, new, Tolerance()), entry, "custom", "0", {}, None)
+    report = report_of("t", new, judgments, entry)
     (lost,) = report["movers"]["lost"]
     assert lost["change"] == {"missing": ["repo-b"], "extra": ["repo-c"]}
     assert report["churn"] is None
-    text = failure_text(report, new, judgments, "b.json")
+    text = failure_text(report, "b.json")
     assert "      missing: repo-b" in text and "      extra: repo-c" in text
 
 
 def test_a_first_run_shows_the_scores_then_the_create_hint() -> None:
-    from pytest_relevance.baseline import Tolerance, compare
-    from pytest_relevance.reports.data import build
     from pytest_relevance.reports.terminal import no_baseline_text
 
     judgments, before = _small()
     evaluation = evaluate(before, judgments, parse_metrics("ndcg@10 mrr"))
-    comparison = compare({}, evaluation, Tolerance())
-    report = build("t.py::test", evaluation, judgments, comparison, None, "custom", "0.005", {}, None)
+    report = report_of("t.py::test", evaluation, judgments)
     assert report["churn"] is None and not any("has no rankings" in w for w in report["warnings"])
     lines = no_baseline_text(report, "t.py::test", "relevance-baseline.json")
     assert (
@@ -383,18 +378,15 @@ def test_a_first_run_shows_the_scores_then_the_create_hint() -> None:
 def _statuses() -> list[dict]:
     """One report per status the plugin produces, passing first, to see the renderers reorder them."""
     judgments, before = _small()
-    passed, _ = _report(judgments, before, before)
-    regressed, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    passed = _report(judgments, before, before)
+    regressed = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
     regressed["test"] = "t.py::test_regressed"
     passed["test"] = "t.py::test_passed"
-    from pytest_relevance.baseline import Tolerance, compare
-    from pytest_relevance.reports.data import build
 
     evaluation = evaluate(before, judgments, parse_metrics("ndcg@10 mrr"))
-    empty = compare({}, evaluation, Tolerance())
-    new = build("t.py::test_new", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    new = report_of("t.py::test_new", evaluation, judgments)
     new["status"] = "no baseline"
-    odd = build("t.py::test_odd", evaluation, judgments, empty, None, "custom", "0.005", {}, None)
+    odd = report_of("t.py::test_odd", evaluation, judgments)
     odd["status"] = "cannot compare"
     odd["problems"] = ["the judgments changed: baseline version 'v0', now 'v1'"]
     return [passed, new, odd, regressed]
@@ -459,7 +451,7 @@ def test_html_bars_have_an_axis_value_labels_and_deltas() -> None:
     from pytest_relevance.reports import html
 
     judgments, before = _small()
-    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    report = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
     page = html.render([report])
     chart = page[page.index('<svg class="stratum-chart"') : page.index("</svg>")]
     assert [t for t in re.findall(r'class="tick"[^>]*>([^<]*)<', chart)] == ["0", "0.25", "0.5", "0.75", "1"]
@@ -476,7 +468,7 @@ def test_html_per_query_chart_names_the_queries_and_lists_them() -> None:
     from pytest_relevance.reports import html
 
     judgments, before = _small()
-    report, _ = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
+    report = _report(judgments, before, {**before, "q1": ["b", "a", "c"]})
     page = html.render([report])
     assert '<svg class="delta-chart"' in page
     assert "<title>q1 &#x27;alpha&#x27;: 1.0000 -&gt; 0.9134 (-0.0866)</title>" in page
@@ -506,12 +498,12 @@ def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines
     from pytest_relevance.reports import html
 
     judgments, before = _small()
-    report, _ = _report(judgments, before, before)
+    report = _report(judgments, before, before)
     page = html.render([report])
     assert 'class="delta-chart"' not in page and 'class="movers"' not in page
     # q1's three results are judged, q2's and q3's one of two: (1 + 0.5 + 0.5) / 3
     assert '<p class="notes">judged@10: all 0.67, head 1.00, tail 0.50</p>' in page
-    improved, _ = _report(judgments, {**before, "q1": ["c", "b", "a"]}, before)
+    improved = _report(judgments, {**before, "q1": ["c", "b", "a"]}, before)
     page = html.render([improved])
     assert "stale baseline: improved beyond tolerance (all.ndcg@10 +" in page
     assert 'class="movers"' in page  # a gain is shown too
@@ -522,7 +514,7 @@ def test_a_json_report_read_back_keeps_the_strata_order() -> None:
     from pytest_relevance.reports.sinks import to_json
 
     judgments, before = _small()
-    report, _ = _report(judgments, before, before)
+    report = _report(judgments, before, before)
     report["judged"]["per_stratum"] = {"all": 1.0, "torso": 0.5, "head": 1.0, "tail": 0.5, "beta": 1.0}
     (back,) = json.loads(to_json([report]))["tests"]
     assert list(back["judged"]["per_stratum"]) == ["all", "beta", "head", "tail", "torso"]  # sorted on writing
@@ -541,13 +533,10 @@ def test_a_json_report_read_back_keeps_the_strata_order() -> None:
 
 
 def _floor_report(grades: dict[str, int], ranking: list[str], n: int, stratum: str = "head") -> dict:
-    from pytest_relevance.baseline import Tolerance, compare
-    from pytest_relevance.reports.data import build
 
     judgments = Judgments(tuple(Query(f"q{i}", "t", stratum, {}, dict(grades)) for i in range(n)), "v", "j")
     evaluation = evaluate({f"q{i}": ranking for i in range(n)}, judgments, parse_metrics("mrr"))
-    comparison = compare({}, evaluation, Tolerance())
-    return build("t", evaluation, judgments, comparison, None, "custom", "0", {}, None)
+    return report_of("t", evaluation, judgments)
 
 
 def test_a_value_under_its_floor_is_below_the_floor() -> None:
@@ -583,7 +572,7 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
 
     assert (p_text(0.0), p_text(0.0004), p_text(0.0005), p_text(0.0123)) == ("p<0.001", "p<0.001", "p=0.001", "p=0.012")
     judgments, before = _small()
-    report, _ = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    report = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
     row = next(r for r in report["rows"] if r["status"] == "regression")
     row["p"] = 0.0001
     assert regression_line(row).endswith(", p<0.001)")
@@ -599,8 +588,8 @@ def test_the_failure_hint_re_baselines_the_failing_test_only() -> None:
     from pytest_relevance.reports.terminal import failure_text
 
     judgments, before = _small()
-    report, evaluation = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
-    text = failure_text(report, evaluation, judgments, "relevance-baseline.json")
+    report = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
+    text = failure_text(report, "relevance-baseline.json")
     assert text[-1] == (
         "if the change is intended: pytest --relevance-update 't::test' --relevance-reason '<why>', then commit "
         "relevance-baseline.json in a commit of its own"
@@ -690,7 +679,7 @@ def test_markdown_shows_html_and_pipes_in_ids_strata_and_text_as_text() -> None:
         "v1",
         "judgments.yaml",
     )
-    report, _ = _report(judgments, {"<b>q1</b>": ["<img src=x>", "b"], "q2": ["d"]}, {"<b>q1</b>": ["b"], "q2": ["d"]})
+    report = _report(judgments, {"<b>q1</b>": ["<img src=x>", "b"], "q2": ["d"]}, {"<b>q1</b>": ["b"], "q2": ["d"]})
     report["test"] = "t.py::test[`x`]"
     md = markdown.render([report])
     assert "<b>" not in md and "<i>" not in md and "<s>" not in md and "<img" not in md

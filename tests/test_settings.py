@@ -4,6 +4,7 @@ test_bad_input.py; these are the rules themselves, without a pytest run per case
 from __future__ import annotations
 
 import pytest
+from report_model import report_of
 
 from pytest_relevance.evaluation import SMALLEST_P, evaluate, sign_flip_p
 from pytest_relevance.settings import SettingError, Tolerance, read
@@ -76,10 +77,9 @@ def test_an_alpha_no_p_value_can_reach_is_refused(alpha: str) -> None:
 
 def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries() -> None:
     """p is compared unrounded: 1/10001 shows as 0.0001, but it is below an alpha of 0.0001."""
-    from pytest_relevance.baseline import compare, make_entry
+    from pytest_relevance.baseline import make_entry
     from pytest_relevance.judgments import Judgments, Query
     from pytest_relevance.metrics import parse_metrics
-    from pytest_relevance.reports.data import build
 
     assert _settings(relevance_alpha="0.0001").alpha == 0.0001
     judgments = Judgments(tuple(Query(f"q{i}", f"text {i}", None, {}, {"a": 1, "b": 0}) for i in range(20)), "v1", "j")
@@ -87,6 +87,5 @@ def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries()
     before = evaluate({f"q{i}": ["a"] for i in range(20)}, judgments, metrics)
     after = evaluate({f"q{i}": ["b", "a"] for i in range(20)}, judgments, metrics)
     entry = make_entry(before, "v1", "custom", Tolerance(), "")
-    comparison = compare(entry, after, Tolerance())
-    report = build("t", after, judgments, comparison, entry, "custom", "0.005", {"alpha": 1e-4}, None)
+    report = report_of("t", after, judgments, entry, alpha=1e-4)
     assert [(r["p"], r["status"]) for r in report["rows"]] == [(0.0001, "regression")]

@@ -35,150 +35,64 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_relevance import churn, rankings
-from pytest_relevance.baseline import DIGITS, Comparison, Entry, query_movers
+from pytest_relevance.baseline import DIGITS, metric_key, stratum_key
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import (
-    Evaluation,
-    constant_floor,
-    coverage,
-    floor_is_exact,
-    hints,
-    judged_at,
-    sign_flip_p,
-)
-from pytest_relevance.judgments import Judgments
 from pytest_relevance.metrics import depth
 
-MOVERS = 5
-SMALL = 10
+if TYPE_CHECKING:
+    from pytest_relevance.diagnostics import Diagnostics
+    from pytest_relevance.gate import Verdict
 
 
-def build(
-    nodeid: str,
-    evaluation: Evaluation,
-    judgments: Judgments,
-    comparison: Comparison,
-    entry: Entry | None,
-    engine: str,
-    tolerance: str,
-    settings: dict[str, Any],
-    corpus_size: int | None,
-) -> dict[str, Any]:
-    """Everything a reviewer needs about one relevance test, JSON-serializable."""
+def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, Any]:
+    """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
+    side by side, nothing computed again."""
     from pytest_relevance.sets import SetMetric
-    from pytest_relevance.sets import floors as set_floors
 
+    evaluation = verdict.evaluation
     metrics = evaluation.metrics
-    k = next((m.k for m in metrics if m.k), 10)
     set_answers = isinstance(metrics[0], SetMetric)
-    if set_answers:
-        floors, notes, population = set_floors(judgments, metrics[0].threshold)
-        notes = [f"label population: {population} labels", *notes]
-    else:
-        floors, notes = constant_floor(judgments, metrics, depth(metrics)), hints(evaluation, judgments)
-    old_queries = (entry or {}).get("queries", {})
-    groups = judgments.groups
-    alpha = settings.get("alpha")
-    margin = settings.get("floor_margin", 0.05)
-    by_spec = {m.spec: m for m in metrics}
-    rows, warnings = [], []
-    small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
-    for row in comparison.rows:
-        item: dict[str, Any] = {
-            "stratum": row.stratum,
-            "metric": row.metric,
-            "n": row.n,
-            "baseline": row.before,
-            "current": row.after,
-            "delta": row.delta,
-            "status": row.status,
-            "tolerance": row.tolerance,
-            "floor": round(floors[row.stratum][row.metric], DIGITS),
-            "floor_exact": not set_answers and floor_is_exact(by_spec[row.metric]),
-            "p": None,
+    old_queries = (verdict.reference or {}).get("queries", {})
+    rows = [
+        {
+            "stratum": c.row.stratum,
+            "metric": c.row.metric,
+            "n": c.row.n,
+            "baseline": c.row.before,
+            "current": c.row.after,
+            "delta": c.row.delta,
+            "status": c.status,
+            "tolerance": c.row.tolerance,
+            "floor": round(diagnostics.floors[c.row.stratum][c.row.metric], DIGITS),
+            "floor_exact": diagnostics.exact[c.row.metric],
+            "p": c.p,
         }
-        if row.status == "regression":
-            deltas = [
-                round(evaluation.per_query[q][row.metric], DIGITS) - old_queries[q][row.metric]
-                for q in groups[row.stratum]
-                if q in old_queries and row.metric in old_queries[q]
-            ]
-            p = sign_flip_p(deltas)
-            item["p"] = round(p, 4)
-            if alpha is not None and p >= alpha:  # the unrounded p: 1/10001 shows as 0.0001 but is below it
-                item["status"] = "not significant"
-        if row.n < SMALL:
-            small[row.stratum] = row.n
-        else:
-            warnings += _floor_warning(row.stratum, row.metric, row.after, item, margin)
-        rows.append(item)
-    if small:
-        counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
-        warnings.insert(
-            0,
-            f"under {SMALL} queries ({counted}): too few for the floor check, and p-values are coarse; judge more "
-            "queries",
-        )
-    judged, unjudged = ({}, []) if set_answers else judged_at(evaluation, judgments, k)
-    minimum = settings.get("min_judged", 0.8)
-    for stratum, share in judged.items():
-        if share < minimum:
-            members = set(groups[stratum])  # a set: a list here made this quadratic in the number of queries
-            worst = ", ".join(f"{q} ({n})" for q, n in [u for u in unjudged if u[0] in members][:3])
-            warnings.append(
-                f"{stratum}: judged@{k} {share:.2f} < {minimum}: unjudged results score 0, so a better ranker can "
-                f"look worse; most unjudged: {worst}"
-            )
-    first = metrics[0].spec
-    mover_stratum, mover_metric, moved = "all", first, comparison.movers
-    regressed_rows = [r for r in rows if r["status"] == "regression"]
-    if regressed_rows:  # the queries that dropped most on what regressed, not on the first metric over all queries
-        worst = min(regressed_rows, key=lambda r: (r["delta"], stratum_key(r["stratum"]), metric_key(r["metric"])))
-        mover_stratum, mover_metric = worst["stratum"], worst["metric"]
-        moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups[mover_stratum]))
-    movers = [_mover(m, judgments) for m in moved]
-    lost = [m for m in movers if m["delta"] < 0][:MOVERS]
-    gained = sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS]
-    threshold = getattr(metrics[0], "threshold", 1)
-    for mover in lost + gained:
-        mover["change"] = _change(mover["query"], evaluation, judgments, comparison, set_answers, threshold)
-    churned = None
-    if comparison.rankings is not None and comparison.depth is not None:
-        churned = _churn(evaluation, judgments, comparison, settings.get("max_churn"))
-    elif entry is not None and not set_answers:
-        warnings.append(
-            "the baseline entry has no rankings (written by an older version), so only scores are compared: "
-            "re-baseline with --relevance-update to keep each query's top k and see what moved"
-        )
-    missing = None if set_answers else rankings.missing_queries(evaluation.run, judgments)
-    if missing:
-        warnings.append(missing)
-    regressed = any(r["status"] == "regression" for r in rows) or bool(churned and churned["exceeded"])
-    status = "regressed" if regressed else "passed"
-    return {
+        for c in verdict.rows
+    ]
+    warnings = [*diagnostics.warnings, *verdict.warnings, *([diagnostics.missing] if diagnostics.missing else [])]
+    report: dict[str, Any] = {
         "test": nodeid,
-        "engine": engine,
-        "judgments": judgments.version,
+        "engine": verdict.engine,
+        "judgments": verdict.judgments,
         "metrics": {m.spec: m.definition() for m in metrics},
-        "tolerance": tolerance,
-        "status": status,
+        "tolerance": verdict.tolerance,
+        "status": verdict.status,
         "rows": rows,
         "judged": {
-            "k": k,
-            "min": minimum,
-            "per_stratum": {s: round(v, DIGITS) for s, v in judged.items()},
-            "most_unjudged": [list(item) for item in unjudged[:10]],
+            "k": diagnostics.k,
+            "min": diagnostics.min_judged,
+            "per_stratum": {s: round(v, DIGITS) for s, v in diagnostics.judged.items()},
+            "most_unjudged": [list(item) for item in diagnostics.unjudged[:10]],
         },
-        "coverage": None if set_answers else _round(coverage(evaluation, k, corpus_size)),
+        "coverage": _round(diagnostics.coverage),
         "duplicates": dict(evaluation.duplicates),
-        "hints": notes,
+        "hints": diagnostics.hints,
         "warnings": list(dict.fromkeys(warnings)),
-        "headline": first,
-        "movers": {"metric": mover_metric, "stratum": mover_stratum, "lost": lost, "gained": gained},
-        "churn": churned,
+        "headline": metrics[0].spec,
+        "movers": verdict.movers,
+        "churn": verdict.churn,
         "rankings": {qid: docs[: None if set_answers else depth(metrics)] for qid, docs in evaluation.run.items()},
         "per_query": {
             qid: {
@@ -188,70 +102,13 @@ def build(
             for qid, values in evaluation.per_query.items()
         },
     }
-
-
-def _floor_warning(stratum: str, metric: str, value: float, row: Mapping[str, Any], margin: float) -> list[str]:
-    """A floor of 0 says nothing (no single list scores at all), so it never warns. A floor that is a bound (at
-    least its value) warns by that value: the best constant list is at least as close."""
-    floor = row["floor"]
-    if floor <= 0 or value - floor >= margin:
-        return []
-    said = f"{floor:.4f}" if row["floor_exact"] else f"(at least {floor:.4f})"
-    if value < floor:
-        return [
-            f"{stratum}.{metric} {value:.4f} is below the constant-answer floor {said}: one fixed list for every "
-            "query scores better"
-        ]
-    return [
-        f"{stratum}.{metric} {value:.4f} is within {margin} of the constant-answer floor {said}: one fixed "
-        "list for every query scores nearly as well"
-    ]
-
-
-def _mover(mover: Any, judgments: Judgments) -> dict[str, Any]:
-    query = judgments[mover.query]
-    return {
-        "query": query.id,
-        "text": query.text,
-        "stratum": query.stratum,
-        "baseline": mover.before,
-        "current": mover.after,
-        "delta": mover.delta,
-    }
-
-
-def _change(
-    qid: str,
-    evaluation: Evaluation,
-    judgments: Judgments,
-    comparison: Comparison,
-    set_answers: bool,
-    threshold: float,
-) -> dict[str, Any]:
-    """What moved in one query: the before/after of its top k, the labels an answer misses or adds, or (with no
-    baseline rankings) the current top 3."""
-    grades = judgments[qid].grades
-    current = evaluation.run.get(qid, [])
-    if set_answers:
-        return rankings.set_diff({d for d, g in grades.items() if g >= threshold}, current)
-    if comparison.rankings is not None and comparison.depth is not None and qid in comparison.rankings:
-        return rankings.diff(comparison.rankings[qid], current, grades, comparison.depth, threshold).as_dict()
-    return rankings.top(current, grades)
-
-
-def _churn(evaluation: Evaluation, judgments: Judgments, comparison: Comparison, limit: float | None) -> dict[str, Any]:
-    assert comparison.rankings is not None and comparison.depth is not None
-    per_query = churn.per_query(comparison.rankings, evaluation.run, comparison.depth)
-    strata = churn.per_stratum(per_query, judgments.groups)
-    return {
-        "k": comparison.depth,
-        "p": churn.P,
-        "variant": churn.VARIANT,
-        "max": limit,
-        "per_stratum": strata,
-        "exceeded": churn.exceeded(strata, limit),
-        "most_changed": churn.most_changed(per_query, judgments),
-    }
+    if verdict.against:
+        report["against"] = verdict.against
+    if verdict.problems:
+        report["problems"] = verdict.problems
+    if verdict.notes:
+        report["notes"] = verdict.notes
+    return report
 
 
 def _round(value: float | None) -> float | None:
@@ -259,23 +116,6 @@ def _round(value: float | None) -> float | None:
 
 
 # ---------------------------------------------------------------- files written by others
-
-_STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
-_FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
-
-
-def stratum_key(name: str) -> tuple[int, str]:
-    """The pytest reports' order: all, head, torso, tail, then the others by name."""
-    return _STRATA.get(name, len(_STRATA)), name
-
-
-def metric_key(spec: str) -> tuple[int, str, int, str]:
-    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: for entries
-    written before baselines recorded the configured order (`metric_order`)."""
-    name, _, rest = spec.partition("@")
-    cut = rest.split(",", 1)[0]
-    family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
-    return family, name, int(cut) if cut.isdigit() else 0, spec
 
 
 def read_json(path: Path) -> Any:

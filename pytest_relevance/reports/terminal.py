@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.churn import failure_lines
-from pytest_relevance.evaluation import Evaluation
-from pytest_relevance.judgments import Judgments
 from pytest_relevance.rankings import render
 from pytest_relevance.reports.formatting import (
     brief,
@@ -19,6 +17,9 @@ from pytest_relevance.reports.formatting import (
     stale_line,
     update_command,
 )
+
+if TYPE_CHECKING:
+    from pytest_relevance.session import State
 
 
 def _signed(value: float) -> str:
@@ -54,9 +55,7 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:SHOWN]) + (f", +{len(names) - SHOWN} more" if len(names) > SHOWN else "")
 
 
-def failure_text(
-    report: Mapping[str, Any], evaluation: Evaluation, judgments: Judgments, baseline: str, alpha: float | None = None
-) -> list[str]:
+def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None = None) -> list[str]:
     """Failing stratum.metric lines (with the p-value of the drop), what the same change improved, a hint at
     relevance_alpha when a drop could be chance and none is set, then for the queries that dropped most what fell and
     what came in, churn beyond relevance_max_churn, and what to do."""
@@ -64,7 +63,7 @@ def failure_text(
     regressions = [row for row in report["rows"] if row["status"] == "regression"]
     if regressions:
         lines.append(
-            f"relevance regression in {baseline} (judgments {judgments.version}, tolerance {report['tolerance']})"
+            f"relevance regression in {baseline} (judgments {report['judgments']}, tolerance {report['tolerance']})"
         )
         lines += [regression_line(row) for row in regressions]
         improved = [
@@ -194,3 +193,41 @@ def change_lines(result: Mapping[str, Any]) -> list[str]:
         f"  updated {name}: {'new' if old is None else f'{old:.4f}'} -> {new:.4f}"
         for name, old, new in result.get("changes", [])
     ]
+
+
+def session_lines(state: State, verbosity: int, update: bool, baseline: str) -> list[tuple[str, str | None]]:
+    """The `relevance` section of pytest's terminal summary, as (line, colour or None): each test (its table on -v
+    or when it did not pass, else one line), the counts, what an update wrote or kept, unused entries, notes,
+    errors and warnings."""
+    lines: list[tuple[str, str | None]] = []
+    for nodeid in sorted(state.results) if verbosity >= 0 else []:
+        result = state.results[nodeid]
+        report = result.get("report", {})
+        if verbosity > 0 or report.get("status") not in ("passed", "updated", "unchanged"):
+            shown = summary_lines(nodeid, result)  # the table: on -v, and always for a test that did not pass
+        else:
+            shown = [test_line(nodeid, result), *change_lines(result)]
+        shown += [f"  note: {note}" for note in [*report.get("notes", []), result.get("repeat")] if note]
+        lines += [(line, None) for line in shown]
+    if state.results:
+        lines.append((count_line(state.results.values()), None))
+    for nodeid in state.removed:
+        lines.append((f"removed baseline entry {nodeid}: no test of this whole-suite run has that id", None))
+    if update and state.saved:
+        lines.append((f"baseline written: {baseline}", None))
+    if update and state.partial and state.results:
+        lines.append((f"entries of tests this run did not collect are kept ({state.partial})", None))
+    fail = state.settings.unused == "fail"
+    for nodeid in state.unused:
+        lines.append(
+            (
+                f"unused baseline entry {nodeid} (no test has that id; a whole-suite --relevance-update removes it)",
+                "red" if fail else "yellow",
+            )
+        )
+    if state.unused and fail:
+        lines.append((f"relevance_unused = fail: {len(state.unused)} unused baseline entries fail the run", None))
+    lines += [(note, None) for note in dict.fromkeys(state.notes)]
+    lines += [(f"error: {error}", "red") for error in state.errors]
+    lines += [(f"warning: {warning}", "yellow") for warning in state.warnings]
+    return lines

@@ -1,0 +1,124 @@
+"""The right-hand side of ``assert relevance_snapshot == run``, in a module of its own as syrupy's assertion is: it
+evaluates the run, asks the gate (gate.py) for the verdict, keeps the report for the session's summary and turns a
+failing verdict into the text a reviewer reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_relevance.session import State, setting, warn
+
+if TYPE_CHECKING:
+    from pytest_relevance.judgments import Judgments
+    from pytest_relevance.settings import Settings
+
+
+class RelevanceSnapshot:
+    """The right-hand side of ``assert relevance_snapshot == run``; its explanation is the failure text."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, state: State, node: pytest.Item, judgments: Judgments, settings: Settings) -> None:
+        self.state, self.node, self.judgments = state, node, judgments
+        self.settings = settings
+        self.explanation: list[str] = []
+
+    def __repr__(self) -> str:
+        return "relevance_snapshot"
+
+    def __eq__(self, run: object) -> bool:
+        from pytest_relevance.errors import RelevanceInputError
+
+        try:
+            if self._check(run):
+                return True
+        except RelevanceInputError as exc:
+            self.explanation = [f"relevance: {exc}"]
+        # pytest.fail rather than False: pytest truncates long assertion explanations to 8 lines outside -vv, which
+        # would cut the movers and the what-to-do line a reviewer needs
+        pytest.fail("\n".join(self.explanation), pytrace=False)
+
+    def _check(self, run: object) -> bool:
+        from pytest_relevance.diagnostics import diagnose
+        from pytest_relevance.evaluation import Run, evaluate
+        from pytest_relevance.gate import decide
+        from pytest_relevance.reports.data import build
+        from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
+        from pytest_relevance.sets import evaluate_sets, is_set_run
+
+        settings = self.settings
+        if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
+            threshold = next((m.threshold for m in settings.metrics if m.name != "ndcg"), 1)
+            evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
+        else:
+            evaluation = evaluate(run, self.judgments, settings.metrics)  # type: ignore[arg-type]
+        engine = run.engine if isinstance(run, Run) else "custom"
+        nodeid, state, config = self.node.nodeid, self.state, self.state.config
+        result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
+        if isinstance(run, Run) and run.repeated > 1:
+            result["repeat"] = f"repeat: {len(run)} queries x {run.repeated}, identical"
+        state.results[nodeid] = dict(result)  # used, even if it fails below
+        baseline = setting(config, "relevance_baseline")
+        update = config.getoption("relevance_update")
+        verdict = decide(
+            nodeid,
+            state.baseline().get(nodeid),
+            evaluation,
+            self.judgments,
+            engine,
+            settings,
+            update=update,
+            reason=config.getoption("relevance_reason"),
+            narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
+            baseline=state.baseline_path,
+        )
+        diagnostics = diagnose(
+            evaluation, self.judgments, settings.min_judged, settings.floor_margin, getattr(run, "corpus_size", None)
+        )
+        report = build(nodeid, verdict, diagnostics)
+        self._properties(report)
+        state.results[nodeid] = {**result, "report": report}
+        if update:
+            state.results[nodeid].update(entry=verdict.entry, updated=verdict.status == "updated")
+            return True
+        if verdict.status == "no baseline":
+            self.explanation = no_baseline_text(report, nodeid, baseline)
+        elif verdict.status == "cannot compare":
+            self.explanation = cannot_compare_text(report, nodeid, baseline)
+        else:
+            self._warn(report)
+        if verdict.status == "regressed":
+            self.explanation = failure_text(report, baseline, settings.alpha)
+            self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
+        return verdict.status == "passed"
+
+    def _properties(self, report: dict[str, Any]) -> None:
+        """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""
+        for row in report["rows"]:
+            name = f"relevance.{row['stratum']}.{row['metric']}"
+            self.node.user_properties.append((name, row["current"]))
+            if row["baseline"] is not None:
+                self.node.user_properties.append((f"{name}.baseline", row["baseline"]))
+                self.node.user_properties.append((f"{name}.delta", row["delta"]))
+
+    def _warn(self, report: dict[str, Any]) -> None:
+        """The report's warnings, as one short RelevanceWarning for this test (so -W error and filterwarnings apply).
+
+        Joined, they made a line of hundreds of characters on every run (values near the constant-answer floor, the
+        most unjudged queries); the line counts them and says where they are in full: the -v table and the reports.
+        A warning another test already gave in this session (the shared judgments have too few queries) is not said
+        again.
+        """
+        state = self.state
+        new = [warning for warning in report["warnings"] if warning not in state.said]
+        state.said.update(new)
+        if new:
+            path, line, _ = self.node.location
+            warn(
+                f"{self.node.nodeid}: {len(new)} warning{'' if len(new) == 1 else 's'} about its numbers: -v lists "
+                "them, as does --relevance-report",
+                self.node.config.rootpath / path,
+                line + 1,
+            )

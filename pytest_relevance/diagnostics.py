@@ -1,0 +1,109 @@
+"""What keeps a run's numbers honest, from the run and the judgments alone (no baseline): the constant-answer floor
+of every value, judged@k, coverage, the NDCG@1-vs-@k hints and the warnings they raise.
+
+Computed once per evaluation, before any comparison, so the report model reads them and never calls back into
+`evaluation` or `sets`; the same numbers stand whatever the baseline says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pytest_relevance import rankings
+from pytest_relevance.evaluation import Evaluation, constant_floor, coverage, floor_is_exact, hints, judged_at
+from pytest_relevance.judgments import Judgments
+from pytest_relevance.metrics import depth
+
+SMALL = 10  # queries a stratum needs for the floor check and for p-values that are not coarse
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """`floors[stratum][spec]` is the best constant list's score, `exact[spec]` whether that is the floor itself
+    (False: a greedy list's score, a lower bound); `warnings` are in the order the reports show them."""
+
+    floors: dict[str, dict[str, float]]
+    exact: dict[str, bool]
+    k: int
+    min_judged: float
+    judged: dict[str, float]
+    unjudged: list[tuple[str, int]]
+    coverage: float | None
+    hints: list[str]
+    warnings: list[str]
+    #: the judged queries the run lacks (they score 0), said after the comparison's warnings
+    missing: str | None
+
+
+def diagnose(
+    evaluation: Evaluation, judgments: Judgments, min_judged: float, margin: float, corpus_size: int | None
+) -> Diagnostics:
+    from pytest_relevance.sets import SetMetric
+    from pytest_relevance.sets import floors as set_floors
+
+    metrics = evaluation.metrics
+    k = next((m.k for m in metrics if m.k), 10)
+    set_answers = isinstance(metrics[0], SetMetric)
+    if set_answers:
+        floors, notes, population = set_floors(judgments, metrics[0].threshold)
+        notes = [f"label population: {population} labels", *notes]
+    else:
+        floors, notes = constant_floor(judgments, metrics, depth(metrics)), hints(evaluation, judgments)
+    exact = {m.spec: not set_answers and floor_is_exact(m) for m in metrics}  # type: ignore[arg-type]
+    warnings: list[str] = []
+    small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
+    for stratum, values in evaluation.strata.items():
+        n = evaluation.counts[stratum]
+        for spec, value in values.items():
+            if n < SMALL:
+                small[stratum] = n
+            else:
+                warnings += _floor_warning(
+                    f"{stratum}.{spec}", round(value, 4), floors[stratum][spec], exact[spec], margin
+                )
+    if small:
+        counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
+        warnings.insert(
+            0,
+            f"under {SMALL} queries ({counted}): too few for the floor check, and p-values are coarse; judge more "
+            "queries",
+        )
+    judged, unjudged = ({}, []) if set_answers else judged_at(evaluation, judgments, k)
+    for stratum, share in judged.items():
+        if share < min_judged:
+            members = set(judgments.groups[stratum])  # a set: a list here made this quadratic in the queries
+            worst = ", ".join(f"{q} ({n})" for q, n in [u for u in unjudged if u[0] in members][:3])
+            warnings.append(
+                f"{stratum}: judged@{k} {share:.2f} < {min_judged}: unjudged results score 0, so a better ranker can "
+                f"look worse; most unjudged: {worst}"
+            )
+    return Diagnostics(
+        floors=floors,
+        exact=exact,
+        k=k,
+        min_judged=min_judged,
+        judged=judged,
+        unjudged=unjudged,
+        coverage=None if set_answers else coverage(evaluation, k, corpus_size),
+        hints=notes,
+        warnings=warnings,
+        missing=None if set_answers else rankings.missing_queries(evaluation.run, judgments),
+    )
+
+
+def _floor_warning(name: str, value: float, floor: float, exact: bool, margin: float) -> list[str]:
+    """A floor of 0 says nothing (no single list scores at all), so it never warns. A floor that is a bound (at
+    least its value) warns by that value: the best constant list is at least as close."""
+    floor = round(floor, 4)
+    if floor <= 0 or value - floor >= margin:
+        return []
+    said = f"{floor:.4f}" if exact else f"(at least {floor:.4f})"
+    if value < floor:
+        return [
+            f"{name} {value:.4f} is below the constant-answer floor {said}: one fixed list for every query "
+            "scores better"
+        ]
+    return [
+        f"{name} {value:.4f} is within {margin} of the constant-answer floor {said}: one fixed list for every "
+        "query scores nearly as well"
+    ]
