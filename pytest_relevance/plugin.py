@@ -50,6 +50,8 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_snapshot_depth": ("ranked ids per query kept in the baseline (at most the deepest cut-off)", "10"),
     "relevance_max_churn": ("if set (e.g. 0.2), fail when 1 - mean RBO vs the baseline's rankings exceeds it", ""),
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
+    "relevance_max_judgment_age": ("if set (e.g. 180d), warn of grades dated longer ago than this before now", ""),
+    "relevance_judge_agreement": ("`pytest-relevance agreement --format json` output: the judge's kappa", ""),
 }
 #: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
 NO_FLAG = ("relevance_es_api_key", "relevance_es_password")
@@ -671,6 +673,7 @@ class RelevanceSnapshot:
         reference = entry if comparable else new
         comparison = compare(reference or {}, evaluation, self.tolerance)
         report = self._report(evaluation, comparison, reference, engine, getattr(run, "corpus_size", None))
+        self._provenance(report, evaluation)
         self._properties(report)
         note = engine_note(entry, engine) if comparable else None
         for said in (note, dropped if comparable else None):
@@ -714,6 +717,15 @@ class RelevanceSnapshot:
             self.settings.report,
             corpus_size,
         )
+
+    def _provenance(self, report: dict[str, Any], evaluation: Any) -> None:
+        """The report's stale-grade warnings and model-graded share (see `provenance.annotate`)."""
+        from pytest_relevance.provenance import annotate
+
+        config, settings = self.state.config, self.settings
+        corpus = resolve(config, setting(config, "relevance_corpus"))
+        agreement = resolve(config, settings.judge_agreement) if settings.judge_agreement else None
+        annotate(report, self.judgments, evaluation, settings, corpus, setting(config, "relevance_id_field"), agreement)
 
     def _properties(self, report: dict[str, Any]) -> None:
         """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""

@@ -11,6 +11,7 @@ Pure logic, no pytest: the CLI and the reports both use it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -201,3 +202,38 @@ def model_line(report: Mapping[str, Any]) -> str | None:
     if graded["pairs"] is not None:
         return f"{line}; judge kappa undefined on {graded['pairs']} shared pairs"
     return f"{line}; no agreement with humans known (relevance_judge_agreement)"
+
+
+def annotate(
+    report: dict[str, Any],
+    judgments: Judgments,
+    evaluation: Any,
+    settings: Any,
+    corpus: Path,
+    id_field: str,
+    agreement: Path | None,
+) -> None:
+    """Add to a test's report its stale-grade warnings (listed with the others, counted by its RelevanceWarning)
+    and `model_graded`. The corpus is hashed only when a grade records a hash, once per corpus version (None when
+    there is no corpus file: a custom run's gate may have none)."""
+    warnings = stale_warnings(
+        judgments, settings.now, settings.max_judgment_age, lambda: corpus_hashes(corpus, id_field)
+    )
+    report["warnings"] = list(dict.fromkeys([*report["warnings"], *warnings]))
+    known = read_agreement(agreement) if agreement is not None else None
+    report["model_graded"] = model_graded(judgments, getattr(evaluation, "run", {}), evaluation.metrics, known)
+
+
+def corpus_hashes(path: Path, id_field: str) -> dict[str, str] | None:
+    """doc id -> `content_hash` of the corpus file, or None without one; remembered per (file, size, mtime)."""
+    if not path.is_file():
+        return None
+    stat = path.stat()
+    return _hashes(str(path), id_field, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _hashes(path: str, id_field: str, size: int, mtime: int) -> dict[str, str]:
+    from pytest_relevance.corpus import load_corpus
+
+    return {str(doc[id_field]): content_hash(doc) for doc in load_corpus(path, id_field)}

@@ -253,3 +253,41 @@ def test_trec_qrels_refuse_provenance(tmp_path: Path) -> None:
     with pytest.raises(RelevanceInputError, match="TREC qrels hold no provenance"):
         merge_file(qrels, filled, topics=topics)
     assert qrels.read_text() == "q1 0 d1 2\n"
+
+
+# ---------------------------------------------------------------- the model-graded share
+
+
+def test_model_share_by_hand(tmp_path: Path) -> None:
+    import math
+
+    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.provenance import model_line, model_share
+
+    path = tmp_path / "j.yaml"
+    path.write_text(
+        "queries:\n"
+        "  - {id: q1, text: a, grades: {d1: 1, d2: {grade: 2, judge: rule}}}\n"
+        "  - {id: q2, text: b, grades: {d3: {grade: 1, judge: rule}}}\n"
+        "  - {id: q3, text: c, grades: {d4: 0}}\n"  # no gain at all: counts for neither side
+    )
+    judgments = load_judgments(path)
+    run = {"q1": ["d1", "d2", "d2"], "q2": ["x"], "q3": ["d4"]}  # a repeat gains nothing, as in the metrics
+    idcg = 2 + 1 / math.log2(3)
+    human, model = 1 / idcg, 2 / math.log2(3) / idcg
+    metric, share = model_share(judgments, run, parse_metrics(["mrr", "ndcg@10"]))
+    assert metric == "ndcg@10"
+    assert share == pytest.approx(model / (human + model))
+    exp = model_share(judgments, run, parse_metrics(["ndcg@10(gain=exp)"]))
+    exp_idcg = 3 + 1 / math.log2(3)
+    assert exp[1] == pytest.approx((3 / math.log2(3) / exp_idcg) / (1 / exp_idcg + 3 / math.log2(3) / exp_idcg))
+    assert model_share(judgments, run, parse_metrics(["mrr"])) is None  # no NDCG to share out
+    assert model_share(judgments, {"q2": ["x"]}, parse_metrics(["ndcg@10"])) is None  # no gain
+    report = {
+        "rows": [{"stratum": "all", "metric": "ndcg@10", "current": 0.71}],
+        "model_graded": {"metric": "ndcg@10", "share": 0.234, "judges": ["rule"], "kappa": None, "pairs": 40},
+    }
+    assert model_line(report) == (
+        "ndcg@10 0.7100, of which 23% of the gain is model-graded (rule); judge kappa undefined on 40 shared pairs"
+    )
+    assert model_line({"rows": [], "model_graded": None}) is None

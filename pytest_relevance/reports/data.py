@@ -14,7 +14,10 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
                   score; see `evaluation.EXACT_FLOORS`), "p" (null unless regressed)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
-        "hints": [str], "warnings": [str],
+        "hints": [str], "warnings": [str] (with the plugin's stale-grade warnings, see `provenance.annotate`),
+        "model_graded": null (no gain rests on a model-made grade) or {"metric": the first NDCG spec, "share": of its
+            "all" value, the part model-made grades give, "judges": [name], "kappa": the judge's unweighted kappa
+            from relevance_judge_agreement (null: none known, or undefined), "pairs": its shared pairs or null},
         "headline": the first metric's spec, whose "all" value stands for the test,
         "movers": {"metric": spec, "stratum": name, "lost": [mover], "gained": [mover]}: the queries of the
             regressed stratum that dropped most on the regressed metric (the largest drop when several did), else

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance import rankings
+from pytest_relevance.provenance import model_line
 from pytest_relevance.reports.data import (
     brief,
     churn_line,
@@ -99,7 +100,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
-    notes = [line for line in (judged_line(report), stale_line(report)) if line]
+    notes = [line for line in (judged_line(report), stale_line(report), model_line(report)) if line]
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))
         changed = ", ".join(

@@ -8,6 +8,7 @@ from typing import Any
 from pytest_relevance.churn import failure_lines
 from pytest_relevance.evaluation import Evaluation
 from pytest_relevance.judgments import Judgments
+from pytest_relevance.provenance import model_line
 from pytest_relevance.rankings import render
 from pytest_relevance.reports.data import (
     brief,
@@ -182,7 +183,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in (judged_line(report),) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
-    lines += [f"  {line}" for line in (stale_line(report),) if line]
+    lines += [f"  {line}" for line in (stale_line(report), model_line(report)) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
     lines += [f"  warning: {warning}" for warning in report["warnings"]]
     return [*lines, *change_lines(result)]
