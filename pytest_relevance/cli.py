@@ -214,8 +214,12 @@ def _pool(args: argparse.Namespace) -> int:
     judgments = load_judgments(args.judgments, args.topics)
     rankings = [ranking for source in args.sources for ranking in read_rankings(Path(source))]
     documents = {d[args.id_field]: d for d in load_corpus(args.corpus, args.id_field)} if args.corpus else {}
-    hashes = {doc: content_hash(fields) for doc, fields in documents.items()}
-    stale = stale_grades(judgments, datetime.now(UTC), max_age, lambda: hashes if documents else None)
+
+    def corpus_hashes() -> dict[str, str] | None:  # asked only when some grade records a hash
+        return {doc: content_hash(fields) for doc, fields in documents.items()} if documents else None
+
+    stale = stale_grades(judgments, datetime.now(UTC), max_age, corpus_hashes)
+    hashes = {doc: content_hash(documents[doc]) for _, doc in stale if doc in documents}
     fields = args.field or title_fields(documents.values())
     rows = pool(judgments, rankings, args.depth, documents, fields, stale, hashes)
     output = Path(args.output)

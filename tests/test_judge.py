@@ -164,6 +164,21 @@ def test_the_judge_leaves_stale_grades_to_people(files: Path) -> None:
     assert ',"judged 2020-01-01, over 30d before ' in rows[1]
 
 
+def test_pool_puts_grades_of_changed_documents_up_again(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (files / "judgments.yaml").read_text().replace("d3: 1}", 'd3: {grade: 1, source: human, hash: "sha256:x"}}')
+    (files / "judgments.yaml").write_text(text)
+    argv = ["pool", "baseline.json", "--judgments", "judgments.yaml", "--corpus", "corpus.ndjson", "-o", "p.yaml"]
+    assert main(argv) == 0
+    assert "5 (query, document) pairs to judge, 5 documents, top 10, 1 of them stale grades" in capsys.readouterr().out
+    import yaml
+
+    rows = {(row["query_id"], row["doc_id"]): row for row in yaml.safe_load((files / "p.yaml").read_text())}
+    changed = rows["q2", "d3"]
+    assert (changed["stale"], changed["old_grade"], changed["rank"]) == ("content changed", 1, 1)
+    assert changed["hash"] == content_hash({"id": "d3", "title": "red hat"})
+    assert rows["q1", "d4"]["stale"] == ""
+
+
 @pytest.mark.parametrize(
     ("judge", "problem"),
     [
