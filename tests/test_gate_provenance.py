@@ -143,3 +143,13 @@ def test_a_bad_agreement_file_fails_the_test(pytester: pytest.Pytester, content:
     result = run(pytester, "--relevance-update")
     assert result.ret == 1
     result.stdout.fnmatch_lines([f"*relevance: *agreement.json: {problem}: write it with pytest-relevance agreement*"])
+
+
+def test_a_conftest_may_implement_the_judge_hook(pytester: pytest.Pytester) -> None:
+    # pytest refuses an unknown pytest_* hook in a conftest; pytest_relevance_judge is one of the plugin's
+    session(pytester, "1")
+    pytester.makeconftest("def pytest_relevance_judje(query, documents):\n    return {}\n")
+    result = run(pytester)
+    assert "unknown hook 'pytest_relevance_judje'" in result.stdout.str() + result.stderr.str()
+    pytester.makeconftest("def pytest_relevance_judge(query, documents):\n    return {}\n")
+    assert run(pytester, "--relevance-update").ret == 0
