@@ -37,7 +37,7 @@ def content_hash(document: Mapping[str, Any]) -> str:
 
 
 def today() -> str:
-    """The UTC date a grade made now is dated with (the frozen clock of a test run, via time-machine)."""
+    """The UTC date a grade made now is dated with: by `pool --judge`, or re-judged through `merge`."""
     return datetime.now(UTC).date().isoformat()
 
 
