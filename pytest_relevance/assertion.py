@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_relevance.session import State, setting, warn
+from pytest_relevance.session import State, resolve, setting, warn
 
 if TYPE_CHECKING:
     from pytest_relevance.judgments import Judgments
@@ -74,8 +74,15 @@ class RelevanceSnapshot:
             narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
             baseline=state.baseline_path,
         )
+        stale, graded = self._provenance(evaluation)
         diagnostics = diagnose(
-            evaluation, self.judgments, settings.min_judged, settings.floor_margin, getattr(run, "corpus_size", None)
+            evaluation,
+            self.judgments,
+            settings.min_judged,
+            settings.floor_margin,
+            getattr(run, "corpus_size", None),
+            stale,
+            graded,
         )
         report = build(nodeid, verdict, diagnostics)
         self._properties(report)
@@ -93,6 +100,15 @@ class RelevanceSnapshot:
             self.explanation = failure_text(report, baseline, settings.alpha)
             self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
         return verdict.status == "passed"
+
+    def _provenance(self, evaluation: Any) -> tuple[list[str], dict[str, Any] | None]:
+        """Stale-grade warnings and the model-graded share (see `provenance.assess`)."""
+        from pytest_relevance.provenance import assess
+
+        config, settings = self.state.config, self.settings
+        corpus = resolve(config, setting(config, "relevance_corpus"))
+        agreement = resolve(config, settings.judge_agreement) if settings.judge_agreement else None
+        return assess(self.judgments, evaluation, settings, corpus, setting(config, "relevance_id_field"), agreement)
 
     def _properties(self, report: dict[str, Any]) -> None:
         """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""

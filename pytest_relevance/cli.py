@@ -7,7 +7,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics import (
@@ -20,6 +21,11 @@ from pytest_relevance.metrics import (
     score_scored_run,
 )
 from pytest_relevance.trec import ScatteredQuery, ScoredQueries, gc_paused, read_qrels_bytes, read_run_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_relevance.judgments import Judgments
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -191,21 +197,71 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _pool(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
     from pathlib import Path
 
     from pytest_relevance.corpus import load_corpus
     from pytest_relevance.judgments import load_judgments
     from pytest_relevance.pool import pool, read_rankings, title_fields, write_pool
+    from pytest_relevance.provenance import content_hash, parse_age, stale_grades
 
+    try:
+        max_age = parse_age(args.max_age) if args.max_age else None
+    except ValueError as exc:
+        raise RelevanceInputError("--max-age", str(exc)) from None
+    if args.judge and not args.corpus:
+        raise RelevanceInputError("--judge", "needs --corpus: the judge is given the documents to grade")
     judgments = load_judgments(args.judgments, args.topics)
     rankings = [ranking for source in args.sources for ranking in read_rankings(Path(source))]
     documents = {d[args.id_field]: d for d in load_corpus(args.corpus, args.id_field)} if args.corpus else {}
+
+    def corpus_hashes() -> dict[str, str] | None:  # asked only when some grade records a hash
+        return {doc: content_hash(fields) for doc, fields in documents.items()} if documents else None
+
+    stale = stale_grades(judgments, datetime.now(UTC), max_age, corpus_hashes)
+    hashes = {doc: content_hash(documents[doc]) for _, doc in stale if doc in documents}
     fields = args.field or title_fields(documents.values())
-    rows = pool(judgments, rankings, args.depth, documents, fields)
-    write_pool(Path(args.output), rows, fields)
+    rows = pool(judgments, rankings, args.depth, documents, fields, stale, hashes)
+    output = Path(args.output)
+    if args.judge:
+        rows = _judged(args, judgments, rows, documents, output)
+    write_pool(output, rows, fields)
     docs = len({row["doc_id"] for row in rows})
-    print(f"wrote {args.output}: {len(rows)} (query, document) pairs to judge, {docs} documents, top {args.depth}")
+    again = f", {len(stale)} of them stale grades to judge again" if stale else ""
+    print(
+        f"wrote {args.output}: {len(rows)} (query, document) pairs to judge, {docs} documents, top {args.depth}{again}"
+    )
     return 0
+
+
+def _judged(
+    args: argparse.Namespace,
+    judgments: Judgments,
+    rows: list[dict[str, Any]],
+    documents: Mapping[str, Mapping[str, Any]],
+    output: Path,
+) -> list[dict[str, Any]]:
+    """The judge's grades written into the judgments (and its cache next to the pool file); the rows it left (stale
+    grades, for people) returned for the pool file."""
+    from pathlib import Path
+
+    from pytest_relevance.judge import CACHE_NAME, grade, load_judge, read_cache, write_cache
+    from pytest_relevance.pool import apply_changes
+
+    judge = load_judge(args.judge)
+    cache_path = output.parent / CACHE_NAME
+    graded = grade(judge, judgments, rows, documents, read_cache(cache_path))
+    count = sum(len(grades) for grades in graded.changes.values())
+    if count:
+        topics = Path(args.topics) if args.topics else None
+        old = judgments.version
+        new = apply_changes(Path(args.judgments), judgments, graded.changes, None, topics)
+        write_cache(cache_path, graded.cache)
+        print(
+            f"judge {judge.name} graded {count} (query, document) pairs ({graded.cached} from {cache_path}) into "
+            f"{args.judgments}; judgments version {old} -> {new}"
+        )
+    return [row for row in rows if row.get("stale")]
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -483,6 +539,18 @@ def _parser() -> argparse.ArgumentParser:
     pool.add_argument("--field", action="append", help="corpus field to show (repeatable; default: title-like)")
     pool.add_argument("--depth", type=_positive, default=10, help="pool the top DEPTH of every ranking (default: 10)")
     pool.add_argument("-o", "--output", required=True, metavar="PATH", help="the file to write: .csv or .yaml")
+    pool.add_argument(
+        "--judge",
+        metavar="MODULE[:FUNCTION]",
+        help="grade the pooled documents with this judge (a pytest_relevance_judge implementation, or a function of "
+        "its signature) into the judgments, with provenance; needs --corpus. Cached next to the output",
+    )
+    pool.add_argument(
+        "--max-age",
+        metavar="AGE",
+        help="also put up grades dated longer ago than AGE (e.g. 180d) for judging again; with --corpus, so are "
+        "grades whose document changed since",
+    )
     pool.set_defaults(handler=_pool)
     merge = commands.add_parser(
         "merge",

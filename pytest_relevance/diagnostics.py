@@ -7,7 +7,9 @@ Computed once per evaluation, before any comparison, so the report model reads t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_relevance import rankings
 from pytest_relevance.evaluation import Evaluation, constant_floor, coverage, floor_is_exact, hints, judged_at
@@ -33,11 +35,22 @@ class Diagnostics:
     warnings: list[str]
     #: the judged queries the run lacks (they score 0), said after the comparison's warnings
     missing: str | None
+    #: grades whose document changed or that are older than relevance_max_judgment_age, said last
+    stale: list[str]
+    #: the share of the headline's gain that rests on model-made grades (provenance.model_graded), or None
+    model_graded: dict[str, Any] | None
 
 
 def diagnose(
-    evaluation: Evaluation, judgments: Judgments, min_judged: float, margin: float, corpus_size: int | None
+    evaluation: Evaluation,
+    judgments: Judgments,
+    min_judged: float,
+    margin: float,
+    corpus_size: int | None,
+    stale: Sequence[str] = (),
+    model_graded: dict[str, Any] | None = None,
 ) -> Diagnostics:
+    """`stale` and `model_graded` come from provenance.assess, which needs the corpus file and the settings."""
     from pytest_relevance.sets import SetMetric
     from pytest_relevance.sets import floors as set_floors
 
@@ -88,6 +101,8 @@ def diagnose(
         hints=notes,
         warnings=warnings,
         missing=None if set_answers else rankings.missing_queries(evaluation.run, judgments),
+        stale=list(stale),
+        model_graded=model_graded,
     )
 
 

@@ -26,12 +26,50 @@ TOP_KEYS = ("version", "queries")
 CSV_COLUMNS = ("query_id", "query", "stratum", "doc_id", "grade")
 
 
+CSV_PROVENANCE = ("source", "date", "hash")
+PROVENANCE_KEYS = ("grade", "judge", *CSV_PROVENANCE)
+#: who made a grade: a person, a click model (`pytest-relevance clicks --model coec`), or a model judge (`pool --judge`)
+SOURCE = re.compile(r"human|clicks:\S+|judge:\S.*")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a grade came from, so that a model-made grade can be told from a human one, and a stale one found.
+
+    `source` is `human`, `clicks:MODEL` or `judge:NAME` (None: not said, taken as a human's); `date` the ISO date
+    (or instant) it was judged; `hash` the judged document's content hash (`provenance.content_hash`), so that a
+    document edited since is noticed.
+    """
+
+    source: str | None = None
+    date: str | None = None
+    hash: str | None = None
+
+    @property
+    def judge(self) -> str | None:
+        """The model judge's name, for a `judge:NAME` source."""
+        if self.source is not None and self.source.startswith("judge:"):
+            return self.source.removeprefix("judge:")
+        return None
+
+    def canonical(self) -> object:
+        """What the judgments version hashes: a judge's name alone as before dates and hashes existed (so a file
+        with judges only keeps its version), else every field given."""
+        if self.judge is not None and self.date is None and self.hash is None:
+            return self.judge
+        return {key: value for key, value in zip(CSV_PROVENANCE, self.fields(), strict=True) if value is not None}
+
+    def fields(self) -> tuple[str | None, str | None, str | None]:
+        return self.source, self.date, self.hash
+
+
 @dataclass(frozen=True)
 class Query:
     """One judged query. `grades` maps doc id -> grade; a document absent from it is unjudged, not irrelevant.
 
-    `judges` maps the doc id of a model-made grade to the judge that made it (YAML `d7: {grade: 2, judge: rule}`),
-    so that such grades can be told from human ones and measured against them; a grade not in it is a human's.
+    `provenance` maps a doc id to where its grade came from (YAML `d7: {grade: 2, judge: rule, date: 2026-01-10}`,
+    or CSV's source, date and hash columns), so that model-made grades can be told from human ones and measured
+    against them, and stale ones found; a grade without it is a human's of unknown date.
     """
 
     id: str
@@ -39,7 +77,12 @@ class Query:
     stratum: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     grades: Mapping[str, float] = field(default_factory=dict)
-    judges: Mapping[str, str] = field(default_factory=dict)
+    provenance: Mapping[str, Provenance] = field(default_factory=dict)
+
+    @property
+    def judges(self) -> dict[str, str]:
+        """doc id -> the model judge that made its grade."""
+        return {doc: p.judge for doc, p in self.provenance.items() if p.judge is not None}
 
 
 @dataclass(frozen=True)
@@ -86,9 +129,10 @@ def content_version(queries: tuple[Query, ...]) -> str:
     """
     digest = hashlib.sha256(b"[")
     for start in range(0, len(queries), 1000):
-        # the judges only when there are any: a file without model-made grades keeps the version it always had
+        # provenance only when there is any: a file without it keeps the version it always had
         canonical = [
-            [q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())] + ([dict(q.judges)] if q.judges else [])
+            [q.id, q.text, q.stratum, dict(q.params), sorted(q.grades.items())]
+            + ([{doc: p.canonical() for doc, p in q.provenance.items()}] if q.provenance else [])
             for q in queries[start : start + 1000]
         ]
         if start:
@@ -154,6 +198,55 @@ def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
     else:
         raise RelevanceInputError(source, f"key 'version': {version!r} is not a version string")
     return Judgments(as_tuple, declared, str(source))
+
+
+_FORM = (
+    "a grade is a number, or {grade: NUMBER, ...} with any of judge: NAME, source: human, clicks:MODEL or "
+    "judge:NAME, date: YYYY-MM-DD, hash: the document's content hash"
+)
+
+
+def provenance(value: Mapping[str, Any], path: Path, where: str, line: int | None) -> Provenance:
+    """A YAML grade mapping's provenance, checked: the form, the judge, and the rest as `checked_provenance`."""
+    if "grade" not in value or len(value) < 2 or set(value) - set(PROVENANCE_KEYS):
+        raise RelevanceInputError(path, f"{where}: {_FORM}", line)
+    judge = value.get("judge")
+    if judge is not None and (not isinstance(judge, str) or not judge.strip()):
+        raise RelevanceInputError(path, f"{where}: judge {judge!r} is not a judge's name; {_FORM}", line)
+    source = value.get("source")
+    if judge is not None and source is None:
+        source = f"judge:{judge}"
+    elif judge is not None and source != f"judge:{judge}":
+        raise RelevanceInputError(
+            path, f"{where}: judge {judge!r} and source {source!r} disagree; a judge's source is judge:{judge}", line
+        )
+    return checked_provenance(source, value.get("date"), value.get("hash"), path, where, line)
+
+
+def checked_provenance(
+    source: object, date: object, digest: object, path: Path, where: str, line: int | None
+) -> Provenance:
+    """Provenance from its three values (None: not given). A date is read into its ISO form, so that `2026-01-10`
+    in YAML (a date), "2026-01-10" in CSV and a rewritten file all say the same, and an age can be measured."""
+    import datetime as dt
+
+    if source is not None and not (isinstance(source, str) and SOURCE.fullmatch(source)):
+        raise RelevanceInputError(path, f"{where}: source {source!r} is not human, clicks:MODEL or judge:NAME", line)
+    written: str | None = None
+    if isinstance(date, dt.date):  # a YAML date or timestamp (a datetime is a date too)
+        written = date.isoformat()
+    elif isinstance(date, str):
+        try:
+            written = (dt.date if len(date.strip()) == 10 else dt.datetime).fromisoformat(date.strip()).isoformat()
+        except ValueError:
+            written = None
+    if date is not None and written is None:
+        raise RelevanceInputError(
+            path, f"{where}: date {date!r} is not a date; write when it was judged as YYYY-MM-DD", line
+        )
+    if digest is not None and not (isinstance(digest, str) and digest.strip() and not re.search(r"\s", digest)):
+        raise RelevanceInputError(path, f"{where}: hash {digest!r} is not a content hash (one word)", line)
+    return Provenance(source, written, digest)
 
 
 # ---------------------------------------------------------------- YAML
@@ -418,7 +511,7 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
         key = _key(events, event, keys)
         value = events.next()
         if key == "grades":
-            fields[key], fields["judges"] = grades.read(value, where, line)
+            fields[key], fields["provenance"] = grades.read(value, where, line)
         elif key == "params":
             fields[key] = events.construct(value, f"{where}, params")
         elif key in QUERY_KEYS:
@@ -451,7 +544,7 @@ def _yaml_query(events: _YamlEvents, item: Any, index: int, grades: _GradeReader
     checked = fields.get("grades", {})
     if checked is None:
         checked = {}
-    return Query(qid, text, stratum, params, checked, fields.get("judges") or {})
+    return Query(qid, text, stratum, params, checked, fields.get("provenance") or {})
 
 
 class _GradeReader:
@@ -461,8 +554,8 @@ class _GradeReader:
         self.events = events
         self.numbers: dict[str, object] = {}  # plain scalar text -> its YAML value (grades repeat: 0, 1, 2, 3)
 
-    def read(self, event: Any, where: str, line: int) -> tuple[dict[str, float] | None, dict[str, str]]:
-        """The grades, and the judge of each model-made one (see Query.judges)."""
+    def read(self, event: Any, where: str, line: int) -> tuple[dict[str, float] | None, dict[str, Provenance]]:
+        """The grades, and the provenance of those that carry one (see Query.provenance)."""
         events, yaml, path = self.events, self.events.yaml, self.events.path
         if isinstance(event, yaml.ScalarEvent) and event.implicit[0] and event.value in _NULLS:
             return None, {}
@@ -470,7 +563,7 @@ class _GradeReader:
             events.skip(event)
             raise RelevanceInputError(path, f"{where}: 'grades' must be a mapping of doc id -> grade", line)
         grades: dict[str, float] = {}
-        judges: dict[str, str] = {}
+        provenance: dict[str, Provenance] = {}
         numbers, scalar, end, nxt = self.numbers, yaml.ScalarEvent, yaml.MappingEndEvent, events.next
         while not isinstance(key := nxt(), end):
             if not isinstance(key, scalar):
@@ -489,7 +582,7 @@ class _GradeReader:
                 if grade is None:
                     grade = numbers[value.value] = self.value(value, f"{where}, document {doc!r}")
             elif value.__class__ is yaml.MappingStartEvent:
-                grade, judges[doc] = self.judged(value, f"{where}, document {doc!r}")
+                grade, provenance[doc] = self.judged(value, f"{where}, document {doc!r}")
             else:
                 grade = self.value(value, f"{where}, document {doc!r}")
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
@@ -497,22 +590,16 @@ class _GradeReader:
             if doc in grades:  # the whole file's node tree, only now, to name the first line
                 check_duplicate_keys(path, events.tree())
             grades[doc] = grade
-        return grades, judges
+        return grades, provenance
 
-    def judged(self, event: Any, where: str) -> tuple[object, str]:
-        """A model-made grade, `{grade: 2, judge: NAME}`: the grade (checked by the caller) and the judge's name."""
+    def judged(self, event: Any, where: str) -> tuple[object, Provenance]:
+        """A grade with its provenance, `{grade: 2, judge: NAME, source: judge:NAME, date: 2026-01-10, hash: H}`:
+        the grade (checked by the caller) and where it came from (`provenance`)."""
         events = self.events
         node = events.compose(event)
         check_duplicate_keys(events.path, node, where)
         value = events.value(node, where)
-        judge = value.get("judge")
-        if set(value) != {"grade", "judge"} or not isinstance(judge, str) or not judge.strip():
-            raise RelevanceInputError(
-                events.path,
-                f"{where}: a grade is a number, or {{grade: NUMBER, judge: NAME}} for one a model judge made",
-                _line(event),
-            )
-        return value["grade"], judge
+        return value.get("grade"), provenance(value, events.path, where, _line(event))
 
     def value(self, event: Any, where: str) -> object:
         if not isinstance(event, self.events.yaml.ScalarEvent):
@@ -638,18 +725,21 @@ def _read_csv(path: Path) -> Judgments:
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle)
         header = tuple(next(reader, ()))
-        if header != CSV_COLUMNS:
-            raise RelevanceInputError(path, f"header must be {','.join(CSV_COLUMNS)}, found {','.join(header)}", 1)
+        if header not in (CSV_COLUMNS, CSV_COLUMNS + CSV_PROVENANCE):
+            raise RelevanceInputError(
+                path,
+                f"header must be {','.join(CSV_COLUMNS)} (then optionally {','.join(CSV_PROVENANCE)}), found "
+                f"{','.join(header)}",
+                1,
+            )
         queries: dict[str, tuple[str, str, dict[str, float]]] = {}  # qid -> (text, stratum as written, grades)
+        provenance: dict[str, dict[str, Provenance]] = {}
         numbers: dict[str, object] = {}  # grade text -> value: grades repeat (0, 1, 2, 3)
         rows = 0
         for row in reader:
-            try:
-                qid, query, stratum, doc, grade = row
-            except ValueError:
-                raise RelevanceInputError(
-                    path, f"expected {len(CSV_COLUMNS)} columns, found {len(row)}", reader.line_num
-                ) from None
+            if len(row) != len(header):
+                raise RelevanceInputError(path, f"expected {len(header)} columns, found {len(row)}", reader.line_num)
+            qid, query, stratum, doc, grade = row[:5]
             qid = qid.strip()
             entry = queries.get(qid)
             if entry is None:
@@ -675,11 +765,16 @@ def _read_csv(path: Path) -> Judgments:
             if value.__class__ is not int or not 0 <= value <= MAX_GRADE:
                 _grade(value, path, f"query {qid!r}, document {doc!r}", reader.line_num)
             entry[2][doc] = value  # type: ignore[assignment]
+            if len(row) > 5 and any(cell.strip() for cell in row[5:]):
+                given = [cell.strip() or None for cell in row[5:]]
+                where = f"query {qid!r}, document {doc!r}"
+                provenance.setdefault(qid, {})[doc] = checked_provenance(*given, path, where, reader.line_num)
             rows += 1
     if rows != sum(len(entry[2]) for entry in queries.values()):
         _csv_first_duplicate(path)
     built = [
-        Query(q, text.strip(), stratum.strip() or None, {}, grades) for q, (text, stratum, grades) in queries.items()
+        Query(q, text.strip(), stratum.strip() or None, {}, grades, provenance.get(q, {}))
+        for q, (text, stratum, grades) in queries.items()
     ]
     return _build(path, None, built)
 

@@ -33,4 +33,6 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_snapshot_depth": ("ranked ids per query kept in the baseline (at most the deepest cut-off)", "10"),
     "relevance_max_churn": ("if set (e.g. 0.2), fail when 1 - mean RBO vs the baseline's rankings exceeds it", ""),
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
+    "relevance_max_judgment_age": ("if set (e.g. 180d), warn of grades dated longer ago than this before now", ""),
+    "relevance_judge_agreement": ("`pytest-relevance agreement --format json` output: the judge's kappa", ""),
 }

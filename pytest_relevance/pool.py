@@ -15,16 +15,18 @@ import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.files import load_document, read_text
-from pytest_relevance.judgments import Judgments, Query, load_judgments
+from pytest_relevance.judgments import CSV_COLUMNS, CSV_PROVENANCE, Judgments, Provenance, Query, load_judgments
 
 TITLE_FIELDS = ("title", "name", "headline", "subject", "label")
 COLUMNS = ("query_id", "query", "stratum", "doc_id", "rank", "shown_in")
+#: the columns of a stale grade put up again (only in a pool file that has one): why, the old grade, the hash now
+STALE_COLUMNS = ("stale", "old_grade", "hash")
 
 
 # ---------------------------------------------------------------- pool
@@ -56,24 +58,30 @@ def pool(
     k: int,
     documents: Mapping[str, Mapping[str, Any]] | None = None,
     fields: Sequence[str] = (),
+    stale: Mapping[tuple[str, str], str] | None = None,
+    hashes: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per (query, unjudged document in any of the top k), the documents shown most often first.
 
     `shown_in` counts the top-k lists (over queries and sources) a document appears in unjudged: a rater who
     reads it once grades all its rows, and the documents that leave most numbers resting on guesses come first.
+    A stale grade (`stale`: (query, doc) -> why, see `provenance.stale_grades`) is put up again, in the top k or
+    not, its row marked with why, the old grade and the document's hash now (`hashes`), so that `merge` replaces it.
     """
-    best: dict[tuple[str, str], int] = {}
-    shown: dict[str, int] = {}
+    stale = stale or {}
+    best: dict[tuple[str, str], int | str] = dict.fromkeys(stale, "")
+    shown: dict[str, int] = dict.fromkeys((doc for _, doc in stale), 0)
     for ranking in rankings:
         for qid, docs in ranking.items():
             if qid not in judgments:
                 continue
             grades = judgments[qid].grades
             for rank, doc in enumerate(dict.fromkeys(docs[:k]), 1):
-                if doc in grades:
+                if doc in grades and (qid, doc) not in stale:
                     continue
                 shown[doc] = shown.get(doc, 0) + 1
-                best[qid, doc] = min(rank, best.get((qid, doc), rank))
+                earlier = best.get((qid, doc), "")
+                best[qid, doc] = rank if earlier == "" else min(rank, earlier)  # type: ignore[type-var]
     rows = []
     for (qid, doc), rank in sorted(best.items(), key=lambda item: (-shown[item[0][1]], item[0][1], item[0][0])):
         query = judgments[qid]
@@ -89,6 +97,9 @@ def pool(
         for name in fields:
             value = source.get(name, "")
             row[name] = value if isinstance(value, str) else json.dumps(value)
+        why = stale.get((qid, doc))
+        if why is not None:
+            row.update(stale=why, old_grade=query.grades[doc], hash=(hashes or {}).get(doc, ""))
         row["grade"] = None
         rows.append(row)
     return rows
@@ -102,11 +113,12 @@ def title_fields(documents: Iterable[Mapping[str, Any]]) -> list[str]:
 
 def write_pool(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[str]) -> None:
     """CSV or YAML by suffix; the `grade` column is left empty for the rater."""
-    header = [*COLUMNS, *fields, "grade"]
+    stale = any(row.get("stale") for row in rows)
+    header = [*COLUMNS, *fields, *(STALE_COLUMNS if stale else ()), "grade"]
     suffix = path.suffix.lower()
     if suffix == ".csv":
         with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, header)
+            writer = csv.DictWriter(handle, header, extrasaction="ignore")
             writer.writeheader()
             writer.writerows({**row, "grade": ""} for row in rows)
     elif suffix in (".yaml", ".yml"):
@@ -116,7 +128,8 @@ def write_pool(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[s
             "# Fill in each grade (0 = not relevant ... 3 = exactly what was asked; leave null to skip), then run\n"
             "# pytest-relevance merge THIS_FILE --judgments JUDGMENTS\n"
         )
-        text = yaml.safe_dump([{c: row[c] for c in header} for row in rows], sort_keys=False, allow_unicode=True)
+        shown = [{c: row.get(c, "") for c in header} for row in rows]
+        text = yaml.safe_dump(shown, sort_keys=False, allow_unicode=True)
         path.write_text(note + text, encoding="utf-8")
     else:
         raise RelevanceInputError(path, "the suffix names the format: .csv, .yaml or .yml")
@@ -131,6 +144,9 @@ class Graded:
     doc: str
     grade: float
     where: str  # "line 3" or "row 2", for errors
+    stale: bool = False  # a stale grade put up again: it replaces `old`
+    old: float | None = None
+    hash: str | None = None  # the document's content hash when it was pooled
 
 
 def read_filled(path: Path) -> tuple[list[Graded], int]:
@@ -161,7 +177,12 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
         qid, doc = str(row.get("query_id") or "").strip(), str(row.get("doc_id") or "").strip()
         if not qid or not doc:
             raise _row_error(path, where, line, "query_id and doc_id are required")
-        graded.append(Graded(qid, doc, _grade(grade, path, where, line), where))
+        if row.get("stale"):
+            old = _grade(row.get("old_grade"), path, where, line)
+            digest = str(row.get("hash") or "").strip() or None
+            graded.append(Graded(qid, doc, _grade(grade, path, where, line), where, True, old, digest))
+        else:
+            graded.append(Graded(qid, doc, _grade(grade, path, where, line), where))
     return graded, blank
 
 
@@ -181,9 +202,18 @@ def _row_error(path: Path, where: str, line: int | None, problem: str) -> Releva
     return RelevanceInputError(path, problem if line is not None else f"{where}: {problem}", line)
 
 
-def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[str, dict[str, float]]:
-    """The new grades per query; a grade that contradicts the judgments or another row is refused, naming all."""
-    added: dict[str, dict[str, float]] = {}
+Change = tuple[float, Provenance | None]  # a grade to write, and its provenance (None: a human's, as ever)
+
+
+def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[str, dict[str, Change]]:
+    """The new grades per query; a grade that contradicts the judgments or another row is refused, naming all.
+
+    A row `pool` marked stale replaces the grade it was pooled with (a re-judged grade is a human's, dated today,
+    with the document's hash as pooled); if the judgments' grade is no longer that one, it is a conflict too.
+    """
+    from pytest_relevance.provenance import today
+
+    added: dict[str, dict[str, Change]] = {}
     first: dict[tuple[str, str], Graded] = {}
     conflicts, unknown = [], []
     for row in graded:
@@ -191,7 +221,11 @@ def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[
             unknown.append(f"{row.query} ({row.where})")
             continue
         existing = judgments[row.query].grades.get(row.doc)
-        if existing is not None and existing != row.grade:
+        if row.stale and existing != row.old:
+            was = "ungraded" if existing is None else f"{existing:g}"
+            conflicts.append(f"{row.query}/{row.doc}: pooled as stale with {row.old:g} ({row.where}), {was} now")
+            continue
+        if existing is not None and existing != row.grade and not row.stale:
             conflicts.append(f"{row.query}/{row.doc}: {row.grade:g} here ({row.where}), {existing:g} in the judgments")
             continue
         earlier = first.setdefault((row.query, row.doc), row)
@@ -199,8 +233,10 @@ def merge(judgments: Judgments, graded: Sequence[Graded], source: Path) -> dict[
             conflicts.append(
                 f"{row.query}/{row.doc}: {earlier.grade:g} ({earlier.where}) and {row.grade:g} ({row.where})"
             )
+        elif row.stale:
+            added.setdefault(row.query, {})[row.doc] = (row.grade, Provenance("human", today(), row.hash))
         elif existing is None:
-            added.setdefault(row.query, {})[row.doc] = row.grade
+            added.setdefault(row.query, {})[row.doc] = (row.grade, None)
     if unknown:
         raise RelevanceInputError(source, f"query ids not in the judgments: {', '.join(unknown[:10])}")
     if conflicts:
@@ -224,18 +260,25 @@ def next_version(version: str) -> str:
 def write_judgments(
     path: Path,
     judgments: Judgments,
-    added: Mapping[str, Mapping[str, float]],
+    changes: Mapping[str, Mapping[str, Change]],
     version: str,
     keep_layout: bool = True,
 ) -> None:
-    """Write the judgments with the new grades. YAML keeps the user's layout where it can: the new grades are added
-    lines under a block-style `grades:` (or go inside a flow mapping's braces), and only the version's value
-    changes, so the review shows the new grades; a file the edit cannot place them in (or, with `keep_layout`
-    False, any file) is rewritten one line per query, leading comments kept. CSV and TREC qrels get rows appended
-    (their version is the content hash, which changes by itself)."""
+    """Write the judgments with the changed grades. YAML keeps the user's layout where it can: the new grades are
+    added lines under a block-style `grades:` (or go inside a flow mapping's braces), and only the version's value
+    changes, so the review shows the new grades; a file the edit cannot place them in, one where a grade is
+    replaced (or, with `keep_layout` False, any file) is rewritten one line per query, leading comments kept. CSV
+    and TREC qrels get rows appended (their version is the content hash, which changes by itself); a CSV is
+    rewritten where a grade is replaced or carries provenance its columns lack. TREC qrels hold no provenance."""
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml") and keep_layout:
-        edited = _with_grades_added(read_text(path), added, version)
+    queries = [_changed(query, changes.get(query.id, {})) for query in judgments.queries]
+    replaces = any(doc in judgments[qid].grades for qid, grades in changes.items() for doc in grades)
+    if suffix in (".yaml", ".yml") and keep_layout and not replaces:
+        rendered = {
+            qid: {doc: _grade_text(grade, provenance) for doc, (grade, provenance) in grades.items()}
+            for qid, grades in changes.items()
+        }
+        edited = _with_grades_added(read_text(path), rendered, version)
         if edited is not None:
             path.write_text(edited, encoding="utf-8")
             return
@@ -244,24 +287,63 @@ def write_judgments(
         header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))
         body = [f"version: {_scalar(version)}"] if version else []
         body.append("queries:")
-        for query in judgments.queries:
-            body.append(f"  - {_query_line(query, {**query.grades, **added.get(query.id, {})})}")
+        body += [f"  - {_query_line(query, query.grades)}" for query in queries]
         path.write_text("\n".join([*header, *body]) + "\n", encoding="utf-8")
+        return
+    provenance = any(p is not None for grades in changes.values() for _, p in grades.values())
+    if suffix != ".csv" and (provenance or replaces):
+        raise RelevanceInputError(
+            path, "TREC qrels hold no provenance (judge, source, date, hash): keep these judgments as YAML or CSV"
+        )
+    if suffix == ".csv" and (replaces or (provenance and _csv_header(path) != CSV_COLUMNS + CSV_PROVENANCE)):
+        write_csv(path, queries)
     elif suffix == ".csv":
         with _appending(path, newline="") as handle:
             writer = csv.writer(handle)
-            for qid, grades in added.items():
+            wide = _csv_header(path) == CSV_COLUMNS + CSV_PROVENANCE
+            for qid, grades in changes.items():
                 query = judgments[qid]
-                for doc, grade in sorted(grades.items()):
-                    writer.writerow([qid, query.text, query.stratum or "", doc, _number(grade)])
+                for doc, (grade, given) in sorted(grades.items()):
+                    extra = [value or "" for value in (given or Provenance()).fields()] if wide else []
+                    writer.writerow([qid, query.text, query.stratum or "", doc, _number(grade), *extra])
     else:
         with _appending(path) as handle:
-            for qid, grades in added.items():
-                for doc, grade in sorted(grades.items()):
+            for qid, grades in changes.items():
+                for doc, (grade, _) in sorted(grades.items()):
                     handle.write(f"{qid} 0 {doc} {_number(grade)}\n")
 
 
-def _with_grades_added(text: str, added: Mapping[str, Mapping[str, float]], version: str) -> str | None:
+def _changed(query: Query, changes: Mapping[str, Change]) -> Query:
+    """The query with the changed grades, each with its provenance (a grade given none loses any it had)."""
+    grades = {**query.grades, **{doc: grade for doc, (grade, _) in changes.items()}}
+    provenance = {doc: p for doc, p in query.provenance.items() if doc not in changes}
+    provenance.update({doc: p for doc, (_, p) in changes.items() if p is not None})
+    return replace(query, grades=grades, provenance=provenance)
+
+
+def _csv_header(path: Path) -> tuple[str, ...]:
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        return tuple(next(csv.reader(handle), ()))
+
+
+def write_csv(path: Path, queries: Sequence[Query]) -> None:
+    """The judgments as CSV, one row a grade (a query without grades, one row without a document); the source, date
+    and hash columns only when some grade has provenance."""
+    wide = any(query.provenance for query in queries)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS + CSV_PROVENANCE if wide else CSV_COLUMNS)
+        for query in queries:
+            start = [query.id, query.text, query.stratum or ""]
+            if not query.grades:
+                writer.writerow([*start, "", "", *(("", "", "") if wide else ())])
+            for doc, grade in query.grades.items():
+                given = query.provenance.get(doc, Provenance())
+                extra = [value or "" for value in given.fields()] if wide else []
+                writer.writerow([*start, doc, _number(grade), *extra])
+
+
+def _with_grades_added(text: str, added: Mapping[str, Mapping[str, str]], version: str) -> str | None:
     """The YAML text with the new grades placed in the user's own layout, or None where that is not plain to do
     (a flow-style root, a grades mapping shared through an anchor, a null `grades:`, a block scalar, CRLF line ends):
     the caller then rewrites the file, and `merge_file` checks that either reads back as the merged judgments."""
@@ -299,7 +381,7 @@ def _with_grades_added(text: str, added: Mapping[str, Mapping[str, float]], vers
         if not grades:
             continue
         node = fields.get("grades")
-        pairs = [f"{_scalar(doc)}: {_number(grade)}" for doc, grade in grades.items()]
+        pairs = [f"{_scalar(doc)}: {grade}" for doc, grade in grades.items()]
         if node is None or id(node) in placed:
             return None
         placed.add(id(node))
@@ -366,16 +448,26 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def _grade_text(grade: float, provenance: Provenance | None) -> str:
+    """A grade as YAML: the number, or `{grade: 2, judge: NAME, source: judge:NAME, date: ..., hash: ...}`."""
+    if provenance is None:
+        return _number(grade)
+    parts = [f"grade: {_number(grade)}"]
+    if provenance.judge is not None:
+        parts.append(f"judge: {_scalar(provenance.judge)}")
+    named = zip(CSV_PROVENANCE, provenance.fields(), strict=True)
+    parts += [f"{key}: {_scalar(value)}" for key, value in named if value is not None]
+    return "{" + ", ".join(parts) + "}"
+
+
 def _query_line(query: Query, grades: Mapping[str, float]) -> str:
     parts = [f"id: {_scalar(query.id)}", f"text: {json.dumps(query.text, ensure_ascii=False)}"]
     if query.stratum is not None:
         parts.append(f"stratum: {_scalar(query.stratum)}")
     if query.params:
         parts.append(f"params: {json.dumps(dict(query.params), ensure_ascii=False, sort_keys=True)}")
-    shown = {d: _number(g) for d, g in grades.items()}
-    for doc, judge in query.judges.items():  # a model-made grade keeps its judge when the file is rewritten
-        if doc in shown:
-            shown[doc] = f"{{grade: {shown[doc]}, judge: {_scalar(judge)}}}"
+    # a grade keeps its provenance (a model judge, a date, a hash) when the file is rewritten
+    shown = {d: _grade_text(g, query.provenance.get(d)) for d, g in grades.items()}
     parts.append("grades: {" + ", ".join(f"{_scalar(d)}: {g}" for d, g in shown.items()) + "}")
     return "{" + ", ".join(parts) + "}"
 
@@ -383,23 +475,37 @@ def _query_line(query: Query, grades: Mapping[str, float]) -> str:
 def merge_file(
     judgments_path: Path, filled_path: Path, version: str | None = None, topics: Path | None = None
 ) -> tuple[str, str, int, int]:
-    """merge, then write and read back (the written file must load to exactly the merged judgments).
+    """merge, then write and read back (see `apply_changes`).
 
-    Returns (old version, new version, grades added, rows left blank)."""
+    Returns (old version, new version, grades added or replaced, rows left blank)."""
     judgments = load_judgments(judgments_path, topics)
     graded, blank = read_filled(filled_path)
-    added = merge(judgments, graded, filled_path)
-    count = sum(len(g) for g in added.values())
+    changes = merge(judgments, graded, filled_path)
+    count = sum(len(g) for g in changes.values())
     if not count:
         return judgments.version, judgments.version, 0, blank
+    return judgments.version, apply_changes(judgments_path, judgments, changes, version, topics), count, blank
+
+
+def apply_changes(
+    judgments_path: Path,
+    judgments: Judgments,
+    changes: Mapping[str, Mapping[str, Change]],
+    version: str | None = None,
+    topics: Path | None = None,
+) -> str:
+    """Write the changed grades and read the file back: it must load to exactly the changed judgments, grades and
+    provenance (so a model-made grade never turns into a human one), else it is left as it was. Returns the new
+    judgments version (a declared one's number + 1, unless `version` is given)."""
     declared = not judgments.version.startswith("sha256:")
     if version and judgments_path.suffix.lower() not in (".yaml", ".yml"):
         raise RelevanceInputError(judgments_path, "only YAML judgments declare a version; this one is a content hash")
     new_version = version or (next_version(judgments.version) if declared else "")
     original = judgments_path.read_bytes()
-    expected = {q.id: {**q.grades, **added.get(q.id, {})} for q in judgments.queries}
+    expected = [_changed(query, changes.get(query.id, {})) for query in judgments.queries]
+    wanted = {q.id: (dict(q.grades), dict(q.provenance)) for q in expected}
     for keep_layout in (True, False):  # the user's layout with the grades added, else the file rewritten
-        write_judgments(judgments_path, judgments, added, new_version, keep_layout)
+        write_judgments(judgments_path, judgments, changes, new_version, keep_layout)
         try:
             reloaded = load_judgments(judgments_path, topics)
         except RelevanceInputError as exc:  # e.g. a grade of 0.5 in TREC qrels, which hold whole grades only
@@ -409,10 +515,7 @@ def merge_file(
             raise RelevanceInputError(
                 judgments_path, f"left unchanged: with the merged grades it would not load ({exc.problem})"
             ) from None
-        judges = {q.id: dict(q.judges) for q in judgments.queries}
-        if {q.id: dict(q.grades) for q in reloaded.queries} == expected and judges == {
-            q.id: dict(q.judges) for q in reloaded.queries
-        }:
-            return judgments.version, reloaded.version, count, blank
+        if {q.id: (dict(q.grades), dict(q.provenance)) for q in reloaded.queries} == wanted:
+            return reloaded.version
         judgments_path.write_bytes(original)
     raise RelevanceInputError(judgments_path, "the merged file did not read back the same; left unchanged")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_relevance.metrics import Metric, MetricSpecError, depth, parse_metrics, reads_as_metric
@@ -144,6 +144,10 @@ class Settings:
     unused: str
     snapshot_depth: int
     max_churn: float | None
+    #: grades dated longer ago than this before `now` are stale (None: never, by age)
+    max_judgment_age: timedelta | None = None
+    #: an `agreement --format json` file: the judge's kappa the reports show beside model-graded numbers
+    judge_agreement: str = ""
 
     @property
     def depth(self) -> int:
@@ -255,4 +259,17 @@ def read(get: Callable[[str], str]) -> Settings:
         unused=unused,
         snapshot_depth=positive_int(get("relevance_snapshot_depth"), "relevance_snapshot_depth"),
         max_churn=_share(churn, "relevance_max_churn", open_low=True) if churn else None,
+        max_judgment_age=_age(get("relevance_max_judgment_age")),
+        judge_agreement=get("relevance_judge_agreement"),
     )
+
+
+def _age(text: str) -> timedelta | None:
+    from pytest_relevance.provenance import parse_age
+
+    if not text:
+        return None
+    try:
+        return parse_age(text)
+    except ValueError as exc:
+        raise SettingError("relevance_max_judgment_age", str(exc)) from None

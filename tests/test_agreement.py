@@ -203,9 +203,13 @@ def test_judge_provenance(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("grade", "problem"),
     [
-        ("{grade: 1}", "or {grade: NUMBER, judge: NAME}"),
-        ("{grade: 1, judge: ''}", "or {grade: NUMBER, judge: NAME}"),
-        ("{grade: 1, judge: rule, date: 2024}", "or {grade: NUMBER, judge: NAME}"),
+        ("{grade: 1}", "or {grade: NUMBER, ...} with any of judge: NAME"),
+        ("{grade: 1, judge: ''}", "judge '' is not a judge's name"),
+        ("{grade: 1, judge: rule, date: 2024}", "date 2024 is not a date; write when it was judged as YYYY-MM-DD"),
+        ("{grade: 1, judge: rule, when: 2024-01-01}", "or {grade: NUMBER, ...} with any of judge: NAME"),
+        ("{grade: 1, judge: rule, source: human}", "judge 'rule' and source 'human' disagree"),
+        ("{grade: 1, source: people}", "source 'people' is not human, clicks:MODEL or judge:NAME"),
+        ("{grade: 1, source: human, hash: 'a b'}", "hash 'a b' is not a content hash"),
         ("{grade: -1, judge: r}", "grade -1 is negative"),
     ],
 )

@@ -65,6 +65,8 @@ def _settings(**values: str) -> object:
         "relevance_min_judged": "0.8",
         "relevance_floor_margin": "0.05",
         "relevance_snapshot_depth": "10",
+        "relevance_max_judgment_age": "",
+        "relevance_judge_agreement": "",
     }
     return read({**defaults, **values}.__getitem__)
 
@@ -89,3 +91,12 @@ def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries()
     entry = make_entry(before, "v1", "custom", Tolerance(), "")
     report = report_of("t", after, judgments, entry, alpha=1e-4)
     assert [(r["p"], r["status"]) for r in report["rows"]] == [(0.0001, "regression")]
+
+
+def test_max_judgment_age() -> None:
+    from datetime import timedelta
+
+    assert _settings().max_judgment_age is None  # off by default
+    assert _settings(relevance_max_judgment_age="26w").max_judgment_age == timedelta(days=182)
+    with pytest.raises(SettingError, match=r"relevance_max_judgment_age: '180' is not an age"):
+        _settings(relevance_max_judgment_age="180")

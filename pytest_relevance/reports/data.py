@@ -14,7 +14,10 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
                   score; see `evaluation.EXACT_FLOORS`), "p" (null unless regressed)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
-        "hints": [str], "warnings": [str],
+        "hints": [str], "warnings": [str] (the stale-grade warnings last, see `provenance.assess`),
+        "model_graded": null (no gain rests on a model-made grade) or {"metric": the first NDCG spec, "share": of its
+            "all" value, the part model-made grades give, "judges": [name], "kappa": the judge's unweighted kappa
+            from relevance_judge_agreement (null: none known, or undefined), "pairs": its shared pairs or null},
         "headline": the first metric's spec, whose "all" value stands for the test,
         "movers": {"metric": spec, "stratum": name, "lost": [mover], "gained": [mover]}: the queries of the
             regressed stratum that dropped most on the regressed metric (the largest drop when several did), else
@@ -71,7 +74,8 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         }
         for c in verdict.rows
     ]
-    warnings = [*diagnostics.warnings, *verdict.warnings, *([diagnostics.missing] if diagnostics.missing else [])]
+    missing = [diagnostics.missing] if diagnostics.missing else []
+    warnings = [*diagnostics.warnings, *verdict.warnings, *missing, *diagnostics.stale]
     report: dict[str, Any] = {
         "test": nodeid,
         "engine": verdict.engine,
@@ -90,6 +94,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         "duplicates": dict(evaluation.duplicates),
         "hints": diagnostics.hints,
         "warnings": list(dict.fromkeys(warnings)),
+        "model_graded": diagnostics.model_graded,
         "headline": metrics[0].spec,
         "movers": verdict.movers,
         "churn": verdict.churn,

@@ -134,3 +134,20 @@ def churn_line(churned: Mapping[str, Any]) -> str:
     values = ", ".join(f"{s} {v['rbo']:.4f}/{v['overlap']:.4f}" for s, v in churned["per_stratum"].items() if v["n"])
     limit = f"; max churn {churned['max']:g}" if churned.get("max") is not None else ""
     return f"rankings vs baseline, RBO (p={churned['p']}) / top-{churned['k']} overlap: {values}{limit}"
+
+
+def model_line(report: Mapping[str, Any]) -> str | None:
+    """`ndcg@10 0.7100, of which 23% of the gain is model-graded; judge kappa 0.62 on 140 shared pairs`."""
+    graded = report.get("model_graded")
+    if not graded:
+        return None
+    value = next(
+        (r["current"] for r in report["rows"] if r["stratum"] == "all" and r["metric"] == graded["metric"]), None
+    )
+    shown = f"{graded['metric']} {value:.4f}" if value is not None else graded["metric"]
+    line = f"{shown}, of which {graded['share']:.0%} of the gain is model-graded ({', '.join(graded['judges'])})"
+    if graded["kappa"] is not None:
+        return f"{line}; judge kappa {graded['kappa']:.2f} on {graded['pairs']} shared pairs"
+    if graded["pairs"] is not None:
+        return f"{line}; judge kappa undefined on {graded['pairs']} shared pairs"
+    return f"{line}; no agreement with humans known (relevance_judge_agreement)"

@@ -15,6 +15,7 @@ from pytest_relevance.reports.formatting import (
     floor_text,
     headline,
     judged_line,
+    model_line,
     movers_label,
     number,
     p_text,
@@ -100,7 +101,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
-    notes = [line for line in (judged_line(report), stale_line(report)) if line]
+    notes = [line for line in (judged_line(report), stale_line(report), model_line(report)) if line]
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))
         changed = ", ".join(
