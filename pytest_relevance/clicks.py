@@ -635,8 +635,10 @@ def grade(log: Log, options: Options, strict: bool = False) -> Result:
     for text, doc, g in values:
         grades[text][doc] = g
     version = _version(options, log.digest)
-    from pytest_relevance.judgments import Query
+    from pytest_relevance.judgments import Provenance, Query
     from pytest_relevance.pool import _query_line, _scalar
+
+    source = Provenance(source=f"clicks:{options.model}")  # each grade says where it came from, merged or not
 
     ids: dict[str, str] = {}
     lines = [*header, f"version: {_scalar(version)}", "queries:"]
@@ -647,7 +649,7 @@ def grade(log: Log, options: Options, strict: bool = False) -> Result:
             raise RelevanceInputError(log.files[0], f"queries {ids[qid]!r} and {text!r} hash to the same id {qid}")
         ids[qid] = text
         counts[stratum[text]] += 1
-        query = Query(qid, text, stratum[text], grades=grades[text])
+        query = Query(qid, text, stratum[text], grades=grades[text], provenance=dict.fromkeys(grades[text], source))
         lines.append(f"  - {_query_line(query, query.grades)}")
     return Result("\n".join(lines) + "\n", version, counts, len(values), below, problems)
 

@@ -91,6 +91,9 @@ def test_coec_by_hand(tmp_path: Path, capsys) -> None:
     assert code == 0, out
     assert grades_of(path) == {"shoes": {"a": 1.3333, "b": 0.6667, "c": 0}}
     assert "1 events at a position outside 0..max-rank-1" in err
+    # each grade says it is a click model's, so that merged into human judgments it is still told apart
+    (query,) = load_judgments(path).queries
+    assert {doc: p.source for doc, p in query.provenance.items()} == dict.fromkeys("abc", "clicks:coec")
 
 
 def test_weighted_actions_and_the_minimum_of_impressions(tmp_path: Path, capsys) -> None:
