@@ -104,11 +104,13 @@ def test_the_model_graded_share_and_the_judges_kappa(pytester: pytest.Pytester) 
     agreement = {"pairs": 140, "kappa": {"unweighted": 0.6234, "linear": 0.7, "quadratic": 0.8}}
     (pytester.path / "agreement.json").write_text(json.dumps(agreement))
     first_baseline(pytester)
-    result = run(pytester, "-v", "--relevance-report", "out.md", "--relevance-report", "out.json")
+    reports = ("--relevance-report", "out.md", "--relevance-report", "out.json", "--relevance-report", "out.html")
+    result = run(pytester, "-v", *reports)
     assert result.ret == 0
     line = "ndcg@10 0.9077, of which 23% of the gain is model-graded (rule); judge kappa 0.62 on 140 shared pairs"
     result.stdout.fnmatch_lines([f"*{line}*"])
     assert line in (pytester.path / "out.md").read_text()
+    assert line in (pytester.path / "out.html").read_text()
     graded = json.loads((pytester.path / "out.json").read_text())["tests"][0]["model_graded"]
     assert graded == {"metric": "ndcg@10", "share": 0.2276, "judges": ["rule"], "kappa": 0.6234, "pairs": 140}
 
