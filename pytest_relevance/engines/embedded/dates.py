@@ -15,7 +15,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -303,11 +303,7 @@ _SIMPLE = {"d": "day", "H": "hour", "m": "minute", "s": "second", "h": "clock_am
            "k": "clock_day"}  # fmt: skip
 _REFUSED = {
     "G": "an era",
-    "Y": "a week-based year",
-    "w": "a week of week-based year",
     "W": "a week of month",
-    "e": "a localized day of week",
-    "c": "a localized day of week",
     "F": "an aligned week of month",
     "Q": "a quarter",
     "q": "a quarter",
@@ -378,6 +374,18 @@ def _letter(ch: str, count: int, pattern: str) -> Any:
         if count == 2:
             return _Value(name, 2, 2, "NOT_NEGATIVE", reduced_base=2000)
         return _Value(name, count, 19, "NORMAL" if count < 4 else "EXCEEDS_PAD")
+    if ch == "Y":  # Locale.ROOT's week-based year, which Elasticsearch makes ISO's (IsoCalendarDataProvider)
+        if count == 2:
+            return _Value("week_year", 2, 2, "NOT_NEGATIVE", reduced_base=2000)
+        return _Value("week_year", count, 19, "NORMAL" if count < 4 else "EXCEEDS_PAD")
+    if ch == "w":
+        if count > 2:
+            raise too_many
+        return _Value("week", 1, 19, "NORMAL") if count == 1 else _Value("week", 2, 2)
+    if ch in "ec" and count <= 2:  # the localized day of week: Monday is 1 in the ISO week
+        return _Value("week_day", count, count)
+    if ch in "ec" and count <= 4:
+        return _Text("day_of_week", _names(_DAYS, count < 4))
     if ch in "ML":
         if count == 1:
             return _Value("month", 1, 19, "NORMAL")
@@ -430,8 +438,9 @@ def _v(name: str, low: int, high: int | None = None, sign: str = _NN) -> _Value:
 
 
 def _named() -> dict[str, list[_Seq]]:
-    """DateFormatters' built-in formats, each as its list of parsers (tried in order), built as Elasticsearch
-    builds them; every element is a fresh object, so adjacent-value widths never leak between formats."""
+    """DateFormatters' built-in formats, each as its list of parsers (tried in order; a JavaDateFormatter's first
+    formatter is its printer and parses only when it is alone), built as Elasticsearch builds them; every element
+    is a fresh object, so adjacent-value widths never leak between formats."""
     lit = _Literal
 
     def no_colon() -> _Seq:
@@ -484,10 +493,10 @@ def _named() -> dict[str, list[_Seq]]:
 
     def iso_week(week_low: int, insensitive: bool) -> _Seq:
         return seq(_v("week_year", 4, 10, _EP), lit("-W", insensitive), _v("week", week_low, 2), lit("-"),
-                   _v("week_day", 1, 1, "NORMAL"))  # fmt: skip
+                   _v("week_day", 1))  # fmt: skip
 
     def basic_week(strict: bool) -> _Seq:
-        year = _v("week_year", 4, 4 if strict else 19, _EP if strict else "NORMAL")
+        year = _v("week_year", 4) if strict else _v("week_year", 1, 19, "NORMAL")
         return seq(year, lit("W"), _v("week", 1, 2, "NEVER"), _v("week_day", 1, 19, "NORMAL"))
 
     def fraction_or_comma() -> list[_Seq]:
@@ -534,7 +543,7 @@ def _named() -> dict[str, list[_Seq]]:
     week_t = lambda: seq(iso_week(2, True), lit("T"))  # noqa: E731
     return {
         "iso8601": [iso8601()],
-        "basic_date": [basic_ymd(), seq(_v("year", 1, 4, "NORMAL"), _v("month", 1, 2), _v("day", 1, 2))],
+        "basic_date": [seq(_v("year", 1, 4, "NORMAL"), _v("month", 1, 2), _v("day", 1, 2))],
         "basic_date_time": zone_variants(lambda: seq(basic_ymd(), lit("T"), basic_time())),
         "basic_date_time_no_millis": zone_variants(lambda: seq(basic_ymd(), lit("T"), basic_time_base())),
         "basic_ordinal_date": pattern("uuuuDDD"),
@@ -581,7 +590,6 @@ def _named() -> dict[str, list[_Seq]]:
         "week_year": [seq(_v("week_year", 1, 19, "NORMAL"))],
         "weekyear_week": [seq(_v("week_year", 1, 19, "NORMAL"), lit("-W"), _v("week", 1, 19, "NORMAL"))],
         "weekyear_week_day": [
-            seq(_v("week_year", 4, 10, _EP), lit("-W"), _v("week", 2), lit("-"), _v("week_day", 1, 19, "NORMAL")),
             seq(
                 _v("week_year", 1, 19, "NORMAL"),
                 lit("-W"),
@@ -592,11 +600,9 @@ def _named() -> dict[str, list[_Seq]]:
         ],
         "year": [seq(_v("year", 1, 19, "NORMAL"))],
         "year_month": [
-            seq(_v("year", 4, 10, _EP), lit("-"), _v("month", 2)),
             seq(_v("year", 1, 19, "NORMAL"), lit("-"), _v("month", 1, 19, "NORMAL")),
         ],
         "year_month_day": [
-            strict_ymd(),
             seq(
                 _v("year", 1, 19, "NORMAL"),
                 lit("-"),
@@ -631,34 +637,22 @@ def _named() -> dict[str, list[_Seq]]:
             )
         ],
         "strict_date_time": zone_variants(strict_date_formatter),
-        "strict_date_time_no_millis": [
-            seq(strict_ymd(), lit("T"), strict_hms(), _Offset("+HH:MM", "Z")),
-            *zone_variants(lambda: seq(strict_ymd(), lit("T"), strict_hms())),
-        ],
+        "strict_date_time_no_millis": zone_variants(lambda: seq(strict_ymd(), lit("T"), strict_hms())),
         "strict_hour": pattern("HH"),
         "strict_hour_minute": pattern("HH:mm"),
         "strict_hour_minute_second": [strict_hms()],
         "strict_hour_minute_second_fraction": [with_millis(strict_hms)()],
         "strict_hour_minute_second_millis": [with_millis(strict_hms)()],
-        "strict_ordinal_date": [seq(_v("year", 4, 10, _EP), lit("-"), _Value("day_of_year", 3, 19, "NORMAL"))],
+        "strict_ordinal_date": [seq(_v("year", 4, 10, _EP), lit("-"), _v("day_of_year", 3))],
         "strict_ordinal_date_time": zone_variants(lambda: strict_ordinal_base(True)),
-        "strict_ordinal_date_time_no_millis": [
-            seq(ordinal(3), lit("T"), strict_hms(), _Offset("+HH:MM", "Z")),
-            *zone_variants(lambda: seq(ordinal(3), lit("T"), strict_hms())),
-        ],
+        "strict_ordinal_date_time_no_millis": zone_variants(lambda: seq(ordinal(3), lit("T"), strict_hms())),
         "strict_time": zone_variants(strict_time_base),
-        "strict_time_no_millis": [seq(strict_hms(), _Offset("+HH:MM", "Z")), *zone_variants(strict_hms)],
+        "strict_time_no_millis": zone_variants(strict_hms),
         "strict_t_time": zone_variants(lambda: seq(lit("T"), strict_time_base())),
-        "strict_t_time_no_millis": [
-            seq(lit("T"), strict_hms(), _Offset("+HH:MM", "Z")),
-            *zone_variants(lambda: seq(lit("T"), strict_hms())),
-        ],
+        "strict_t_time_no_millis": zone_variants(lambda: seq(lit("T"), strict_hms())),
         "strict_week_date": [iso_week(2, True)],
         "strict_week_date_time": zone_variants(lambda: seq(week_t(), strict_time_base())),
-        "strict_week_date_time_no_millis": [
-            seq(week_t(), strict_hms(), _Offset("+HH:MM", "Z")),
-            *zone_variants(lambda: seq(week_t(), strict_hms())),
-        ],
+        "strict_week_date_time_no_millis": zone_variants(lambda: seq(week_t(), strict_hms())),
         "strict_weekyear": [seq(_v("week_year", 4, 10, _EP))],
         "strict_weekyear_week": [seq(_v("week_year", 4, 10, _EP), lit("-W"), _v("week", 2))],
         "strict_weekyear_week_day": [
@@ -693,29 +687,57 @@ _LENIENT = frozenset({"strict_date"})
 # ----------------------------------------------------------------------------------------------- resolving
 
 
-def _local_date(f: dict[str, Any], lenient: bool) -> date | None:
-    """DateFormatters.LOCAL_DATE_QUERY: a date from a year (or year of era) with month and day, or day of year, or
-    an ISO week date; None when the fields make no date."""
+def _month_days(year: int, month: int) -> int:
+    if not 1 <= month <= 12:
+        raise ValueError(f"Invalid value for MonthOfYear: {month}")
+    return 29 if month == 2 and calendar.isleap(year) else (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
+
+
+def _days(year: int, month: int, day: int) -> int:
+    """LocalDate.of(...).toEpochDay() for any year (java.time goes far beyond Python's 9999)."""
+    if not 1 <= day <= _month_days(year, month):
+        raise ValueError(f"Invalid date '{year}-{month}-{day}'")
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+
+
+def _weekday(days: int) -> int:
+    """DayOfWeek's value (Monday 1 .. Sunday 7) of an epoch day; 1970-01-01 was a Thursday."""
+    return (days + 3) % 7 + 1
+
+
+def _iso_week_day(year: int, week: int, weekday: int) -> int:
+    """The epoch day of an ISO week date (IsoFields and Locale.ROOT's week fields, as Elasticsearch sets them:
+    Monday first, at least four days in week one)."""
+    jan4 = _days(year, 1, 4)
+    weeks = 53 if _weekday(_days(year, 1, 1)) == 4 or _weekday(_days(year, 12, 31)) == 4 else 52
+    if not 1 <= week <= weeks or not 1 <= weekday <= 7:
+        raise ValueError(f"Invalid week date {year}-W{week}-{weekday}")
+    return jan4 - (_weekday(jan4) - 1) + (week - 1) * 7 + weekday - 1
+
+
+def _local_date(f: dict[str, Any], lenient: bool) -> int | None:
+    """DateFormatters.LOCAL_DATE_QUERY as an epoch day: a year (or year of era) with month and day, or with a day
+    of year, or an ISO week date; None when the fields make no date. strict_date resolves leniently (month 13 is
+    next January, February 30 is March 1 or 2)."""
     year = f.get("year", f.get("year_of_era"))
     if "week_year" in f and "week" in f and "week_day" in f:
-        return date.fromisocalendar(f["week_year"], f["week"], f["week_day"])
+        return _iso_week_day(f["week_year"], f["week"], f["week_day"])
     if year is None:
         return None
     if "month" in f and "day" in f:
         if lenient:
-            return date(year, 1, 1) + _months(f["month"] - 1, f["day"] - 1, year)
-        return date(year, f["month"], f["day"])
+            months = year * 12 + f["month"] - 1
+            return _days(months // 12, months % 12 + 1, 1) + f["day"] - 1
+        return _days(year, f["month"], f["day"])
     if "day_of_year" in f:
         if not 1 <= f["day_of_year"] <= (366 if calendar.isleap(year) else 365):
             raise ValueError(f"Invalid date 'DayOfYear {f['day_of_year']}'")
-        return date(year, 1, 1) + timedelta(days=f["day_of_year"] - 1)
+        return _days(year, 1, 1) + f["day_of_year"] - 1
     return None
-
-
-def _months(months: int, days: int, year: int) -> timedelta:
-    total = year * 12 + months
-    shifted = date(total // 12, total % 12 + 1, 1)
-    return shifted - date(year, 1, 1) + timedelta(days=days)
 
 
 def _local_time(f: dict[str, Any]) -> tuple[int, int, int, int] | None:
@@ -759,9 +781,9 @@ def _zone_of(f: dict[str, Any]) -> tzinfo | None:
 
 
 def _resolve(f: dict[str, Any], lenient: bool, default_zone: tzinfo) -> Instant:
-    """DateFormatters.from, then ZonedDateTime.toInstant: the fields as an instant in their zone (or the default)."""
-    if "epoch_nanos" in f:
-        return Instant(f["epoch_nanos"])
+    """DateFormatters.from, then ZonedDateTime.toInstant: the fields as an instant in their zone (or the default):
+    a date and a time; a date at the start of its day; a time on 1970-01-01; a year (and month) on its first day;
+    a week-based year on the Monday of its first week."""
     written = _zone_of(f)
     zone = written or default_zone
     day = _local_date(f, lenient)
@@ -771,38 +793,35 @@ def _resolve(f: dict[str, Any], lenient: bool, default_zone: tzinfo) -> Instant:
         if clock is not None or ("month" in f and year is None):
             day = _fallback_date(f, year)
         elif year is not None:
-            day = date(year, f.get("month", 1), 1)
+            day = _days(year, f.get("month", 1), 1)
         elif "week_year" in f:
-            day = _week_start(f)
+            day = _iso_week_day(f["week_year"], f.get("week", 1), 1)
         else:
             raise ValueError("the text holds no date")
-    if "day_of_week" in f and "year" in f and day.isoweekday() != f["day_of_week"]:
+    if "day_of_week" in f and "year" in f and _weekday(day) != f["day_of_week"]:
         raise ValueError("Conflict found: the day of week does not match the date")
     hour, minute, second, nano = clock or (0, 0, 0, 0)
-    local = datetime(day.year, day.month, day.day, hour, minute, second)
-    return Instant(_epoch_nanos(local, zone) + nano, written)
+    seconds = day * 86400 + hour * 3600 + minute * 60 + second
+    return Instant((seconds - _offset_seconds(seconds, zone)) * _NS + nano, written)
 
 
-def _fallback_date(f: dict[str, Any], year: int | None) -> date:
+def _fallback_date(f: dict[str, Any], year: int | None) -> int:
     """DateFormatters.getLocalDate: the week's Monday, else the month's day (1970 and the 1st by default)."""
     if "week_year" in f:
-        return _week_start(f)
+        return _iso_week_day(f["week_year"], f.get("week", 1), 1)
     if "month" in f:
-        return date(1970 if year is None else year, f["month"], f.get("day", 1))
-    return date(1970, 1, 1)
+        return _days(1970 if year is None else year, f["month"], f.get("day", 1))
+    return 0
 
 
-def _week_start(f: dict[str, Any]) -> date:
-    """DateFormatters.localDateFromWeekBasedDate: the Monday of the week (week 1 when none is given)."""
-    return date.fromisocalendar(f["week_year"], f.get("week", 1), 1)
-
-
-def _epoch_nanos(local: datetime, zone: tzinfo) -> int:
-    aware = local.replace(tzinfo=zone)
-    offset = aware.utcoffset() or timedelta(0)
-    days = (local.date() - date(1970, 1, 1)).days
-    seconds = days * 86400 + local.hour * 3600 + local.minute * 60 + local.second - int(offset.total_seconds())
-    return seconds * _NS
+def _offset_seconds(local_seconds: int, zone: tzinfo) -> int:
+    """The zone's offset at a local date-time (ZonedDateTime.of: the earlier offset in an overlap, the one before
+    a gap); a fixed offset anywhere, a region's only within Python's years 1..9999."""
+    if isinstance(zone, timezone):
+        return int(zone.utcoffset(None).total_seconds())
+    local = datetime(1970, 1, 1) + timedelta(seconds=local_seconds)
+    offset = local.replace(tzinfo=zone).utcoffset()
+    return int(offset.total_seconds()) if offset else 0
 
 
 # ----------------------------------------------------------------------------------------------- epoch formats
@@ -818,7 +837,7 @@ class _Epoch:
     unit: int  # nanoseconds per unit
     digits: int
 
-    def read(self, text: str, round_up: bool) -> dict[str, Any] | None:
+    def read(self, text: str, round_up: bool) -> int | None:
         found = _EPOCH.fullmatch(text)
         if not found or int(found.group(2)) > _LONG_MAX:
             return None
@@ -830,7 +849,7 @@ class _Epoch:
         else:
             part = self.unit - self.unit // 10**self.digits if round_up else 0
         nanos = int(whole) * self.unit + part
-        return {"epoch_nanos": -nanos if sign else nanos}
+        return -nanos if sign else nanos
 
 
 _EPOCH_FORMATS = {"epoch_millis": _Epoch(1_000_000, 6), "epoch_second": _Epoch(_NS, 9)}
@@ -851,8 +870,8 @@ class _Parser:
 
     def read(self, text: str, round_up: bool, zone: tzinfo) -> Instant | None:
         if isinstance(self.grammar, _Epoch):
-            fields = self.grammar.read(text, round_up)
-            return None if fields is None else Instant(fields["epoch_nanos"])
+            nanos = self.grammar.read(text, round_up)
+            return None if nanos is None else Instant(nanos)
         parsed: dict[str, Any] = {}
         if self.grammar.parse(text, 0, parsed) != len(text):
             return None
