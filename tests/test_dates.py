@@ -708,3 +708,11 @@ def test_bad_dynamic_date_formats_are_one_error_naming_the_key() -> None:
         EmbeddedEngine().open([{"id": "a"}], {"mappings": {"dynamic_date_formats": ["yyyy", "yyyy{"]}}, "id", "x")
     with pytest.raises(RelevanceInputError, match=r"mappings\.dynamic_date_formats: must be a list"):
         EmbeddedEngine().open([{"id": "a"}], {"mappings": {"dynamic_date_formats": [1]}}, "id", "x")
+
+
+def test_a_date_nanos_field_reads_its_own_default_and_keeps_the_fraction_of_a_millisecond() -> None:
+    config = {"mappings": {"properties": {"t": {"type": "date_nanos"}}}}
+    docs = [{"id": "a", "t": "2024-03-01T10:11:12.123456789Z"}, {"id": "b", "t": "2024-03-01T10:11:12.123Z"}]
+    index = EmbeddedEngine().open(docs, config, "id", "index.yaml")
+    assert matched(index, {"range": {"t": {"gt": "2024-03-01T10:11:12.123Z"}}}) == ["a"]
+    assert matched(index, {"range": {"t": {"lte": "2024-03-01T10:11:12.123Z"}}}) == ["b"]

@@ -25,6 +25,7 @@ import numpy as np
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.dates import (
     DEFAULT_FORMAT,
+    DEFAULT_NANOS_FORMAT,
     DateFormat,
     DateFormatError,
     DateParseError,
@@ -39,7 +40,7 @@ from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores,
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
-ENGINE_VERSION = "6"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+ENGINE_VERSION = "7"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
 _NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
@@ -411,12 +412,12 @@ class EmbeddedIndex:
             return ("true" if value else "false") if isinstance(value, bool) else str(value)
         if kind == "date":
             assert name is not None
-            fmt = self.date_format_of(name)
-            nanos = self.fields[name].type == "date_nanos"
-            key = (fmt.text, nanos, type(value), value)
-            if key not in self._dates:
-                self._dates[key] = index_millis(value, fmt, nanos)
-            return self._dates[key]
+            key = (name, type(value), value)  # a field's values repeat (days, months): each is read once
+            found = self._dates.get(key)
+            if found is None:
+                nanos = self.fields[name].type == "date_nanos"
+                found = self._dates[key] = index_millis(value, self.date_format_of(name), nanos)
+            return found
         if kind == "rank_feature":
             number = float(value)
             if not np.isfinite(number) or number <= 0:
@@ -445,8 +446,9 @@ class EmbeddedIndex:
         return math.floor(value * factor + 0.5) / factor
 
     def date_format_of(self, field: str) -> DateFormat:
-        """The field's `format` (checked when the mapping was read), Elasticsearch's default without one."""
-        return date_format(str(self.fields[field].params.get("format") or DEFAULT_FORMAT))
+        """The field's `format` (checked when the mapping was read), else DateFieldMapper's default for its type."""
+        default = DEFAULT_NANOS_FORMAT if self.fields[field].type == "date_nanos" else DEFAULT_FORMAT
+        return date_format(str(self.fields[field].params.get("format") or default))
 
     def date_query_value(
         self, field: str, value: Any, path: str, round_up: bool = False, fmt: Any = None, zone: Any = None

@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 DEFAULT_FORMAT = "strict_date_optional_time||epoch_millis"
+DEFAULT_NANOS_FORMAT = "strict_date_optional_time_nanos||epoch_millis"  # a date_nanos field's
 DEFAULT_DYNAMIC_DATE_FORMATS = ("strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z")
 _LONG_MAX = 2**63 - 1
 _NS = 1_000_000_000
@@ -69,8 +70,8 @@ class _Value:
             return -1
         width = self.high + max(self.subsequent, 0)
         for second_pass in (False, True):
-            end = pos
-            while end < min(pos + width, n) and "0" <= text[end] <= "9":
+            end, limit = pos, min(pos + width, n)
+            while end < limit and "0" <= text[end] <= "9":
                 end += 1
             if end - pos < self.low:
                 return -1
@@ -193,8 +194,11 @@ class _Offset:
 
 
 @lru_cache(maxsize=1)
-def _zone_ids() -> tuple[str, ...]:
-    return tuple(sorted(available_timezones(), key=len, reverse=True))
+def _zone_ids() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+_ZONE_CHARS = re.compile(r"[A-Za-z0-9/_+\-]+")
 
 
 @dataclass
@@ -217,9 +221,11 @@ class _Zone:
                     if after >= 0:
                         return _set(fields, "offset", probe["offset"], after)
                 return _set(fields, "offset", 0, end)
-        for zone in _zone_ids():
-            if text.startswith(zone, pos):
-                return _set(fields, "zone", zone, pos + len(zone))
+        run = _ZONE_CHARS.match(text, pos)
+        ids = _zone_ids()
+        for end in range(run.end() if run else pos, pos, -1):  # the longest region ID, as java.time's prefix tree
+            if text[pos:end] in ids:
+                return _set(fields, "zone", text[pos:end], end)
         return _set(fields, "offset", 0, pos + 1) if text[pos] == "Z" else -1
 
 
@@ -231,14 +237,15 @@ class _Seq:
     optional: bool = False
 
     def parse(self, text: str, pos: int, fields: dict[str, Any]) -> int:
-        trial = dict(fields)
+        # a failed mandatory part fails the whole parse or the enclosing optional section, which restores its copy
+        trial = dict(fields) if self.optional else fields
         at = pos
         for item in self.items:
             at = item.parse(text, at, trial)
             if at < 0:
                 return pos if self.optional else -1
-        fields.clear()
-        fields.update(trial)
+        if self.optional:
+            fields.update(trial)
         return at
 
 
@@ -1161,6 +1168,7 @@ def detect_date(text: str, formats: tuple[str, ...]) -> str | None:
 __all__ = [
     "DEFAULT_DYNAMIC_DATE_FORMATS",
     "DEFAULT_FORMAT",
+    "DEFAULT_NANOS_FORMAT",
     "DateFormat",
     "DateFormatError",
     "DateParseError",
