@@ -188,6 +188,14 @@ def test_bad_date_math_is_elasticsearch_s_parse_error(text: str, said: str) -> N
         math_millis(text)
 
 
+def test_an_epoch_bound_is_shifted_by_the_time_zone_as_elasticsearch_8_does() -> None:
+    # JavaDateMathParser.parseDateTime applies withZoneSameLocal to every input without a zone of its own, epoch
+    # values included (elastic/elasticsearch#148663 stopped that after 8)
+    assert math_millis("1577836800000", zone="+01:00") == millis("2019-12-31T23:00:00Z")
+    assert math_millis("1577836800000", zone="UTC") == millis("2020-01-01T00:00:00Z")
+    assert math_millis("1577836800000") == millis("2020-01-01T00:00:00Z")
+
+
 def test_merging_of_multiple_parsers_rounds_up_with_each_of_them() -> None:
     # testMergingOfMultipleParsers: date_time has 2 parsers, date_time_no_millis 4; the round-up fills the millis
     fmt = "date_time||date_time_no_millis"

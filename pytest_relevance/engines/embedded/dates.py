@@ -1036,7 +1036,8 @@ def _date_time(text: str, fmt: DateFormat, round_up: bool, zone: tzinfo | None) 
         found = date_format("strict_date_optional_time").instant(text)
     if zone is not None and found.zone is None and _is_epoch(text, fmt):
         # DateFormatters.from(accessor).withZoneSameLocal(timeZone): an epoch value is read as UTC's local time
-        # and that local time is then taken in the time zone
+        # and that local time is then taken in the time zone, so Elasticsearch 8 shifts it (fixed after 8 by
+        # elastic/elasticsearch#148663, "Don't apply time zones to epoch-based timestamps")
         shift = int((datetime(1970, 1, 1) + timedelta(microseconds=found.nanos // 1000)).replace(tzinfo=zone)
                     .utcoffset().total_seconds())  # fmt: skip
         return Instant(found.nanos - shift * _NS)
