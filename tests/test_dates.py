@@ -724,3 +724,15 @@ def test_a_date_nanos_field_reads_its_own_default_and_keeps_the_fraction_of_a_mi
     index = EmbeddedEngine().open(docs, config, "id", "index.yaml")
     assert matched(index, {"range": {"t": {"gt": "2024-03-01T10:11:12.123Z"}}}) == ["a"]
     assert matched(index, {"range": {"t": {"lte": "2024-03-01T10:11:12.123Z"}}}) == ["b"]
+
+
+def test_a_locale_that_changes_month_names_is_refused_not_read_in_english() -> None:
+    def config(locale: str, fmt: str = "dd MMM yyyy") -> dict[str, Any]:
+        return {"mappings": {"properties": {"d": {"type": "date", "format": fmt, "locale": locale}}}}
+
+    docs = [{"id": "a", "d": "01 Mar 2024"}]
+    with pytest.raises(RelevanceInputError, match=r"mappings\.properties\.d\.locale: .* in 'de'"):
+        EmbeddedEngine().open(docs, config("de"), "id", "index.yaml")
+    assert EmbeddedEngine().open(docs, config("en-US"), "id", "index.yaml").kinds["d"] == "date"
+    numeric = [{"id": "a", "d": "01 03 2024"}]  # without names a locale changes nothing here
+    assert EmbeddedEngine().open(numeric, config("de", "dd MM yyyy"), "id", "index.yaml").kinds["d"] == "date"

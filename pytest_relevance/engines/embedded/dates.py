@@ -46,9 +46,9 @@ class _Value:
     name: str
     low: int
     high: int
-    sign: str = "NOT_NEGATIVE"  # NORMAL, NOT_NEGATIVE, EXCEEDS_PAD
+    sign: str = "NOT_NEGATIVE"  # SignStyle: NORMAL, NOT_NEGATIVE, NEVER or EXCEEDS_PAD
     subsequent: int = 0
-    reduced_base: int | None = None  # ReducedPrinterParser (yy, uu): two digits on the century of this year
+    reduced_base: int | None = None  # ReducedPrinterParser (yy, uu): two digits read as 2000 to 2099
 
     def fixed(self) -> bool:
         return self.low == self.high and self.sign == "NOT_NEGATIVE"
@@ -931,10 +931,18 @@ class DateFormat:
                     return found
         raise DateParseError(f"failed to parse date field [{text}] with format [{self.text}]")
 
+    def reads_names(self) -> bool:
+        """Whether a pattern reads month or day names or am/pm, which a mapping's `locale` would change."""
+        return any(_has_text(parser.grammar) for parser in self.parsers)
+
     def millis(self, text: str, nanos: bool = False) -> float:
         """A document's value as the date field stores it: epoch milliseconds (a date_nanos field keeps the
         fraction of a millisecond)."""
         return _to_millis(self.instant(text).nanos, nanos)
+
+
+def _has_text(item: Any) -> bool:
+    return isinstance(item, _Text) or (isinstance(item, _Seq) and any(_has_text(i) for i in item.items))
 
 
 def _to_millis(epoch_nanos: int, nanos: bool) -> float:

@@ -83,6 +83,7 @@ _OTHER = frozenset(
     ]
 )
 _CONTAINERS = frozenset(("object", "nested"))
+_ENGLISH = frozenset(("", "root", "en", "en_us", "en_gb", "english"))  # date `locale`s with Locale.ROOT's names
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,11 +330,18 @@ class IndexMapping:
             )
         if kind == "date":
             try:
-                date_format(str(spec.get("format") or DEFAULT_FORMAT))
+                reader = date_format(str(spec.get("format") or DEFAULT_FORMAT))
             except DateFormatError as exc:  # Elasticsearch's mapper_parsing_exception at index creation
                 raise RelevanceInputError(
                     self.source, f"{at}.format: {exc} (Elasticsearch refuses the mapping: mapper_parsing_exception)"
                 ) from None
+            locale = str(spec.get("locale", "")).replace("-", "_").lower()
+            if reader.reads_names() and locale not in _ENGLISH:  # MMM, EEE, a: month and day names
+                raise RelevanceInputError(
+                    self.source,
+                    f"{at}.locale: the embedded engine reads month and day names in English (Locale.ROOT) only; "
+                    f"in {spec['locale']!r} they would be other words ({_ELASTIC})",
+                )
         subs = spec.get("fields") or {}
         if not isinstance(subs, MappingABC):
             raise RelevanceInputError(self.source, f"{at}.fields: must be an object of multi-fields")
