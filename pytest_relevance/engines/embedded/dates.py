@@ -1151,13 +1151,13 @@ def index_millis(value: Any, fmt: DateFormat, nanos: bool = False) -> float:
     return fmt.millis(str(value), nanos)  # a number is read as its text
 
 
+_JAVA_NUMBER = re.compile(r"[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)")
+
+
 def looks_like_number(text: str) -> bool:
-    """Long.parseLong or Double.parseDouble would read it: dynamic date detection leaves such strings alone."""
-    try:
-        float(text.strip())
-    except ValueError:
-        return bool(re.fullmatch(r"[+-]?(NaN|Infinity)", text.strip()))
-    return not re.search(r"(?i)nan|inf", text)
+    """Long.parseLong or Double.parseDouble would read it (hexadecimal floats aside): dynamic date detection
+    leaves such strings alone."""
+    return bool(_JAVA_NUMBER.fullmatch(text.strip()))
 
 
 def detect_date(text: str, formats: tuple[str, ...]) -> str | None:
