@@ -397,8 +397,9 @@ class EmbeddedIndex:
         except DateParseError as exc:  # DocumentParser's mapper_parsing_exception, which refuses the whole document
             raise self._document_error(
                 ordinal,
-                f"field {name!r} is mapped as date but holds {json.dumps(value, default=str)[:80]}: Elasticsearch "
-                f"refuses the document (mapper_parsing_exception: {exc}); give the field a format that reads it",
+                f"field {name!r} is mapped as date but holds {json.dumps(value, default=str)[:80]} "
+                f"(mapper_parsing_exception: {exc}, so Elasticsearch refuses the document; give the field a format "
+                "that reads it)",
             ) from None
         except (TypeError, ValueError) as exc:
             raise self._document_error(
