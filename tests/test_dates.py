@@ -8,6 +8,7 @@ gauss decay, term and sort on a date field, dynamic date detection, and the refu
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from datetime import UTC, date, datetime
@@ -462,6 +463,19 @@ def test_each_named_format_reads_its_documented_shape(name: str, case: tuple[str
 def test_a_text_outside_a_named_format_is_refused(name: str, text: str) -> None:
     with pytest.raises(DateParseError, match=rf"with format \[{name}\]"):
         date_format(name).instant(text)
+
+
+def test_the_iso_shortcut_reads_exactly_what_the_strict_date_optional_time_grammar_reads() -> None:
+    (shortcut,) = date_format("strict_date_optional_time").parsers
+    grammar_only = dataclasses.replace(shortcut, iso_shortcut=False)
+    times = ["", "T00:00:00", "T23:59:59", "T24:00:00", "T10:60:00", "T10:11:12.1", "T10:11:12.123456789"]
+    zones = ["", "Z", "+00:00", "-00:00", "+05:30", "-23:59", "+24:00", "+05:60", "+0530"]
+    days = ["2024-02-29", "2023-02-29", "2024-13-01", "2024-00-10", "0000-01-01", "9999-12-31", "2024-04-31"]
+    for text in (d + t + (z if t else "") for d in days for t in times for z in zones):
+        for round_up in (False, True):
+            assert shortcut.read(text, round_up, UTC) == grammar_only.read(text, round_up, UTC), text
+    wide = "\uff12\uff10\uff12\uff14-03-01"  # 2024 in full-width digits: java.time's DecimalStyle reads ASCII only
+    assert shortcut.read(wide, False, UTC) is None
 
 
 def test_camel_case_names_and_strict_date_s_lenient_resolution() -> None:

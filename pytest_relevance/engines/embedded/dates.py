@@ -874,13 +874,17 @@ class _Parser:
     grammar: _Seq | _Epoch
     lenient: bool = False
     round_up_fields: tuple[tuple[str, int], ...] = ()
+    iso_shortcut: bool = False  # strict_date_optional_time: its commonest texts read by one regular expression
 
     def read(self, text: str, round_up: bool, zone: tzinfo) -> Instant | None:
         if isinstance(self.grammar, _Epoch):
             nanos = self.grammar.read(text, round_up)
             return None if nanos is None else Instant(nanos)
         parsed: dict[str, Any] = {}
-        if self.grammar.parse(text, 0, parsed) != len(text):
+        shortcut = _ISO_SHORTCUT.fullmatch(text) if self.iso_shortcut else None
+        if shortcut is not None:
+            parsed = _iso_fields(shortcut)
+        elif self.grammar.parse(text, 0, parsed) != len(text):
             return None
         if round_up:
             for name, value in self.round_up_fields:
@@ -889,6 +893,29 @@ class _Parser:
             return _resolve(parsed, self.lenient, zone)
         except (ValueError, OverflowError, KeyError):
             return None
+
+
+# yyyy-MM-dd, optionally with THH:mm:ss[.fraction] and Z or a valid +HH:MM: every such text strict_date_optional_time's
+# grammar reads into exactly these fields (tests/test_dates.py checks the two agree); any other text takes the grammar
+_ISO_SHORTCUT = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:(Z)|([+-])([01]\d|2[0-3]):([0-5]\d))?)?",
+    re.ASCII,
+)
+
+
+def _iso_fields(found: re.Match[str]) -> dict[str, Any]:
+    year, month, day, hour, minute, second, fraction, z, sign, off_h, off_m = found.groups()
+    fields: dict[str, Any] = {"year": int(year), "month": int(month), "day": int(day)}
+    if hour is not None:
+        fields.update(hour=int(hour), minute=int(minute), second=int(second))
+    if fraction is not None:
+        fields["nano"] = int(fraction.ljust(9, "0"))
+    if z is not None:
+        fields["offset"] = 0
+    elif sign is not None:
+        seconds = int(off_h) * 3600 + int(off_m) * 60
+        fields["offset"] = -seconds if sign == "-" else seconds
+    return fields
 
 
 def _round_up_fields(grammar: _Seq) -> tuple[tuple[str, int], ...]:
@@ -975,7 +1002,8 @@ def date_format(spec: str) -> DateFormat:
             except DateFormatError as exc:
                 raise DateFormatError(f"Invalid format: [{part}]: {exc}") from None
         for grammar in grammars:
-            parsers.append(_Parser(grammar, name in _LENIENT, _round_up_fields(grammar)))
+            shortcut = name in ("strict_date_optional_time", "iso8601")
+            parsers.append(_Parser(grammar, name in _LENIENT, _round_up_fields(grammar), shortcut))
     return DateFormat(text, parsers)
 
 
