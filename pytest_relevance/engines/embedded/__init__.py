@@ -22,8 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from pytest_relevance.clock import resolve_date
 from pytest_relevance.engines.base import Hits
+from pytest_relevance.engines.embedded.dates import (
+    DEFAULT_FORMAT,
+    DEFAULT_NANOS_FORMAT,
+    DateFormat,
+    DateFormatError,
+    DateParseError,
+    date_format,
+    index_millis,
+    query_millis,
+)
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, Stored, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
@@ -31,7 +40,7 @@ from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores,
 from pytest_relevance.engines.embedded.search import search
 from pytest_relevance.errors import RelevanceInputError
 
-ENGINE_VERSION = "6"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+ENGINE_VERSION = "7"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
 _NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
@@ -249,7 +258,7 @@ class EmbeddedIndex:
                     self.source, f"field {name!r}: null_value is not a parameter of the {field.type} type"
                 )
             try:
-                self._convert_value(field.kind, value)
+                self._convert_value(field.kind, value, name)
             except (TypeError, ValueError) as exc:
                 raise RelevanceInputError(
                     self.source, f"field {name!r}: null_value {value!r} is not a {field.kind} ({exc})"
@@ -343,7 +352,7 @@ class EmbeddedIndex:
                 if dynamic == "strict":
                     raise self._document_error(ordinal, f"field {name!r} is not in the mappings (dynamic: strict)")
                 seen.add(name)
-                found[name] = _type_sample(first)
+                found[name] = _type_sample(first, self.mapping)
 
         for ordinal, doc in enumerate(corpus):
             visit(doc, "", ordinal)
@@ -384,24 +393,32 @@ class EmbeddedIndex:
         try:
             if name in self.scaling:
                 return self.scaled(name, self._convert_value(kind, value))
-            return self._convert_value(kind, value)
+            return self._convert_value(kind, value, name)
+        except DateParseError as exc:  # DocumentParser's mapper_parsing_exception, which refuses the whole document
+            raise self._document_error(
+                ordinal,
+                f"field {name!r} is mapped as date but holds {json.dumps(value, default=str)[:80]} "
+                f"(mapper_parsing_exception: {exc}, so Elasticsearch refuses the document; give the field a format "
+                "that reads it)",
+            ) from None
         except (TypeError, ValueError) as exc:
             raise self._document_error(
                 ordinal, f"field {name!r} is mapped as {kind} but holds {json.dumps(value, default=str)[:80]} ({exc})"
             ) from None
 
-    def _convert_value(self, kind: str, value: Any) -> Any:
+    def _convert_value(self, kind: str, value: Any, name: str | None = None) -> Any:
         if isinstance(value, dict | list):
             raise ValueError("an object, not a single value")
         if kind == "keyword":
             return ("true" if value else "false") if isinstance(value, bool) else str(value)
         if kind == "date":
-            key = value
-            if key not in self._dates:
-                if isinstance(value, bool):
-                    raise ValueError("not a date")
-                self._dates[key] = resolve_date(value).timestamp() * 1000
-            return self._dates[key]
+            assert name is not None
+            key = (name, type(value), value)  # a field's values repeat (days, months): each is read once
+            found = self._dates.get(key)
+            if found is None:
+                nanos = self.fields[name].type == "date_nanos"
+                found = self._dates[key] = index_millis(value, self.date_format_of(name), nanos)
+            return found
         if kind == "rank_feature":
             number = float(value)
             if not np.isfinite(number) or number <= 0:
@@ -429,8 +446,30 @@ class EmbeddedIndex:
         factor = self.scaling[field]
         return math.floor(value * factor + 0.5) / factor
 
+    def date_format_of(self, field: str) -> DateFormat:
+        """The field's `format` (checked when the mapping was read), else DateFieldMapper's default for its type."""
+        default = DEFAULT_NANOS_FORMAT if self.fields[field].type == "date_nanos" else DEFAULT_FORMAT
+        return date_format(str(self.fields[field].params.get("format") or default))
+
+    def date_query_value(
+        self, field: str, value: Any, path: str, round_up: bool = False, fmt: Any = None, zone: Any = None
+    ) -> float:
+        """DateFieldType.parseToLong: a query's date (a bound, a term, an origin) read with the query's `format`
+        or else the field's, with date math, rounded up when `round_up`, in `zone` when the value names none."""
+        try:
+            reader = self.date_format_of(field) if fmt is None else date_format(str(fmt))
+            return query_millis(value, reader, round_up, zone, self.fields[field].type == "date_nanos")
+        except DateFormatError as exc:
+            raise Invalid(path, f"{exc} (Elasticsearch refuses the query)") from None
+        except DateParseError as exc:
+            raise Invalid(
+                path, f"{value!r} does not fit the date field {field!r} ({exc}; Elasticsearch refuses the query)"
+            ) from None
+
     def convert_query_value(self, field: str, value: Any, path: str) -> Any:
         """A value from the template, in the field's stored representation; a bad one names the template key."""
+        if self.kinds[field] == "date":
+            return self.date_query_value(field, value, path)
         try:
             return self._convert_value(self.kinds[field], value)
         except (TypeError, ValueError) as exc:
@@ -545,6 +584,12 @@ class EmbeddedIndex:
             for value in wanted:
                 term = self.normalize(field, self.convert_query_value(field, value, path))
                 matched[self.keyword[field].docs_of(term)] = True
+        elif kind == "date":  # DateFieldType.termQuery: the range from the value to its round-up, both included
+            column = self.numeric[field]
+            for value in wanted:
+                low = self.date_query_value(field, value, path)
+                high = self.date_query_value(field, value, path, round_up=True)
+                matched |= column.any((column.values >= low) & (column.values <= high))
         else:
             column = self.numeric[field]
             targets = [self.convert_query_value(field, value, path) for value in wanted]
@@ -580,11 +625,14 @@ class EmbeddedIndex:
         self.function_cache.clear()
 
 
-def _type_sample(value: Any) -> Any:
-    """A JSON value of the same type as a field's first value: all `dynamic_fields` reads of it."""
+def _type_sample(value: Any, mapping: IndexMapping) -> Any:
+    """A JSON value of the same type as a field's first value: all `dynamic_fields` reads of it (a string
+    kept whole when date detection maps it as a date, which needs its text to pick the format)."""
     if isinstance(value, bool | int | float):
         return value
-    return "" if isinstance(value, str) else None
+    if isinstance(value, str):
+        return value if mapping.detect_date(value) is not None else ""
+    return None
 
 
 def _child_config(config: dict[str, Any], path: str) -> dict[str, Any]:

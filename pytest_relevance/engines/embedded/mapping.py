@@ -16,6 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.engines.embedded.dates import (
+    DEFAULT_DYNAMIC_DATE_FORMATS,
+    DEFAULT_FORMAT,
+    DateFormatError,
+    date_format,
+    detect_date,
+)
 from pytest_relevance.engines.embedded.plugins import KNN_VECTOR, needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
@@ -76,10 +83,7 @@ _OTHER = frozenset(
     ]
 )
 _CONTAINERS = frozenset(("object", "nested"))
-# date formats whose values the engine reads exactly (ISO 8601 dates and date-times, epoch milliseconds); "" is none
-ISO_DATE_FORMATS = frozenset(
-    ("", "strict_date_optional_time", "date_optional_time", "epoch_millis", "strict_date", "date")
-)
+_ENGLISH = frozenset(("", "root", "en", "en_us", "en_gb", "english"))  # date `locale`s with Locale.ROOT's names
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,8 @@ class IndexMapping:
                 f"mappings.dynamic_templates: not supported by the embedded engine; map those fields under "
                 f"mappings.properties ({_ELASTIC})",
             )
+        self.date_detection = flag(mappings.get("date_detection", True))
+        self.dynamic_date_formats = self._dynamic_date_formats(mappings)
         self.fields: dict[str, Field] = {}
         # objects with `enabled: false`: Elasticsearch keeps their contents in _source only, neither parsed,
         # indexed nor dynamically mapped, whatever their shape ("" for a disabled root)
@@ -177,6 +183,26 @@ class IndexMapping:
             for target in spec.copy_to:
                 if target not in self.fields:
                     raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
+
+    def _dynamic_date_formats(self, mappings: MappingABC[str, Any]) -> tuple[str, ...]:
+        """RootObjectMapper's `dynamic_date_formats`: a list of formats (or one), each checked as a format."""
+        formats = mappings.get("dynamic_date_formats", list(DEFAULT_DYNAMIC_DATE_FORMATS))
+        formats = [formats] if isinstance(formats, str) else formats
+        if not isinstance(formats, list) or not all(isinstance(f, str) for f in formats):
+            raise RelevanceInputError(
+                self.source, "mappings.dynamic_date_formats: must be a list of date formats (strings)"
+            )
+        for i, spec in enumerate(formats):
+            try:
+                date_format(spec)
+            except DateFormatError as exc:
+                raise RelevanceInputError(self.source, f"mappings.dynamic_date_formats[{i}]: {exc}") from None
+        return tuple(formats)
+
+    def detect_date(self, text: str) -> str | None:
+        """The format dynamic mapping would map an unmapped string field with, or None (not a date, or
+        `date_detection: false`)."""
+        return detect_date(text, self.dynamic_date_formats) if self.date_detection and text else None
 
     def _unmapped_copy(self, target: str) -> str:
         """Why a copy_to target the mappings lack is refused: what Elasticsearch does with it depends on `dynamic`."""
@@ -302,13 +328,20 @@ class IndexMapping:
                 f"{at}.include_in_all: unknown parameter [include_in_all] on mapper [{name.rsplit('.', 1)[-1]}] of "
                 f"type [{ftype}], as Elasticsearch 8 refuses it (the _all field was removed in 7.0): use copy_to",
             )
-        if kind == "date" and not set(str(spec.get("format", "")).split("||")) <= ISO_DATE_FORMATS:
-            # a value is read as ISO 8601 or epoch milliseconds; read with another format it would be a wrong date
-            raise RelevanceInputError(
-                self.source,
-                f"{at}.format: {spec['format']!r} is not supported by the embedded engine, which reads dates as "
-                f"{' or '.join(sorted(ISO_DATE_FORMATS - {''}))} ({_ELASTIC})",
-            )
+        if kind == "date":
+            try:
+                reader = date_format(str(spec.get("format") or DEFAULT_FORMAT))
+            except DateFormatError as exc:  # Elasticsearch's mapper_parsing_exception at index creation
+                raise RelevanceInputError(
+                    self.source, f"{at}.format: {exc} (Elasticsearch refuses the mapping: mapper_parsing_exception)"
+                ) from None
+            locale = str(spec.get("locale", "")).replace("-", "_").lower()
+            if reader.reads_names() and locale not in _ENGLISH:  # MMM, EEE, a: month and day names
+                raise RelevanceInputError(
+                    self.source,
+                    f"{at}.locale: the embedded engine reads month and day names in English (Locale.ROOT) only; "
+                    f"in {spec['locale']!r} they would be other words ({_ELASTIC})",
+                )
         subs = spec.get("fields") or {}
         if not isinstance(subs, MappingABC):
             raise RelevanceInputError(self.source, f"{at}.fields: must be an object of multi-fields")
@@ -426,14 +459,18 @@ def _unknown_type(ftype: str, name: str) -> str:
 
 
 def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:
-    """What Elasticsearch's dynamic mapping makes of an unmapped field from its first value: a string is text with a
-    `keyword` multi-field (ignore_above 256), a whole number long, a fraction float, a bool boolean."""
+    """What Elasticsearch's dynamic mapping makes of an unmapped field from its first value: a string a date when
+    date detection reads it (with the format that read it), else text with a `keyword` multi-field (ignore_above
+    256), a whole number long, a fraction float, a bool boolean."""
     if isinstance(value, bool):
         return [Field(name, "boolean", "boolean", norms=False, index_options="docs")]
     if isinstance(value, int):
         return [Field(name, "long", "number", norms=False, index_options="docs")]
     if isinstance(value, float):
         return [Field(name, "float", "number", norms=False, index_options="docs")]
+    if isinstance(value, str) and mapping.detect_date(value) is not None:
+        fmt = mapping.detect_date(value)
+        return [Field(name, "date", "date", norms=False, index_options="docs", params={"type": "date", "format": fmt})]
     if isinstance(value, str):
         default = mapping.default_analyzer
         return [

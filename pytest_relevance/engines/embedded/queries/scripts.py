@@ -16,11 +16,12 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.clock import resolve_date
+from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
@@ -328,7 +329,11 @@ class _Run:
             # ScoreScriptUtils.DecayDate* take the scale and offset as Strings read by TimeValue.parseTimeValue
             if not all(isinstance(setting, str) for setting in settings[1:3]):
                 raise Invalid(f"{self.path}.source", f"{name}() takes the scale and offset as strings, e.g. '30d'")
-            origin = resolve_date(settings[0]).timestamp() * 1000
+            # ScoreScriptUtils.DecayDate*: the origin read by strict_date_optional_time||epoch_millis in UTC
+            try:
+                origin = query_millis(str(settings[0]), date_format(DEFAULT_FORMAT), False, UTC)
+            except DateParseError as exc:
+                raise Invalid(f"{self.path}.source", f"{name}(): {exc}") from None
             scale = time_value_millis(settings[1], f"{self.path}.source")
             offset = time_value_millis(settings[2], f"{self.path}.source")
         else:

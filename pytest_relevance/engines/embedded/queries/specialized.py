@@ -79,7 +79,10 @@ def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
         raise Unsupported(f"distance_feature on the {kind} field {field!r}", path)
     if options.get("origin") is None or options.get("pivot") is None:
         raise Invalid(path, "needs 'origin' and 'pivot'")
-    origin = index.convert_query_value(field, options["origin"], f"{path}.origin")
+    if kind == "date":  # DateFieldType.distanceFeatureQuery reads the origin with the round-up parser
+        origin = index.date_query_value(field, options["origin"], f"{path}.origin", round_up=True)
+    else:
+        origin = index.convert_query_value(field, options["origin"], f"{path}.origin")
     pivot = distance_setting(options["pivot"], kind == "date", f"{path}.pivot")
     if pivot <= 0:
         raise Invalid(f"{path}.pivot", "must be greater than 0")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.mapping import ISO_DATE_FORMATS
+from pytest_relevance.engines.embedded.dates import DateFormatError, time_zone
 from pytest_relevance.engines.embedded.queries import (
     ASCII_LOWER,
     Invalid,
@@ -88,8 +88,7 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     kind = index.kinds[field]
     if kind == "text":
         raise Unsupported(f"range on the text field {field!r}", path)
-    if kind == "date":
-        _check_date_reading(options, path)
+    zone = _range_zone(options, kind, path)
     bounds = {k: options[k] for k in ("gte", "gt", "lte", "lt") if options.get(k) is not None}
     if kind == "keyword":
         keyword = index.keyword[field]
@@ -107,6 +106,14 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     factor = index.scaling.get(field)
     values = column.values if factor is None else np.rint(column.values * factor)  # the stored longs
     for key, bound in bounds.items():
+        if kind == "date":
+            # DateFieldType.dateRangeQuery: gt and lte read with the round-up parser (`2020-01` as its last
+            # millisecond of the day the parser fills in, `||/M` as the month's last millisecond)
+            value = index.date_query_value(
+                field, bound, f"{path}.{key}", key in ("gt", "lte"), options.get("format"), zone
+            )
+            condition &= _compare(key, values, value)
+            continue
         value = index.convert_query_value(field, bound, f"{path}.{key}")
         if factor is not None:
             key, value = _scaled_bound(key, value * factor)
@@ -114,18 +121,14 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     return Scores.constant(column.any(condition), boost)
 
 
-_UTC = frozenset(("UTC", "Z", "+00:00", "-00:00", "GMT", "Etc/UTC"))
-
-
-def _check_date_reading(options: dict[str, Any], path: str) -> None:
-    """A date range's `format` and `time_zone` change which instants its bounds mean; the engine reads bounds as
-    ISO 8601 or epoch milliseconds in UTC, so any other reading is refused rather than silently read as UTC ISO."""
-    fmt = options.get("format")
-    if fmt is not None and not set(str(fmt).split("||")) <= ISO_DATE_FORMATS:
-        raise Unsupported(f"range format {fmt} (bounds are read as ISO 8601 or epoch_millis)", f"{path}.format")
-    zone = options.get("time_zone")
-    if zone is not None and str(zone) not in _UTC:
-        raise Unsupported(f"range time_zone {zone} (bounds are read in UTC)", f"{path}.time_zone")
+def _range_zone(options: dict[str, Any], kind: str, path: str) -> Any:
+    """RangeQueryBuilder's `time_zone` (ZoneId.of), which only a date field's rangeQuery reads."""
+    if options.get("time_zone") is None or kind != "date":
+        return None
+    try:
+        return time_zone(str(options["time_zone"]))
+    except DateFormatError as exc:
+        raise Invalid(f"{path}.time_zone", str(exc)) from None
 
 
 def _scaled_bound(key: str, scaled: float) -> tuple[str, float]:
