@@ -1,7 +1,9 @@
 """Run x Judgments -> Evaluation: every judged query scored, then averaged per stratum and over all.
 
-Judged queries absent from the run score 0 on every metric (a ranker that returns nothing must not look better);
-query ids in the run that the judgments do not know are an error (a typo, or a stale judgment file).
+Judged queries absent from the run score 0 on every metric (a ranker that returns nothing must not look better;
+age and exposure_gini, where lower is better, score their worst, see `beyond`); query ids in the run that the
+judgments do not know are an error (a typo, or a stale judgment file). Set-level metrics (exposure_gini, coverage)
+have a value per stratum and none per query.
 """
 
 from __future__ import annotations
@@ -10,12 +12,19 @@ import heapq
 import itertools
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import Metric, mean, rank_scored, score_placed, score_query
+from pytest_relevance.metrics import BEYOND, Metric, mean, rank_scored, score_placed, score_query
+
+if TYPE_CHECKING:
+    from pytest_relevance.beyond import CorpusFields
+
+Unit = TypeVar("Unit")
 
 
 class Run(dict[str, list[str]]):
@@ -108,20 +117,49 @@ def check_judged(query_ids: Iterable[str], judgments: Judgments) -> None:
         )
 
 
-def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[Metric]) -> Evaluation:
-    """Score every judged query; strata are averaged separately so that no average hides one of them."""
+def evaluate(
+    run: Mapping[str, object],
+    judgments: Judgments,
+    metrics: Sequence[Metric],
+    corpus: CorpusFields | None = None,
+    now: datetime | None = None,
+) -> Evaluation:
+    """Score every judged query; strata are averaged separately so that no average hides one of them.
+
+    Metrics beyond relevance (`metrics.BEYOND`) read `corpus` (and age and fresh the frozen instant `now`); a
+    set-level one is computed per stratum from its queries' lists, not averaged."""
     rankings = as_rankings(run)
     check_judged(rankings, judgments)
+    ranking_metrics = [m for m in metrics if m.name not in BEYOND]
+    beyond_metrics = [m for m in metrics if m.name in BEYOND]
     per_query: dict[str, dict[str, float]] = {}
     duplicates: dict[str, int] = {}
     for query in judgments.queries:
-        score = score_query(query.grades, rankings.get(query.id, []), metrics)
+        score = score_query(query.grades, rankings.get(query.id, []), ranking_metrics)
         per_query[query.id] = score.values
         if score.duplicates:
             duplicates[query.id] = score.duplicates
     groups = judgments.groups
+    set_values: dict[str, dict[str, float]] = {name: {} for name in groups}
+    if beyond_metrics:
+        from pytest_relevance import beyond
+
+        if corpus is None:
+            raise RelevanceInputError(
+                "relevance_metrics", f"{beyond_metrics[0].spec} reads the corpus, and none was given to evaluate"
+            )
+        beyond.check_fields(beyond_metrics, corpus)
+        extra, set_values = beyond.score(judgments, rankings, beyond_metrics, corpus, now)
+        for qid, values in extra.items():
+            per_query[qid].update(values)
+        order = [m.spec for m in metrics if not m.set_level]  # the configured order, which reports keep
+        per_query = {qid: {spec: values[spec] for spec in order} for qid, values in per_query.items()}
     strata = {
-        name: {m.spec: mean(per_query[qid][m.spec] for qid in ids) for m in metrics} for name, ids in groups.items()
+        name: {
+            m.spec: set_values[name][m.spec] if m.set_level else mean(per_query[qid][m.spec] for qid in ids)
+            for m in metrics
+        }
+        for name, ids in groups.items()
     }
     counts = {name: len(ids) for name, ids in groups.items()}
     return Evaluation(list(metrics), per_query, strata, counts, rankings, duplicates)
@@ -156,7 +194,7 @@ def judged_at(evaluation: Evaluation, judgments: Judgments, k: int) -> tuple[dic
 #: inequality the k largest weights in descending order are optimal. hit, mrr, map, rprec and err do not regroup:
 #: what a document adds depends on the documents above it (a query covered twice gains nothing; precision at each
 #: relevant rank), a max-coverage problem, so their floor is the score of a greedy list: a lower bound.
-EXACT_FLOORS = frozenset({"ndcg", "p", "recall", "judged"})
+EXACT_FLOORS = frozenset({"ndcg", "p", "recall", "judged", "coverage", "novelty"})
 
 
 def floor_is_exact(metric: Metric) -> bool:
@@ -165,19 +203,31 @@ def floor_is_exact(metric: Metric) -> bool:
     return metric.name in EXACT_FLOORS
 
 
-def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -> dict[str, dict[str, float]]:
+def constant_floor(
+    judgments: Judgments, metrics: Sequence[Metric], size: int, corpus_size: int | None = None
+) -> dict[str, dict[str, float]]:
     """Per stratum and metric, the score of the best single ranked list answered to every query of the stratum.
+
+    A metric beyond relevance has a floor only where `beyond.floors` defines one (coverage needs `corpus_size`);
+    the others are left out of each stratum's mapping.
 
     The list is as long as the metric's cut-off, or `size` (the run's depth) for a metric without one. A system
     near this floor is not using the query text much; a metric that cannot tell them apart is not measuring ranking.
     Exact for `EXACT_FLOORS`; for the other metrics the better of two feasible lists (greedy by marginal gain, and
     by the number of queries a document is relevant to), so the floor is at least that.
     """
+    from pytest_relevance import beyond
+
     floors: dict[str, dict[str, float]] = {}
+    defined = beyond.floors([m for m in metrics if m.name in BEYOND], corpus_size)
     for name, ids in judgments.groups.items():
         queries = [judgments[qid] for qid in ids]
         floors[name] = {}
         for metric in metrics:
+            if metric.name in BEYOND:
+                if metric.spec in defined:
+                    floors[name][metric.spec] = defined[metric.spec]
+                continue
             length = size if metric.k is None else metric.k
             if metric.name in EXACT_FLOORS:
                 answers = [_by_weight(queries, metric, length)]
@@ -337,4 +387,39 @@ def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = ROU
         return hits / 2 ** len(values)
     rnd = random.Random(seed)
     hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
+    return (hits + 1) / (rounds + 1)
+
+
+BOOTSTRAP_ROUNDS = 10_000  # as many resamples as sign_flip_p's sampled patterns, so its smallest p is the same
+
+
+def paired_bootstrap_p(
+    before: Sequence[Unit],
+    after: Sequence[Unit],
+    statistic: Callable[[list[Unit]], float],
+    seed: int = 20260115,
+    rounds: int = BOOTSTRAP_ROUNDS,
+) -> float:
+    """Two-sided paired bootstrap test of a change in a set-level statistic (exposure_gini, coverage), which has no
+    per-query values for `sign_flip_p` to flip; deterministic for a seed.
+
+    `before[i]` and `after[i]` are the same query's unit (its ranking) in the baseline and now. Each round draws the
+    queries with replacement, the same draw on both sides, and takes the change of the statistic; under the null
+    hypothesis (no change) those changes are centred on the observed one shifted to 0, so
+    p = (rounds whose |change - observed| >= |observed|, plus 1) / (rounds + 1), never 0 (Efron & Tibshirani 1993).
+    """
+    import random
+
+    n = len(before)
+    if n != len(after):
+        raise ValueError(f"paired samples differ in size: {n} before, {len(after)} after")
+    observed = statistic(list(after)) - statistic(list(before))
+    if not n or abs(observed) < 1e-12:
+        return 1.0
+    rnd = random.Random(seed)
+    hits = 0
+    for _ in range(rounds):
+        draw = [rnd.randrange(n) for _ in range(n)]
+        change = statistic([after[i] for i in draw]) - statistic([before[i] for i in draw])
+        hits += abs(change - observed) >= abs(observed) - 1e-12
     return (hits + 1) / (rounds + 1)
