@@ -18,8 +18,8 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
 - ``alpha_ndcg@k(field=, alpha=0.5, rel=1)`` (Clarke et al. 2008), as ndeval computes it: the subtopics are the
   field's values; a document graded >= rel covers each of its values. The gain at rank r is
   sum over its subtopics of (1 - alpha)^(documents above it covering that subtopic), discounted by 1/log2(r + 1),
-  normalized by the same sum for the ideal list built greedily (ndeval's approximation: the exact ideal is
-  NP-hard); no relevant document scores 0.
+  normalized by the same sum for the ideal list built greedily, ties to the largest document id (ndeval's
+  approximation: the exact ideal is NP-hard); no relevant document scores 0.
 - ``age@k(field=)``: the median age in days of the top k at the frozen instant (the mean of the two middle ones for
   an even count). A document without the date is as old as the corpus's oldest dated document, and so is an empty
   list: returning nothing must not look fresh. A date after the frozen instant is age 0. Lower is better.
@@ -213,8 +213,9 @@ def alpha_ndcg(
 
 
 def _ideal(relevant: Mapping[str, Values], k: int, keep: float, discounts: list[float]) -> float:
-    """ndeval's ideal: greedily the document of largest gain given those above it (ties: the first in id order)."""
-    left = dict(sorted(relevant.items()))
+    """ndeval's ideal: greedily the document of largest gain given those above it; a tie goes to the largest id, as
+    in ndeval (found against it, whatever the order of its qrels), which can change the ideal's later gains."""
+    left = dict(sorted(relevant.items(), reverse=True))
     counts: dict[object, int] = {}
     total = 0.0
     for index in range(min(k, len(left))):

@@ -1,0 +1,261 @@
+"""Metrics beyond relevance against hand-computed values on a five-document corpus, and alpha_ndcg against
+ir-measures (ndeval): ties, documents without the field, lists shorter than k, empty runs."""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from pytest_relevance import beyond
+from pytest_relevance.beyond import CorpusFields, Missing
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation import constant_floor, evaluate, floor_is_exact, paired_bootstrap_p, sign_flip_p
+from pytest_relevance.judgments import Judgments, Query
+from pytest_relevance.metrics import MetricSpecError, parse_metric, parse_metrics
+
+NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
+DOCS = [
+    {"id": "a", "brand": "X", "tags": ["t1", "t2"], "released": "2026-01-05", "seller": {"id": "s1"}},  # 10.5 days
+    {"id": "b", "brand": "X", "tags": ["t2"], "released": "2025-12-16"},  # 30.5 days
+    {"id": "c", "brand": "Y", "tags": ["t1", "t3"], "released": "2025-01-15"},  # 365.5 days, the oldest
+    {"id": "d", "brand": None, "tags": []},  # no brand, no tags, no date
+    {"id": "e", "brand": "Z", "tags": ["t3"], "released": "2026-02-01"},  # after the frozen instant: age 0
+]
+CORPUS = CorpusFields(DOCS)
+LOG3 = math.log2(3)  # the discount's denominator at rank 2: 1/log2(3)
+
+
+def _one(spec: str, ranking: list[str], grades: dict[str, float] | None = None) -> float:
+    judgments = Judgments((Query("q", "t", "s", {}, grades or {"a": 1}),), "v", "j")
+    metric = parse_metric(spec)
+    return evaluate({"q": ranking}, judgments, [metric], CORPUS, NOW).per_query["q"][metric.spec]
+
+
+@pytest.mark.parametrize(
+    ("ranking", "expected"),
+    [
+        (["a", "b", "c"], 2 / 3),  # X, X, Y
+        (["a", "b", "c", "e"], 2 / 3),  # cut at 3
+        (["a", "d"], 1.0),  # shorter than k: divides by the 2 returned; d, without a brand, is its own value
+        (["d", "d"], 1 / 2),  # a repeat is shown twice: one value in two places
+        ([], 0.0),
+    ],
+)
+def test_distinct(ranking: list[str], expected: float) -> None:
+    assert _one("distinct@3(field=brand)", ranking) == pytest.approx(expected)
+
+
+def test_distinct_of_a_list_field_compares_whole_sets_and_unknown_documents_are_their_own_value() -> None:
+    assert _one("distinct@3(field=tags)", ["a", "b", "c"]) == 1.0  # {t1,t2} {t2} {t1,t3}
+    assert _one("distinct@3(field=brand)", ["zz1", "zz2"]) == 1.0  # not in the corpus: each its own value
+
+
+def test_ild_is_the_mean_pairwise_distance() -> None:
+    assert _one("ild@3(field=brand)", ["a", "b", "c"]) == pytest.approx(2 / 3)  # ab 0, ac 1, bc 1
+    # Jaccard: a-b 1 - 1/2, a-c 1 - 1/3, b-c 1 (disjoint)
+    assert _one("ild@3(field=tags)", ["a", "b", "c"]) == pytest.approx((0.5 + 2 / 3 + 1) / 3)
+    assert _one("ild@3(field=tags)", ["a", "d"]) == 1.0  # d has no tags: its own value, unlike any other
+    assert _one("ild@3(field=brand)", ["a"]) == 0.0  # no pair
+    assert _one("ild@3(field=brand)", []) == 0.0
+
+
+def test_alpha_ndcg_by_hand() -> None:
+    relevant = {"a": 1, "b": 1, "c": 1}
+    # a: X new, gain 1; b: X seen once, gain 1/2 at 1/log2(3); c: Y new, gain 1 at 1/2
+    dcg = 1 + 0.5 / LOG3 + 0.5
+    # the ideal, greedily: c (a tie with a and b goes to the largest id), then b (X new), then a (X seen)
+    ideal = 1 + 1 / LOG3 + 0.25
+    assert _one("alpha_ndcg@3(field=brand)", ["a", "b", "c"], relevant) == pytest.approx(dcg / ideal)
+    assert _one("alpha_ndcg@3(field=brand)", ["a", "c", "b"], relevant) == pytest.approx(1.0)
+    # alpha=0: a repeat of a subtopic is worth as much as a new one, so order among relevant ones does not matter
+    assert _one("alpha_ndcg@3(field=brand,alpha=0)", ["a", "b", "c"], relevant) == pytest.approx(1.0)
+    assert _one("alpha_ndcg@3(field=brand)", ["a", "a", "c"], relevant) == pytest.approx(
+        (1 + 0.5) / ideal  # the repeated a gains nothing, as in ndcg
+    )
+    assert _one("alpha_ndcg@3(field=brand)", [], relevant) == 0.0
+    assert _one("alpha_ndcg@3(field=brand)", ["a"], {"a": 0}) == 0.0  # nothing relevant
+
+
+def test_alpha_ndcg_matches_ir_measures() -> None:
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    rnd = random.Random(7)
+    docs = [f"d{i}" for i in range(8)]
+    checked = 0
+    for _ in range(150):
+        topics = {d: rnd.sample(["s1", "s2", "s3", "s4"], rnd.randint(1, 3)) for d in docs}
+        grades = {d: rnd.choice([0, 1, 2]) for d in rnd.sample(docs, rnd.randint(2, 8))}
+        ranking = rnd.sample(docs, rnd.randint(1, 8))
+        k, alpha, rel = rnd.choice([3, 5, 10]), rnd.choice([0.0, 0.2, 0.5, 0.9]), rnd.choice([1, 2])
+        qrels = [ir_measures.Qrel("q", d, g, s) for d, g in grades.items() for s in topics[d]]
+        run = [ir_measures.ScoredDoc("q", d, 100.0 - i) for i, d in enumerate(ranking)]
+        measure = ir_measures.alpha_nDCG(cutoff=k, alpha=alpha, rel=rel)
+        theirs = {r.query_id: r.value for r in ir_measures.iter_calc([measure], qrels, run)}
+        if "q" not in theirs:
+            continue
+        metric = parse_metric(f"alpha_ndcg@{k}(field=t,alpha={alpha},rel={rel})")
+        ours = beyond.alpha_ndcg(grades, ranking, {d: frozenset(t) for d, t in topics.items()}, metric)
+        assert ours == pytest.approx(theirs["q"], abs=1e-4), (grades, ranking, topics, k, alpha, rel)
+        checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize(
+    ("ranking", "expected"),
+    [
+        (["a", "b", "c"], 30.5),
+        (["a", "b"], 20.5),  # an even count: the mean of the two middle ages
+        (["a", "d"], (10.5 + 365.5) / 2),  # d is undated: as old as the oldest dated document (c)
+        (["e"], 0.0),  # dated after the frozen instant
+        ([], 365.5),  # nothing returned must not look fresh
+    ],
+)
+def test_age_is_the_median_age_in_days(ranking: list[str], expected: float) -> None:
+    assert _one("age@3(field=released)", ranking) == pytest.approx(expected)
+
+
+def test_fresh_is_the_share_younger_than_the_window() -> None:
+    assert _one("fresh@10(field=released,within=30d)", ["a", "b", "c", "d", "e"]) == pytest.approx(2 / 5)
+    assert _one("fresh@10(field=released,within=31d)", ["a", "b"]) == 1.0
+    assert _one("fresh@10(field=released,within=2w)", ["a", "b"]) == 0.5  # 14 days
+    assert _one("fresh@10(field=released,within=30d)", []) == 0.0
+
+
+def _judgments(*ids_strata: tuple[str, str]) -> Judgments:
+    return Judgments(tuple(Query(q, "t", s, {}, {"a": 1}) for q, s in ids_strata), "v", "j")
+
+
+def test_novelty_is_the_mean_self_information_over_all_queries() -> None:
+    judgments = _judgments(("q1", "head"), ("q2", "tail"), ("q3", "tail"))
+    run = {"q1": ["a", "b"], "q2": ["a", "c"], "q3": []}
+    result = evaluate(run, judgments, parse_metrics("novelty@2"), CORPUS, NOW)
+    # p(a) = 2/3 (two of three queries), p(b) = p(c) = 1/3
+    one = (math.log2(3 / 2) + math.log2(3)) / 2
+    assert result.per_query["q1"]["novelty@2"] == pytest.approx(one)
+    assert result.per_query["q3"]["novelty@2"] == 0.0
+    assert result.strata["tail"]["novelty@2"] == pytest.approx(one / 2)
+
+
+def _pairwise_gini(values: list[float]) -> float:
+    n, total = len(values), sum(values)
+    return sum(abs(x - y) for x in values for y in values) / (2 * n * total)
+
+
+def test_gini_by_hand() -> None:
+    assert beyond.gini([1, 1, 1, 1]) == 0.0
+    assert beyond.gini([0, 0, 0, 5]) == pytest.approx(3 / 4)
+    assert beyond.gini([0, 0]) == 1.0  # nothing shown
+    assert beyond.gini([3, 1, 0, 2]) == pytest.approx(_pairwise_gini([3, 1, 0, 2]))
+
+
+def test_exposure_gini_and_coverage_are_per_stratum_over_every_corpus_value() -> None:
+    judgments = _judgments(("q1", "head"), ("q2", "head"), ("q3", "tail"))
+    run = {"q1": ["a", "b"], "q2": ["a", "c"], "q3": []}
+    metrics = parse_metrics("exposure_gini@2(field=brand) coverage@2 ndcg@2")
+    result = evaluate(run, judgments, metrics, CORPUS, NOW)
+    # X: a at 1 twice and b at 2; Y: c at 2; Z and d (no brand, its own value) never shown
+    exposure = [2 + 1 / LOG3, 1 / LOG3, 0.0, 0.0]
+    assert result.strata["head"]["exposure_gini@2(field=brand)"] == pytest.approx(_pairwise_gini(exposure))
+    assert result.strata["all"]["exposure_gini@2(field=brand)"] == pytest.approx(_pairwise_gini(exposure))
+    assert result.strata["tail"]["exposure_gini@2(field=brand)"] == 1.0  # nothing shown
+    assert result.strata["head"]["coverage@2"] == pytest.approx(3 / 5)
+    assert result.strata["tail"]["coverage@2"] == 0.0
+    assert set(result.per_query["q1"]) == {"ndcg@2"}  # set-level metrics have no per-query value
+    assert list(result.strata["head"]) == [m.spec for m in metrics]  # the configured order
+
+
+def test_exposure_of_a_list_field_goes_to_each_value() -> None:
+    values = CORPUS.values("tags")
+    population = {v for vs in values.values() for v in vs}
+    assert population == {"t1", "t2", "t3", Missing("d")}
+    found = beyond.exposure_gini([["a"]], values, population, 1)  # t1 and t2 get 1 each, t3 and d none
+    assert found == pytest.approx(_pairwise_gini([1, 1, 0, 0]))
+
+
+def test_a_dotted_field_reaches_into_objects() -> None:
+    assert CORPUS.values("seller.id")["a"] == frozenset({"s1"})
+    assert CORPUS.values("seller.id")["b"] == frozenset({Missing("b")})
+
+
+def test_direction_and_floors() -> None:
+    metrics = parse_metrics("age@10(field=released) exposure_gini@10(field=brand) fresh@10(field=released,within=30d)")
+    assert [m.higher_is_better for m in metrics] == [False, False, True]
+    judgments = _judgments(("q1", "s"))
+    floors = constant_floor(judgments, parse_metrics("coverage@2 novelty@2 distinct@2(field=brand) ndcg@2"), 10, 5)
+    assert floors["all"] == {"coverage@2": pytest.approx(2 / 5), "novelty@2": 0.0, "ndcg@2": 1.0}
+    assert floor_is_exact(parse_metric("coverage@2")) and floor_is_exact(parse_metric("novelty@2"))
+
+
+def test_a_field_the_corpus_lacks_is_one_error_naming_metric_and_field() -> None:
+    judgments = _judgments(("q1", "s"))
+    with pytest.raises(RelevanceInputError) as error:
+        evaluate({"q1": ["a"]}, judgments, parse_metrics("ndcg@10 distinct@10(field=Brand)"), CORPUS, NOW)
+    said = str(error.value)
+    assert "metric distinct@10(field=Brand) reads field 'Brand', which no document of the corpus has" in said
+    assert "fields it has: brand, id, released, seller, tags" in said
+
+
+def test_a_beyond_metric_without_a_corpus_or_a_clock_is_an_error() -> None:
+    judgments = _judgments(("q1", "s"))
+    with pytest.raises(RelevanceInputError, match=r"distinct@10.*reads the corpus"):
+        evaluate({"q1": ["a"]}, judgments, parse_metrics("distinct@10(field=brand)"))
+    with pytest.raises(RelevanceInputError, match="relevance_now"):
+        evaluate({"q1": ["a"]}, judgments, parse_metrics("age@10(field=released)"), CORPUS)
+
+
+def test_a_value_that_is_not_a_date_names_the_document_and_line() -> None:
+    corpus = CorpusFields([{"id": "a", "released": "last week"}], source="corpus.ndjson", lines=[3])
+    with pytest.raises(RelevanceInputError) as error:
+        evaluate({"q1": ["a"]}, _judgments(("q1", "s")), parse_metrics("age@10(field=released)"), corpus, NOW)
+    assert str(error.value).startswith("corpus.ndjson:3: document 'a': released='last week' is not a date")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("distinct@10", "metric 'distinct' needs field, e.g. distinct@10(field=brand)"),
+        ("fresh@10(field=released)", "metric 'fresh' needs within, e.g. fresh@10(within=30d)"),
+        ("age@10(field=released,gain=exp)", "metric 'age' has no option 'gain'"),
+        ("novelty@10(field=brand)", "metric 'novelty' has no option 'field'"),
+        ("ild@10(field=brand,field=tags)", "metric 'ild': option field is given twice"),
+        ("alpha_ndcg@10(field=brand,alpha=1)", "metric 'alpha_ndcg': alpha=1 must be a number >= 0 and < 1"),
+        ("fresh@10(field=released,within=30)", "metric 'fresh': within=30 is not a window"),
+        ("distinct@10(field=9lives)", "metric 'distinct': field='9lives' is not a field name"),
+        ("coverage", "metric 'coverage' needs a cut-off"),
+    ],
+)
+def test_spec_errors_name_the_metric(spec: str, message: str) -> None:
+    with pytest.raises(MetricSpecError) as error:
+        parse_metric(spec)
+    assert str(error.value).startswith(message)
+
+
+def test_specs_with_options_round_trip_and_split_outside_parentheses() -> None:
+    metrics = parse_metrics("ndcg@10, Fresh@10(field=releasedAt, within=12h) alpha_ndcg@5(field=brand,alpha=0.5)")
+    assert [m.spec for m in metrics] == [
+        "ndcg@10",
+        "fresh@10(field=releasedAt,within=0.5d)",
+        "alpha_ndcg@5(field=brand)",
+    ]
+    assert [parse_metric(m.spec) for m in metrics] == metrics
+    assert metrics[1].definition() == {"name": "fresh", "k": 10, "field": "releasedAt", "within_days": 0.5}
+
+
+def test_paired_bootstrap() -> None:
+    def mean(xs: list[float]) -> float:
+        return sum(xs) / len(xs)
+
+    before = [0.5, 0.4, 0.6, 0.5, 0.7, 0.3, 0.5, 0.6]
+    assert paired_bootstrap_p(before, before, mean) == 1.0  # no change
+    lower = [x - 0.1 for x in before]  # every query drops by the same amount: every resample sees the drop
+    assert paired_bootstrap_p(before, lower, mean, rounds=999) == pytest.approx(1 / 1000)
+    noisy = [x + d for x, d in zip(before, [0.3, -0.3, 0.2, -0.25, 0.1, -0.1, 0.05, -0.05], strict=True)]
+    p = paired_bootstrap_p(before, noisy, mean, rounds=999)
+    assert p > 0.5 and p == paired_bootstrap_p(before, noisy, mean, rounds=999)  # chance, and seeded
+    # on a per-query statistic it agrees with the sign-flip test about what is chance and what is not
+    assert sign_flip_p([b - a for a, b in zip(before, noisy, strict=True)]) > 0.5
+    with pytest.raises(ValueError, match="paired samples differ in size"):
+        paired_bootstrap_p([1.0], [1.0, 2.0], mean)
