@@ -42,18 +42,22 @@ list can reach their best value, so the floor tells nothing), nor have alpha_ndc
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.metrics import Metric, _discounts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Values = frozenset[object]
 
@@ -79,10 +83,22 @@ class CorpusFields:
         self.ids = [str(doc[id_field]) for doc in self.documents]
         self.source, self.lines = source, lines
         self._values: dict[str, dict[str, Values]] = {}
+        self._populations: dict[str, frozenset[object]] = {}
         self._ages: dict[tuple[str, datetime], tuple[dict[str, float], float]] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @functools.cached_property
+    def id_set(self) -> frozenset[str]:
+        return frozenset(self.ids)
+
+    def population(self, name: str) -> frozenset[object]:
+        """Every value the corpus has for the field (each document without it adding its own)."""
+        found = self._populations.get(name)
+        if found is None:
+            found = self._populations[name] = frozenset().union(*self.values(name).values())
+        return found
 
     def has(self, name: str) -> bool:
         """Whether any document has the field (a null or an empty list is not having it)."""
@@ -260,32 +276,42 @@ def self_information(rankings: Mapping[str, Sequence[str]], queries: Sequence[st
 # ---------------------------------------------------------------- per stratum
 
 
-def gini(values: Iterable[float]) -> float:
-    """The Gini coefficient of non-negative values: 0 when all are equal, (n - 1) / n when one holds everything.
-    All zero (nothing shown) is 1."""
+def gini(values: Iterable[float], zeros: int = 0) -> float:
+    """The Gini coefficient of non-negative values and `zeros` more zeros: 0 when all are equal, (n - 1) / n when
+    one holds everything. All zero (nothing shown) is 1. The zeros are counted, not listed: most of a corpus's
+    values are never shown."""
     ordered = sorted(values)
-    n, total = len(ordered), math.fsum(ordered)
+    n, total = len(ordered) + zeros, math.fsum(ordered)
     if not total:
         return 1.0
-    weighted = math.fsum(i * x for i, x in enumerate(ordered, 1))
+    weighted = math.fsum(i * x for i, x in enumerate(ordered, zeros + 1))
     return 2 * weighted / (n * total) - (n + 1) / n
 
 
-def exposure_gini(
-    rankings: Iterable[Sequence[str]], values: Mapping[str, Values], population: Iterable[object], k: int
-) -> float:
-    """Gini of position-discounted exposure per value over `population` (every value the corpus has)."""
-    exposure = dict.fromkeys(population, 0.0)
+def _exposures(ranking: Sequence[str], values: Mapping[str, Values], k: int) -> dict[object, float]:
+    """One list's exposure per value shown: 1/log2(rank + 1) for each top-k position a document of it holds."""
     discounts = _discounts(k)
+    exposure: dict[object, float] = {}
+    for index, doc in enumerate(ranking[:k]):
+        for value in _of(values, doc):
+            exposure[value] = exposure.get(value, 0.0) + discounts[index]
+    return exposure
+
+
+def exposure_gini(
+    rankings: Iterable[Sequence[str]], values: Mapping[str, Values], population: Collection[object], k: int
+) -> float:
+    """Gini of position-discounted exposure per value over `population` (every value the corpus has; a value a
+    run shows that the corpus lacks, a document the corpus does not hold, joins it)."""
+    exposure: dict[object, float] = {}
     for ranking in rankings:
-        for index, doc in enumerate(ranking[:k]):
-            for value in _of(values, doc):
-                exposure[value] = exposure.get(value, 0.0) + discounts[index]
-    return gini(exposure.values())
+        for value, shown in _exposures(ranking, values, k).items():
+            exposure[value] = exposure.get(value, 0.0) + shown
+    outside = sum(1 for value in exposure if value not in population)
+    return gini(exposure.values(), len(population) + outside - len(exposure))
 
 
-def coverage(rankings: Iterable[Sequence[str]], corpus_ids: Iterable[str], k: int) -> float:
-    ids = set(corpus_ids)
+def coverage(rankings: Iterable[Sequence[str]], ids: Collection[str], k: int) -> float:
     if not ids:
         return 0.0
     shown = {doc for ranking in rankings for doc in ranking[:k]}
@@ -340,16 +366,59 @@ def score(
 
 
 def set_value(metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusFields) -> float:
-    """A set-level metric over one group of queries' rankings (a stratum, or a bootstrap resample of one)."""
+    """A set-level metric over one group of queries' rankings (a stratum)."""
     k = metric.k or 0
     if metric.name == "coverage":
-        return coverage(rankings, corpus.ids, k)
-    values = corpus.values(metric.doc_field or "")
-    return exposure_gini(rankings, values, _population(corpus, metric.doc_field or ""), k)
+        return coverage(rankings, corpus.id_set, k)
+    return exposure_gini(rankings, corpus.values(metric.doc_field or ""), corpus.population(metric.doc_field or ""), k)
 
 
-def _population(corpus: CorpusFields, name: str) -> set[object]:
-    return {value for values in corpus.values(name).values() for value in values}
+def set_level_p(
+    metric: Metric, before: Sequence[Sequence[str]], after: Sequence[Sequence[str]], corpus: CorpusFields
+) -> float:
+    """The paired bootstrap p-value (`evaluation.paired_bootstrap_p`) of a set-level metric's change between the
+    baseline's lists and the current ones of the same queries, in the same order."""
+    from pytest_relevance.evaluation import paired_bootstrap_p
+
+    return paired_bootstrap_p(len(after), _statistic(metric, before, corpus), _statistic(metric, after, corpus))
+
+
+def _statistic(
+    metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusFields
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The metric for each row of query weights (how many times each query is drawn), as one matrix product:
+    a query drawn twice adds its exposure twice; for coverage, a query drawn at all shows its documents."""
+    import numpy as np
+
+    k = metric.k or 0
+    if metric.name == "coverage":
+        shown = sorted({doc for ranking in rankings for doc in ranking[:k]} & corpus.id_set)
+        column = {doc: j for j, doc in enumerate(shown)}
+        held = np.zeros((len(rankings), len(shown)))
+        for i, ranking in enumerate(rankings):
+            for doc in ranking[:k]:
+                if doc in column:
+                    held[i, column[doc]] = 1.0
+        size = len(corpus.id_set) or 1
+        return lambda weights: np.count_nonzero((weights > 0) @ held, axis=1) / size
+    values, population = corpus.values(metric.doc_field or ""), corpus.population(metric.doc_field or "")
+    lists = [_exposures(ranking, values, k) for ranking in rankings]
+    seen = sorted({value for exposure in lists for value in exposure}, key=repr)
+    column = {value: j for j, value in enumerate(seen)}
+    matrix = np.zeros((len(rankings), len(seen)))
+    for i, exposure in enumerate(lists):
+        for value, shown in exposure.items():
+            matrix[i, column[value]] = shown
+    n = len(population) + sum(1 for value in seen if value not in population)
+    ranks = np.arange(n - len(seen) + 1, n + 1)  # the values never shown sort first, as zeros
+
+    def gini_rows(weights: np.ndarray) -> np.ndarray:
+        exposure = np.sort(weights @ matrix, axis=1)
+        total = exposure.sum(axis=1)
+        safe = np.where(total > 0, total, 1.0)
+        return np.where(total > 0, 2 * (exposure @ ranks) / (n * safe) - (n + 1) / n, 1.0)
+
+    return gini_rows
 
 
 def floors(metrics: Sequence[Metric], corpus_size: int | None) -> dict[str, float]:

@@ -7,6 +7,7 @@ import math
 import random
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from pytest_relevance import beyond
@@ -244,18 +245,102 @@ def test_specs_with_options_round_trip_and_split_outside_parentheses() -> None:
     assert metrics[1].definition() == {"name": "fresh", "k": 10, "field": "releasedAt", "within_days": 0.5}
 
 
-def test_paired_bootstrap() -> None:
-    def mean(xs: list[float]) -> float:
-        return sum(xs) / len(xs)
+def test_paired_bootstrap_of_a_mean() -> None:
+    before = np.array([0.5, 0.4, 0.6, 0.5, 0.7, 0.3, 0.5, 0.6])
 
-    before = [0.5, 0.4, 0.6, 0.5, 0.7, 0.3, 0.5, 0.6]
-    assert paired_bootstrap_p(before, before, mean) == 1.0  # no change
-    lower = [x - 0.1 for x in before]  # every query drops by the same amount: every resample sees the drop
-    assert paired_bootstrap_p(before, lower, mean, rounds=999) == pytest.approx(1 / 1000)
-    noisy = [x + d for x, d in zip(before, [0.3, -0.3, 0.2, -0.25, 0.1, -0.1, 0.05, -0.05], strict=True)]
-    p = paired_bootstrap_p(before, noisy, mean, rounds=999)
-    assert p > 0.5 and p == paired_bootstrap_p(before, noisy, mean, rounds=999)  # chance, and seeded
-    # on a per-query statistic it agrees with the sign-flip test about what is chance and what is not
-    assert sign_flip_p([b - a for a, b in zip(before, noisy, strict=True)]) > 0.5
-    with pytest.raises(ValueError, match="paired samples differ in size"):
-        paired_bootstrap_p([1.0], [1.0, 2.0], mean)
+    def mean_of(values: np.ndarray):  # the statistic for each row of query weights
+        return lambda weights: weights @ values / weights.sum(axis=1)
+
+    assert paired_bootstrap_p(8, mean_of(before), mean_of(before)) == 1.0  # no change
+    assert paired_bootstrap_p(0, mean_of(before[:0]), mean_of(before[:0])) == 1.0
+    # every query drops by the same amount: every resample sees exactly the observed drop
+    assert paired_bootstrap_p(8, mean_of(before), mean_of(before - 0.1), rounds=999) == pytest.approx(1 / 1000)
+    noisy = before + np.array([0.3, -0.3, 0.2, -0.25, 0.1, -0.1, 0.05, -0.05])
+    p = paired_bootstrap_p(8, mean_of(before), mean_of(noisy), rounds=999)
+    assert p > 0.5 and p == paired_bootstrap_p(8, mean_of(before), mean_of(noisy), rounds=999)  # chance, seeded
+    assert sign_flip_p(list(noisy - before)) > 0.5  # the sign-flip test on the same deltas agrees
+
+
+def test_set_level_significance() -> None:
+    brand = parse_metric("exposure_gini@2(field=brand)")
+    same = [["a", "b"]] * 12  # X twice, every query
+    spread = [["a", "c"]] * 12  # X and Y
+    for metric in (brand, parse_metric("coverage@2")):
+        # a row of ones is the sample itself: the bootstrap's statistic is the metric
+        for rankings in (same, spread, [["a", "zz"], []]):
+            ones = np.ones((1, len(rankings)))
+            statistic = beyond._statistic(metric, rankings, CORPUS)(ones)[0]
+            assert statistic == pytest.approx(beyond.set_value(metric, rankings, CORPUS))
+    assert beyond.set_level_p(brand, same, spread, CORPUS) == pytest.approx(1 / 10_001)  # every query changed
+    one = [["a", "c"]] + [["a", "b"]] * 11  # one query of twelve changed
+    assert beyond.set_level_p(brand, same, one, CORPUS) > 0.1
+    assert beyond.set_level_p(brand, same, same, CORPUS) == 1.0
+
+
+def _entry(evaluation, tolerance: str = "0.005") -> dict:
+    from pytest_relevance.baseline import make_entry
+    from pytest_relevance.settings import Tolerance
+
+    return make_entry(evaluation, "v", "custom", Tolerance.parse(tolerance), "why")
+
+
+def test_a_rise_is_the_regression_where_lower_is_better() -> None:
+    from pytest_relevance.baseline import compare
+    from pytest_relevance.settings import Tolerance
+
+    judgments = _judgments(("q1", "s"), ("q2", "s"))
+    metrics = parse_metrics("age@2(field=released) fresh@2(field=released,within=30d) exposure_gini@2(field=brand)")
+    fresh_run = evaluate({"q1": ["a", "e"], "q2": ["a", "c"]}, judgments, metrics, CORPUS, NOW)
+    stale_run = evaluate({"q1": ["b", "c"], "q2": ["c", "b"]}, judgments, metrics, CORPUS, NOW)
+    status = {
+        row.metric: row.status
+        for row in compare(_entry(fresh_run), stale_run, Tolerance.parse("0.005")).rows
+        if row.stratum == "all"
+    }
+    assert status == {
+        "age@2(field=released)": "regression",  # older: a rise
+        "fresh@2(field=released,within=30d)": "regression",  # fewer fresh: a drop
+        # X 2, Y and Z 1/log2(3) each, d 0: Gini 0.46; then X and Y 1 + 1/log2(3) each, Z and d 0: 0.5, a rise
+        "exposure_gini@2(field=brand)": "regression",
+    }
+    back = {row.metric: row.status for row in compare(_entry(stale_run), fresh_run, Tolerance.parse("0.005")).rows}
+    assert back["age@2(field=released)"] == "improvement"
+
+
+def test_a_baseline_holds_ages_and_novelty_above_1_but_no_negative_one(tmp_path) -> None:
+    from pytest_relevance.baseline import dumps, load_baseline, unmet_needs
+
+    judgments = _judgments(("q1", "s"), ("q2", "s"))
+    metrics = parse_metrics("age@2(field=released) novelty@2 coverage@2")
+    evaluation = evaluate({"q1": ["c"], "q2": ["a", "b"]}, judgments, metrics, CORPUS, NOW)
+    entry = _entry(evaluation)
+    assert entry["strata"]["all"]["age@2(field=released)"] == pytest.approx((365.5 + 20.5) / 2)
+    path = tmp_path / "baseline.json"
+    path.write_text(dumps({"t": entry}))
+    assert load_baseline(path)["t"]["queries"]["q1"]["age@2(field=released)"] == 365.5
+    # coverage is set-level: no per-query value is needed for relevance_alpha
+    assert unmet_needs(entry, ["q1", "q2"], [m.spec for m in metrics], alpha=True, churn=False) == []
+    entry["queries"]["q1"]["age@2(field=released)"] = -1
+    path.write_text(dumps({"t": entry}))
+    with pytest.raises(RelevanceInputError, match=r"queries\.q1\.age@2\(field=released\) is -1, below 0"):
+        load_baseline(path)
+    entry["queries"]["q1"]["age@2(field=released)"] = 1
+    entry["strata"]["all"]["coverage@2"] = 1.5
+    path.write_text(dumps({"t": entry}))
+    with pytest.raises(RelevanceInputError, match=r"strata\.all\.coverage@2 is 1\.5, outside \[0, 1\]"):
+        load_baseline(path)
+
+
+def test_tolerances_of_metrics_with_options() -> None:
+    from pytest_relevance.settings import SettingError, Tolerance
+
+    gated = ["ndcg@10", "age@10(field=released)", "fresh@10(field=released,within=30d)", "ild@10(field=seller.id)"]
+    tolerance = Tolerance.parse("0.005 age@10(field=released)=2 tail.fresh@10(field=released, within=30d)=0.1")
+    tolerance.check_keys(["all", "tail"], gated, "relevance_tolerance")
+    assert tolerance.get("all", "age@10(field=released)") == 2  # days: age may take a tolerance of 1 or more
+    assert tolerance.get("tail", "fresh@10(field=released,within=30d)") == 0.1
+    Tolerance.parse("all.ild@10(field=seller.id)=0.1").check_keys(["all"], gated, "relevance_tolerance")
+    with pytest.raises(SettingError, match="is 1 or more"):
+        Tolerance.parse("fresh@10(field=released,within=30d)=2")  # a share
+    with pytest.raises(SettingError, match="names no stratum or metric"):
+        Tolerance.parse("age@10(field=relased)=2").check_keys(["all"], gated, "relevance_tolerance")
