@@ -431,3 +431,32 @@ def paired_bootstrap_p(
         change = after(weights) - before(weights)
         hits += int(np.count_nonzero(np.abs(change - observed) >= abs(observed) - 1e-12))
     return (hits + 1) / (rounds + 1)
+
+
+def change_p(
+    metric: Metric,
+    ids: Sequence[str],
+    evaluation: Evaluation,
+    old_queries: Mapping[str, Mapping[str, float]],
+    old_rankings: Mapping[str, Sequence[str]] | None,
+    old_depth: int | None,
+) -> float | None:
+    """The p-value of a stratum's change in one metric against the baseline: the sign-flip test of the per-query
+    deltas, or for a set-level metric the paired bootstrap of the baseline's and the current lists (None when the
+    baseline keeps no rankings, or fewer ids per query than the metric's cut-off: no honest p then)."""
+    if not getattr(metric, "set_level", False):
+        from pytest_relevance.baseline import DIGITS
+
+        spec = metric.spec
+        deltas = [
+            round(evaluation.per_query[q][spec], DIGITS) - old_queries[q][spec]
+            for q in ids
+            if q in old_queries and spec in old_queries[q]
+        ]
+        return sign_flip_p(deltas)
+    from pytest_relevance.beyond import set_level_p
+
+    if old_rankings is None or old_depth is None or old_depth < (metric.k or 0) or evaluation.corpus is None:
+        return None
+    before = [old_rankings.get(q, []) for q in ids]
+    return set_level_p(metric, before, [evaluation.run.get(q, []) for q in ids], evaluation.corpus)

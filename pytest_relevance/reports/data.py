@@ -10,8 +10,10 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             delta is 0) | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
-                  "tolerance", "floor", "floor_exact" (false: the floor is at least this value, a greedy list's
-                  score; see `evaluation.EXACT_FLOORS`), "p" (null unless regressed)}],
+                  "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
+                  is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (null unless
+                  regressed, or for a set-level metric whose baseline keeps too few ids per query), "higher_is_better"
+                  (false for age and exposure_gini: a rise is the regression)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str],
@@ -42,12 +44,12 @@ from pytest_relevance.baseline import DIGITS, Comparison, Entry, query_movers
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import (
     Evaluation,
+    change_p,
     constant_floor,
     coverage,
     floor_is_exact,
     hints,
     judged_at,
-    sign_flip_p,
 )
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.metrics import depth
@@ -78,7 +80,7 @@ def build(
         floors, notes, population = set_floors(judgments, metrics[0].threshold)
         notes = [f"label population: {population} labels", *notes]
     else:
-        floors, notes = constant_floor(judgments, metrics, depth(metrics)), hints(evaluation, judgments)
+        floors, notes = constant_floor(judgments, metrics, depth(metrics), corpus_size), hints(evaluation, judgments)
     old_queries = (entry or {}).get("queries", {})
     groups = judgments.groups
     alpha = settings.get("alpha")
@@ -96,19 +98,17 @@ def build(
             "delta": row.delta,
             "status": row.status,
             "tolerance": row.tolerance,
-            "floor": round(floors[row.stratum][row.metric], DIGITS),
+            "floor": _round(floors[row.stratum].get(row.metric)),  # None: the metric has no floor (see beyond)
             "floor_exact": not set_answers and floor_is_exact(by_spec[row.metric]),
             "p": None,
+            "higher_is_better": row.higher_is_better,
         }
         if row.status == "regression":
-            deltas = [
-                round(evaluation.per_query[q][row.metric], DIGITS) - old_queries[q][row.metric]
-                for q in groups[row.stratum]
-                if q in old_queries and row.metric in old_queries[q]
-            ]
-            p = sign_flip_p(deltas)
-            item["p"] = round(p, 4)
-            if alpha is not None and p >= alpha:  # the unrounded p: 1/10001 shows as 0.0001 but is below it
+            p = change_p(
+                by_spec[row.metric], groups[row.stratum], evaluation, old_queries, comparison.rankings, comparison.depth
+            )
+            item["p"] = None if p is None else round(p, 4)
+            if alpha is not None and p is not None and p >= alpha:  # the unrounded p: 1/10001 shows as 0.0001
                 item["status"] = "not significant"
         if row.n < SMALL:
             small[row.stratum] = row.n
@@ -136,12 +136,17 @@ def build(
     mover_stratum, mover_metric, moved = "all", first, comparison.movers
     regressed_rows = [r for r in rows if r["status"] == "regression"]
     if regressed_rows:  # the queries that dropped most on what regressed, not on the first metric over all queries
-        worst = min(regressed_rows, key=lambda r: (r["delta"], stratum_key(r["stratum"]), metric_key(r["metric"])))
+        worst = min(
+            regressed_rows,
+            key=lambda r: (_worse(r), stratum_key(r["stratum"]), metric_key(r["metric"])),
+        )
         mover_stratum, mover_metric = worst["stratum"], worst["metric"]
         moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups[mover_stratum]))
+    sign = 1 if getattr(by_spec[mover_metric], "higher_is_better", True) else -1  # age: a query that aged lost
     movers = [_mover(m, judgments) for m in moved]
-    lost = [m for m in movers if m["delta"] < 0][:MOVERS]
-    gained = sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS]
+    lost = sorted((m for m in movers if sign * m["delta"] < 0), key=lambda m: (sign * m["delta"], m["query"]))
+    gained = sorted((m for m in movers if sign * m["delta"] > 0), key=lambda m: (-sign * m["delta"], m["query"]))
+    lost, gained = lost[:MOVERS], gained[:MOVERS]
     threshold = getattr(metrics[0], "threshold", 1)
     for mover in lost + gained:
         mover["change"] = _change(mover["query"], evaluation, judgments, comparison, set_answers, threshold)
@@ -190,11 +195,16 @@ def build(
     }
 
 
+def _worse(row: Mapping[str, Any]) -> float:
+    """How much worse a row got, as a negative number: its delta, or minus it where lower is better."""
+    return row["delta"] if row.get("higher_is_better", True) else -row["delta"]
+
+
 def _floor_warning(stratum: str, metric: str, value: float, row: Mapping[str, Any], margin: float) -> list[str]:
     """A floor of 0 says nothing (no single list scores at all), so it never warns. A floor that is a bound (at
     least its value) warns by that value: the best constant list is at least as close."""
     floor = row["floor"]
-    if floor <= 0 or value - floor >= margin:
+    if floor is None or floor <= 0 or value - floor >= margin:
         return []
     said = f"{floor:.4f}" if row["floor_exact"] else f"(at least {floor:.4f})"
     if value < floor:
