@@ -16,6 +16,7 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_relevance.baseline import Entry
+    from pytest_relevance.beyond import CorpusFields
     from pytest_relevance.corpus import CorpusFile
     from pytest_relevance.judgments import Judgments
     from pytest_relevance.settings import Settings
@@ -377,6 +378,8 @@ def relevance_clock(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture
 def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judgments, relevance_clock: Any) -> Any:
     """Compare a run with the committed baseline: ``assert relevance_snapshot == run``."""
+    from pytest_relevance.beyond import check_fields
+    from pytest_relevance.metrics import BEYOND
     from pytest_relevance.settings import SettingError
 
     settings = _test_settings(request)
@@ -387,7 +390,11 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
     except SettingError as exc:
         message = f"relevance: {exc}"  # failed outside the handler: inside, pytest prints the message twice
     else:
-        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings)
+        beyond = [m for m in settings.metrics if m.name in BEYOND]
+        corpus = request.getfixturevalue("_relevance_corpus_fields") if beyond else None
+        if corpus is not None:
+            _input(check_fields, beyond, corpus)  # a field the corpus lacks: at setup, naming metric and field
+        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings, corpus)
     pytest.fail(message, pytrace=False)
 
 
@@ -408,6 +415,16 @@ def _relevance_corpus_file(request: pytest.FixtureRequest) -> CorpusFile:
     config = request.config
     path = resolve(config, setting(config, "relevance_corpus"))
     return _input(CorpusFile, path, setting(config, "relevance_id_field"))
+
+
+@pytest.fixture(scope="session")
+def _relevance_corpus_fields(request: pytest.FixtureRequest, _relevance_corpus_file: CorpusFile) -> CorpusFields:
+    """The corpus as the metrics beyond relevance read it, built once a session and only when one is gated."""
+    from pytest_relevance.beyond import CorpusFields
+
+    documents = _input(_relevance_corpus_file.load)
+    id_field = setting(request.config, "relevance_id_field")
+    return CorpusFields(documents, id_field, _relevance_corpus_file.path, documents.lines)
 
 
 @pytest.fixture(scope="session")
@@ -581,8 +598,15 @@ class RelevanceSnapshot:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, state: State, node: pytest.Item, judgments: Judgments, settings: Settings) -> None:
-        self.state, self.node, self.judgments = state, node, judgments
+    def __init__(
+        self,
+        state: State,
+        node: pytest.Item,
+        judgments: Judgments,
+        settings: Settings,
+        corpus: CorpusFields | None = None,
+    ) -> None:
+        self.state, self.node, self.judgments, self.corpus = state, node, judgments, corpus
         self.metrics: list[Any] = list(settings.metrics)
         self.tolerance, self.settings = settings.tolerance, settings
         self.explanation: list[str] = []
@@ -624,7 +648,7 @@ class RelevanceSnapshot:
             evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
             self.metrics = evaluation.metrics  # type: ignore[assignment]
         else:
-            evaluation = evaluate(run, self.judgments, self.metrics)  # type: ignore[arg-type]
+            evaluation = evaluate(run, self.judgments, self.metrics, self.corpus, self.settings.now)  # type: ignore[arg-type]
         engine = run.engine if isinstance(run, Run) else "custom"
         nodeid, state, config = self.node.nodeid, self.state, self.state.config
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
