@@ -373,21 +373,12 @@ def set_value(metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusF
     return exposure_gini(rankings, corpus.values(metric.doc_field or ""), corpus.population(metric.doc_field or ""), k)
 
 
-def set_level_p(
-    metric: Metric, before: Sequence[Sequence[str]], after: Sequence[Sequence[str]], corpus: CorpusFields
-) -> float:
-    """The paired bootstrap p-value (`evaluation.paired_bootstrap_p`) of a set-level metric's change between the
-    baseline's lists and the current ones of the same queries, in the same order."""
-    from pytest_relevance.evaluation import paired_bootstrap_p
-
-    return paired_bootstrap_p(len(after), _statistic(metric, before, corpus), _statistic(metric, after, corpus))
-
-
-def _statistic(
+def statistic(
     metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusFields
 ) -> Callable[[np.ndarray], np.ndarray]:
-    """The metric for each row of query weights (how many times each query is drawn), as one matrix product:
-    a query drawn twice adds its exposure twice; for coverage, a query drawn at all shows its documents."""
+    """The metric for each row of query weights (how many times each query is drawn), as one matrix product, for
+    `evaluation.paired_bootstrap_p`: a query drawn twice adds its exposure twice; for coverage, a query drawn at
+    all shows its documents. A row of ones is `set_value` of the lists themselves."""
     import numpy as np
 
     k = metric.k or 0

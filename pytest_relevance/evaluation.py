@@ -433,6 +433,16 @@ def paired_bootstrap_p(
     return (hits + 1) / (rounds + 1)
 
 
+def set_level_p(
+    metric: Metric, before: Sequence[Sequence[str]], after: Sequence[Sequence[str]], corpus: CorpusFields
+) -> float:
+    """The paired bootstrap p-value of a set-level metric's change between the baseline's lists and the current
+    ones of the same queries, in the same order."""
+    from pytest_relevance.beyond import statistic
+
+    return paired_bootstrap_p(len(after), statistic(metric, before, corpus), statistic(metric, after, corpus))
+
+
 def change_p(
     metric: Metric,
     ids: Sequence[str],
@@ -440,22 +450,20 @@ def change_p(
     old_queries: Mapping[str, Mapping[str, float]],
     old_rankings: Mapping[str, Sequence[str]] | None,
     old_depth: int | None,
+    digits: int,
 ) -> float | None:
     """The p-value of a stratum's change in one metric against the baseline: the sign-flip test of the per-query
-    deltas, or for a set-level metric the paired bootstrap of the baseline's and the current lists (None when the
-    baseline keeps no rankings, or fewer ids per query than the metric's cut-off: no honest p then)."""
+    deltas (current values rounded to the baseline's `digits`), or for a set-level metric the paired bootstrap of
+    the baseline's and the current lists (None when the baseline keeps no rankings, or fewer ids per query than the
+    metric's cut-off: no honest p then)."""
     if not getattr(metric, "set_level", False):
-        from pytest_relevance.baseline import DIGITS
-
         spec = metric.spec
         deltas = [
-            round(evaluation.per_query[q][spec], DIGITS) - old_queries[q][spec]
+            round(evaluation.per_query[q][spec], digits) - old_queries[q][spec]
             for q in ids
             if q in old_queries and spec in old_queries[q]
         ]
         return sign_flip_p(deltas)
-    from pytest_relevance.beyond import set_level_p
-
     if old_rankings is None or old_depth is None or old_depth < (metric.k or 0) or evaluation.corpus is None:
         return None
     before = [old_rankings.get(q, []) for q in ids]

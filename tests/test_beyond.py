@@ -13,7 +13,14 @@ import pytest
 from pytest_relevance import beyond
 from pytest_relevance.beyond import CorpusFields, Missing
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import constant_floor, evaluate, floor_is_exact, paired_bootstrap_p, sign_flip_p
+from pytest_relevance.evaluation import (
+    constant_floor,
+    evaluate,
+    floor_is_exact,
+    paired_bootstrap_p,
+    set_level_p,
+    sign_flip_p,
+)
 from pytest_relevance.judgments import Judgments, Query
 from pytest_relevance.metrics import MetricSpecError, parse_metric, parse_metrics
 
@@ -269,12 +276,12 @@ def test_set_level_significance() -> None:
         # a row of ones is the sample itself: the bootstrap's statistic is the metric
         for rankings in (same, spread, [["a", "zz"], []]):
             ones = np.ones((1, len(rankings)))
-            statistic = beyond._statistic(metric, rankings, CORPUS)(ones)[0]
+            statistic = beyond.statistic(metric, rankings, CORPUS)(ones)[0]
             assert statistic == pytest.approx(beyond.set_value(metric, rankings, CORPUS))
-    assert beyond.set_level_p(brand, same, spread, CORPUS) == pytest.approx(1 / 10_001)  # every query changed
+    assert set_level_p(brand, same, spread, CORPUS) == pytest.approx(1 / 10_001)  # every query changed
     one = [["a", "c"]] + [["a", "b"]] * 11  # one query of twelve changed
-    assert beyond.set_level_p(brand, same, one, CORPUS) > 0.1
-    assert beyond.set_level_p(brand, same, same, CORPUS) == 1.0
+    assert set_level_p(brand, same, one, CORPUS) > 0.1
+    assert set_level_p(brand, same, same, CORPUS) == 1.0
 
 
 def _entry(evaluation, tolerance: str = "0.005") -> dict:

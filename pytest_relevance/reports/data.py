@@ -105,7 +105,13 @@ def build(
         }
         if row.status == "regression":
             p = change_p(
-                by_spec[row.metric], groups[row.stratum], evaluation, old_queries, comparison.rankings, comparison.depth
+                by_spec[row.metric],
+                groups[row.stratum],
+                evaluation,
+                old_queries,
+                comparison.rankings,
+                comparison.depth,
+                DIGITS,
             )
             item["p"] = None if p is None else round(p, 4)
             if alpha is not None and p is not None and p >= alpha:  # the unrounded p: 1/10001 shows as 0.0001
