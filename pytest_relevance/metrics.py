@@ -402,6 +402,12 @@ def _plan(metrics: Sequence[Metric]) -> tuple[tuple[str, int, Any, float, bool, 
     key = tuple(map(_SPEC_OF, metrics))
     plan = _PLANS.get(key)
     if plan is None:
+        reading = next((m.spec for m in metrics if m.name in BEYOND), None)
+        if reading is not None:  # no corpus here: one message, not a KeyError
+            raise MetricSpecError(
+                f"{reading} reads the corpus, which a run file and its qrels do not hold; gate it in a relevance test "
+                "(relevance_metrics), which reads relevance_corpus"
+            )
         plan = _PLANS[key] = tuple(
             (m.spec, _CODES[m.name], m.k, float(m.threshold), m.gain == "exp", m.max_grade) for m in metrics
         )

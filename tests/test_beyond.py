@@ -351,3 +351,10 @@ def test_tolerances_of_metrics_with_options() -> None:
         Tolerance.parse("fresh@10(field=released,within=30d)=2")  # a share
     with pytest.raises(SettingError, match="names no stratum or metric"):
         Tolerance.parse("age@10(field=relased)=2").check_keys(["all"], gated, "relevance_tolerance")
+
+
+def test_scoring_without_a_corpus_names_the_metric_that_needs_one() -> None:
+    from pytest_relevance.metrics import score_query
+
+    with pytest.raises(MetricSpecError, match=r"^novelty@10 reads the corpus, which a run file and its qrels do not"):
+        score_query({"a": 1}, ["a"], parse_metrics("ndcg@10 novelty@10"))
