@@ -249,6 +249,11 @@ def _beyond_option(name: str, key: str, value: str, spec: str) -> dict[str, obje
     return {"within": float(found["amount"]) * _DAYS[found["unit"]]}
 
 
+def higher_is_better(spec: str) -> bool:
+    """`Metric.higher_is_better` from a spec as recorded (a report or baseline row): age and exposure_gini are not."""
+    return spec.partition("@")[0].partition("(")[0].lower() not in LOWER_IS_BETTER
+
+
 @functools.lru_cache(maxsize=1024)
 def reads_as_metric(text: str) -> bool:
     """Whether a name reads as a metric spec (`ndcg@10`, `map`, even a misspelt `ndgc@10`): such a name is never a

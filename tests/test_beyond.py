@@ -3,6 +3,7 @@ ir-measures (ndeval): ties, documents without the field, lists shorter than k, e
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from datetime import UTC, datetime
@@ -358,3 +359,20 @@ def test_scoring_without_a_corpus_names_the_metric_that_needs_one() -> None:
 
     with pytest.raises(MetricSpecError, match=r"^novelty@10 reads the corpus, which a run file and its qrels do not"):
         score_query({"a": 1}, ["a"], parse_metrics("ndcg@10 novelty@10"))
+
+
+def test_pytest_relevance_compare_gates_age_by_its_direction(tmp_path, capsys) -> None:
+    from pytest_relevance.baseline import write_baseline
+    from pytest_relevance.cli import main
+
+    judgments = _judgments(("q1", "s"), ("q2", "s"))
+    metrics = parse_metrics("ndcg@2 age@2(field=released)")
+    for name, run in (("old.json", {"q1": ["a", "e"], "q2": ["a"]}), ("new.json", {"q1": ["a", "c"], "q2": ["a"]})):
+        write_baseline(tmp_path / name, {"t": _entry(evaluate(run, judgments, metrics, CORPUS, NOW))})
+    code = main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["tests"][0]["rows"]
+    assert code == 1
+    status = {(r["stratum"], r["metric"], r["delta"]): r["status"] for r in rows}
+    # q1's median age 5.25 -> 188 days, q2's 10.5 both times: the mean rises by 182.75 / 2
+    assert status[("all", "age@2(field=released)", 91.375)] == "regression"
+    assert status[("all", "ndcg@2", 0.0)] == "same"

@@ -13,7 +13,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
                   "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
                   is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (null unless
                   regressed, or for a set-level metric whose baseline keeps too few ids per query), "higher_is_better"
-                  (false for age and exposure_gini: a rise is the regression)}],
+                  (false for age and exposure_gini: a rise is the regression), "set_level" (true for
+                  exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str],
@@ -102,6 +103,7 @@ def build(
             "floor_exact": not set_answers and floor_is_exact(by_spec[row.metric]),
             "p": None,
             "higher_is_better": row.higher_is_better,
+            "set_level": getattr(by_spec[row.metric], "set_level", False),
         }
         if row.status == "regression":
             p = change_p(
