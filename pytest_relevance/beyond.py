@@ -36,8 +36,9 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
 - ``coverage@k``: per stratum, the share of the corpus's documents in any top k of its queries. Set-level.
 
 Constant-answer floors: coverage's is min(k, N) / N (one list of k documents for every query), novelty's is 0
-(every document of a constant list is in every query's top k); distinct, ild, age and fresh have none (a constant
-list can reach their best value, so the floor tells nothing), nor have alpha_ndcg and exposure_gini yet.
+(every document of a constant list is in every query's top k), alpha_ndcg's at least a greedy list's score (as for
+mrr or err); distinct, ild, age and fresh have none (a constant list can reach their best value, so the floor tells
+nothing), nor has exposure_gini yet.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.clock import resolve_date
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import Judgments
+from pytest_relevance.judgments import Judgments, Query
 from pytest_relevance.metrics import Metric, _discounts
 
 if TYPE_CHECKING:
@@ -413,7 +414,8 @@ def statistic(
 
 
 def floors(metrics: Sequence[Metric], corpus_size: int | None) -> dict[str, float]:
-    """The constant-answer floor of each beyond metric that has one (see the module docstring); all are exact."""
+    """The constant-answer floor of each set-independent beyond metric that has one (coverage, novelty): the same
+    for every stratum, and exact (see the module docstring)."""
     out = {}
     for metric in metrics:
         if metric.name == "coverage" and corpus_size:
@@ -421,3 +423,37 @@ def floors(metrics: Sequence[Metric], corpus_size: int | None) -> dict[str, floa
         elif metric.name == "novelty":
             out[metric.spec] = 0.0
     return out
+
+
+def alpha_ndcg_floor(queries: Sequence[Query], metric: Metric, values: Mapping[str, Values]) -> float:
+    """At least the best constant list's mean alpha_ndcg over `queries`: the score of the list built greedily,
+    each position taking the document that adds most to the summed score given those above it (ties to the
+    smallest id), stopping when none adds anything. The discount is the same for every document at a position, so
+    what a document adds is sum over the queries it is relevant to of its new subtopics' (1 - alpha)^(count) divided
+    by the query's ideal. A lower bound: as for the other metrics whose gain depends on the documents above, the
+    best list is a max-coverage problem."""
+    k, keep = metric.k or 0, 1.0 - metric.alpha
+    discounts = _discounts(k)
+    ideals = []
+    members: dict[str, list[int]] = {}  # doc -> the queries it is relevant to
+    for index, query in enumerate(queries):
+        relevant = {doc: _of(values, doc) for doc, grade in query.grades.items() if grade >= metric.threshold}
+        ideals.append(_ideal(relevant, k, keep, discounts) if relevant else 0.0)
+        for doc in relevant:
+            members.setdefault(doc, []).append(index)
+    counts: list[dict[object, int]] = [{} for _ in queries]
+    total = 0.0
+    for position in range(k):
+        best, gain = "", 0.0
+        for doc in sorted(members):
+            topics = _of(values, doc)
+            value = sum(sum(keep ** counts[i].get(s, 0) for s in topics) / ideals[i] for i in members[doc])
+            if value > gain + 1e-12:
+                best, gain = doc, value
+        if not best:
+            break
+        total += discounts[position] * gain
+        for i in members.pop(best):
+            for s in _of(values, best):
+                counts[i][s] = counts[i].get(s, 0) + 1
+    return total / len(queries) if queries else 0.0

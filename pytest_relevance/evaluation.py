@@ -208,12 +208,16 @@ def floor_is_exact(metric: Metric) -> bool:
 
 
 def constant_floor(
-    judgments: Judgments, metrics: Sequence[Metric], size: int, corpus_size: int | None = None
+    judgments: Judgments,
+    metrics: Sequence[Metric],
+    size: int,
+    corpus_size: int | None = None,
+    corpus: CorpusFields | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per stratum and metric, the score of the best single ranked list answered to every query of the stratum.
 
-    A metric beyond relevance has a floor only where `beyond.floors` defines one (coverage needs `corpus_size`);
-    the others are left out of each stratum's mapping.
+    A metric beyond relevance has a floor only where `beyond` defines one (coverage needs `corpus_size`,
+    alpha_ndcg the `corpus`); the others are left out of each stratum's mapping.
 
     The list is as long as the metric's cut-off, or `size` (the run's depth) for a metric without one. A system
     near this floor is not using the query text much; a metric that cannot tell them apart is not measuring ranking.
@@ -228,9 +232,12 @@ def constant_floor(
         queries = [judgments[qid] for qid in ids]
         floors[name] = {}
         for metric in metrics:
+            if metric.name == "alpha_ndcg" and corpus is not None:
+                values = corpus.values(metric.doc_field or "")
+                floors[name][metric.spec] = beyond.alpha_ndcg_floor(queries, metric, values)
+            elif metric.spec in defined:
+                floors[name][metric.spec] = defined[metric.spec]
             if metric.name in BEYOND:
-                if metric.spec in defined:
-                    floors[name][metric.spec] = defined[metric.spec]
                 continue
             length = size if metric.k is None else metric.k
             if metric.name in EXACT_FLOORS:

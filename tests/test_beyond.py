@@ -376,3 +376,40 @@ def test_pytest_relevance_compare_gates_age_by_its_direction(tmp_path, capsys) -
     # q1's median age 5.25 -> 188 days, q2's 10.5 both times: the mean rises by 182.75 / 2
     assert status[("all", "age@2(field=released)", 91.375)] == "regression"
     assert status[("all", "ndcg@2", 0.0)] == "same"
+
+
+def test_alpha_ndcg_floor_is_a_greedy_constant_list() -> None:
+    import itertools
+
+    metric = parse_metric("alpha_ndcg@2(field=brand)")
+    queries = (Query("q1", "t", "s", {}, {"a": 1, "b": 1}), Query("q2", "t", "s", {}, {"c": 2, "d": 0}))
+    judgments = Judgments(queries, "v", "j")
+    floor = constant_floor(judgments, [metric], 10, 5, CORPUS)["all"][metric.spec]
+    # greedy: c first (1 for q2 against a's 1 / (1 + 1/2 / log2 3) for q1), then a; [c, a] is also the best list
+    ideal = 1 + 0.5 / LOG3
+    assert floor == pytest.approx((1 / LOG3 / ideal + 1) / 2)
+    values = CORPUS.values("brand")
+    scores = [
+        sum(beyond.alpha_ndcg(q.grades, list(answer), values, metric) for q in queries) / 2
+        for answer in itertools.permutations("abcde", 2)
+    ]
+    assert floor == pytest.approx(max(scores))
+    assert not floor_is_exact(metric)  # in general a lower bound: reports say "at least"
+
+
+def test_alpha_ndcg_floor_never_beats_the_best_constant_list() -> None:
+    import itertools
+
+    rnd = random.Random(3)
+    metric = parse_metric("alpha_ndcg@2(field=tags)")
+    values = CORPUS.values("tags")
+    for _ in range(40):
+        queries = tuple(
+            Query(f"q{i}", "t", "s", {}, {d: rnd.choice([0, 1, 2]) for d in rnd.sample("abcde", 3)}) for i in range(3)
+        )
+        floor = constant_floor(Judgments(queries, "v", "j"), [metric], 10, 5, CORPUS)["all"][metric.spec]
+        best = max(
+            sum(beyond.alpha_ndcg(q.grades, list(answer), values, metric) for q in queries) / 3
+            for answer in itertools.permutations("abcde", 2)
+        )
+        assert 0 < floor <= best + 1e-9 or best == 0

@@ -81,7 +81,10 @@ def build(
         floors, notes, population = set_floors(judgments, metrics[0].threshold)
         notes = [f"label population: {population} labels", *notes]
     else:
-        floors, notes = constant_floor(judgments, metrics, depth(metrics), corpus_size), hints(evaluation, judgments)
+        floors, notes = (
+            constant_floor(judgments, metrics, depth(metrics), corpus_size, evaluation.corpus),
+            hints(evaluation, judgments),
+        )
     old_queries = (entry or {}).get("queries", {})
     groups = judgments.groups
     alpha = settings.get("alpha")
