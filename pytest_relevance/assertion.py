@@ -11,6 +11,7 @@ import pytest
 from pytest_relevance.session import State, resolve, setting, warn
 
 if TYPE_CHECKING:
+    from pytest_relevance.beyond import CorpusFields
     from pytest_relevance.judgments import Judgments
     from pytest_relevance.settings import Settings
 
@@ -20,8 +21,16 @@ class RelevanceSnapshot:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, state: State, node: pytest.Item, judgments: Judgments, settings: Settings) -> None:
-        self.state, self.node, self.judgments = state, node, judgments
+    def __init__(
+        self,
+        state: State,
+        node: pytest.Item,
+        judgments: Judgments,
+        settings: Settings,
+        corpus: CorpusFields | None = None,
+    ) -> None:
+        #: `corpus`: the fields the metrics beyond relevance read (None when none is gated)
+        self.state, self.node, self.judgments, self.corpus = state, node, judgments, corpus
         self.settings = settings
         self.explanation: list[str] = []
 
@@ -53,7 +62,7 @@ class RelevanceSnapshot:
             threshold = next((m.threshold for m in settings.metrics if m.name != "ndcg"), 1)
             evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
         else:
-            evaluation = evaluate(run, self.judgments, settings.metrics)  # type: ignore[arg-type]
+            evaluation = evaluate(run, self.judgments, settings.metrics, self.corpus, settings.now)  # type: ignore[arg-type]
         engine = run.engine if isinstance(run, Run) else "custom"
         nodeid, state, config = self.node.nodeid, self.state, self.state.config
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}

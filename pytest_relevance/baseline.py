@@ -32,7 +32,7 @@ from typing import Any
 from pytest_relevance import locks
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Evaluation
-from pytest_relevance.metrics import Metric
+from pytest_relevance.metrics import SET_LEVEL, UNBOUNDED, Metric
 from pytest_relevance.settings import Tolerance
 
 FORMAT = 1
@@ -182,7 +182,8 @@ def _is_number(value: object) -> bool:
 
 def _entry_problem(entry: object) -> str | None:
     """What is wrong with the shape of one entry, or None. A hand edit must never turn a comparison off silently:
-    every metric this package computes is a share in [0, 1], and `n` counts queries."""
+    every metric this package computes is a share in [0, 1] except age (days) and novelty (bits), which are >= 0,
+    and `n` counts queries."""
     if not isinstance(entry, dict):
         return f"the entry is a {type(entry).__name__}, not an object"
     for key in ("judgments", "engine", "tolerance"):
@@ -191,6 +192,11 @@ def _entry_problem(entry: object) -> str | None:
     for key in ("metrics", "strata", "queries"):
         if not isinstance(entry.get(key), dict):
             return f"{key!r} is missing or not an object"
+    unbounded = {
+        spec
+        for spec, definition in entry["metrics"].items()
+        if isinstance(definition, dict) and definition.get("name") in UNBOUNDED
+    }
     for group, where in ((entry["strata"], "strata"), (entry["queries"], "queries")):
         for name, values in group.items():
             if not isinstance(values, dict):
@@ -201,6 +207,9 @@ def _entry_problem(entry: object) -> str | None:
                 if where == "strata" and spec == "n":
                     if not isinstance(value, int) or value < 0:
                         return f"{where}.{name}.n is {value!r}, not a count of queries"
+                elif spec in unbounded:
+                    if value < 0:
+                        return f"{where}.{name}.{spec} is {value!r}, below 0, the least it can be"
                 elif not 0 <= value <= 1:
                     return f"{where}.{name}.{spec} is {value!r}, outside [0, 1], the range of every metric"
     rankings, depth = entry.get("rankings", {}), entry.get("rankings_depth")
@@ -225,9 +234,10 @@ def unmet_needs(entry: Entry, queries: Sequence[str], metrics: Collection[str], 
     sign-flip test pairs them: without them no drop is significant, so none fails), every query's ranking for
     `relevance_max_churn` (without them no churn is measured). Either would switch a gate off without a word."""
     needs = []
+    per_query = [m for m in metrics if m.partition("@")[0] not in SET_LEVEL]  # set-level ones have no query values
     if alpha:
         recorded = entry.get("queries", {})
-        lacking = [q for q in queries if any(m not in recorded.get(q, {}) for m in metrics)]
+        lacking = [q for q in queries if any(m not in recorded.get(q, {}) for m in per_query)]
         if lacking:
             needs.append(f"per-query values for {_some(lacking, queries)}, which relevance_alpha tests")
     if churn:
@@ -428,6 +438,8 @@ class Row:
     after: float
     tolerance: float
     n: int
+    #: False for age and exposure_gini: a rise is then the regression
+    higher_is_better: bool = True
 
     @property
     def delta(self) -> float | None:
@@ -435,13 +447,15 @@ class Row:
 
     @property
     def status(self) -> str:
-        """`regression` when the drop is beyond tolerance (a drop of exactly the tolerance passes)."""
+        """`regression` when the change for the worse is beyond tolerance (a drop, or a rise where lower is better;
+        a change of exactly the tolerance passes)."""
         delta = self.delta
         if delta is None:
             return "new"
-        if delta < -self.tolerance - 1e-9:
+        better = delta if self.higher_is_better else -delta
+        if better < -self.tolerance - 1e-9:
             return "regression"
-        if delta > self.tolerance + 1e-9:
+        if better > self.tolerance + 1e-9:
             return "improvement"
         return "same"
 
@@ -542,12 +556,14 @@ def _jsonable(value: object) -> object:
 def compare(entry: Entry, evaluation: Evaluation, tolerance: Tolerance) -> Comparison:
     """Current values against the entry, stratum by stratum and metric by metric."""
     rows = []
+    higher = {m.spec: getattr(m, "higher_is_better", True) for m in evaluation.metrics}  # set answers: all higher
     for stratum, values in evaluation.strata.items():
         recorded = entry.get("strata", {}).get(stratum, {})
         for spec, value in values.items():
             before = recorded.get(spec)
             after = round(value, DIGITS)
-            rows.append(Row(stratum, spec, before, after, tolerance.get(stratum, spec), evaluation.counts[stratum]))
+            tolerated = tolerance.get(stratum, spec)
+            rows.append(Row(stratum, spec, before, after, tolerated, evaluation.counts[stratum], higher[spec]))
     old_queries: dict[str, dict[str, float]] = entry.get("queries", {})
     added = sorted(set(evaluation.per_query) - set(old_queries))
     removed = sorted(set(old_queries) - set(evaluation.per_query))

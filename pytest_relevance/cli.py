@@ -86,6 +86,7 @@ def _load(path: str) -> list[dict]:
 def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
     from pytest_relevance.baseline import Row, Tolerance
+    from pytest_relevance.metrics import higher_is_better
     from pytest_relevance.reports.formatting import value
     from pytest_relevance.settings import SettingError
 
@@ -97,7 +98,7 @@ def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     rows = []
     for row in new["rows"]:
         key = (row["stratum"], row["metric"])
-        change = Row(*key, before.get(key), value(row), tolerance.get(*key), row["n"])
+        change = Row(*key, before.get(key), value(row), tolerance.get(*key), row["n"], higher_is_better(key[1]))
         rows.append(
             {
                 "stratum": key[0],

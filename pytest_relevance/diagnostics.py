@@ -21,7 +21,8 @@ SMALL = 10  # queries a stratum needs for the floor check and for p-values that 
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """`floors[stratum][spec]` is the best constant list's score, `exact[spec]` whether that is the floor itself
+    """`floors[stratum][spec]` is the best constant list's score (absent: the metric has none), `exact[spec]` whether
+    that is the floor itself
     (False: a greedy list's score, a lower bound); `warnings` are in the order the reports show them."""
 
     floors: dict[str, dict[str, float]]
@@ -61,7 +62,8 @@ def diagnose(
         floors, notes, population = set_floors(judgments, metrics[0].threshold)
         notes = [f"label population: {population} labels", *notes]
     else:
-        floors, notes = constant_floor(judgments, metrics, depth(metrics)), hints(evaluation, judgments)
+        floors = constant_floor(judgments, metrics, depth(metrics), corpus_size, evaluation.corpus)
+        notes = hints(evaluation, judgments)
     exact = {m.spec: not set_answers and floor_is_exact(m) for m in metrics}  # type: ignore[arg-type]
     warnings: list[str] = []
     small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
@@ -72,7 +74,7 @@ def diagnose(
                 small[stratum] = n
             else:
                 warnings += _floor_warning(
-                    f"{stratum}.{spec}", round(value, 4), floors[stratum][spec], exact[spec], margin
+                    f"{stratum}.{spec}", round(value, 4), floors[stratum].get(spec), exact[spec], margin
                 )
     if small:
         counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
@@ -106,9 +108,12 @@ def diagnose(
     )
 
 
-def _floor_warning(name: str, value: float, floor: float, exact: bool, margin: float) -> list[str]:
-    """A floor of 0 says nothing (no single list scores at all), so it never warns. A floor that is a bound (at
-    least its value) warns by that value: the best constant list is at least as close."""
+def _floor_warning(name: str, value: float, floor: float | None, exact: bool, margin: float) -> list[str]:
+    """A floor of 0 says nothing (no single list scores at all), so it never warns, nor does a metric without one
+    (see beyond). A floor that is a bound (at least its value) warns by that value: the best constant list is at
+    least as close."""
+    if floor is None:
+        return []
     floor = round(floor, 4)
     if floor <= 0 or value - floor >= margin:
         return []

@@ -1,7 +1,9 @@
 """Run x Judgments -> Evaluation: every judged query scored, then averaged per stratum and over all.
 
-Judged queries absent from the run score 0 on every metric (a ranker that returns nothing must not look better);
-query ids in the run that the judgments do not know are an error (a typo, or a stale judgment file).
+Judged queries absent from the run score 0 on every metric (a ranker that returns nothing must not look better;
+age and exposure_gini, where lower is better, score their worst, see `beyond`); query ids in the run that the
+judgments do not know are an error (a typo, or a stale judgment file). Set-level metrics (exposure_gini, coverage)
+have a value per stratum and none per query.
 """
 
 from __future__ import annotations
@@ -10,12 +12,19 @@ import heapq
 import itertools
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import Metric, mean, rank_scored, score_placed, score_query
+from pytest_relevance.metrics import BEYOND, Metric, mean, rank_scored, score_placed, score_query
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pytest_relevance.beyond import CorpusFields
 
 
 class Run(dict[str, list[str]]):
@@ -43,6 +52,8 @@ class Evaluation:
     counts: dict[str, int]
     run: dict[str, list[str]]
     duplicates: dict[str, int] = field(default_factory=dict)
+    #: the corpus the beyond-relevance metrics read (None without them): their significance test reads it again
+    corpus: CorpusFields | None = None
 
 
 def as_rankings(run: object, source: str = "the run") -> dict[str, list[str]]:
@@ -108,23 +119,54 @@ def check_judged(query_ids: Iterable[str], judgments: Judgments) -> None:
         )
 
 
-def evaluate(run: Mapping[str, object], judgments: Judgments, metrics: Sequence[Metric]) -> Evaluation:
-    """Score every judged query; strata are averaged separately so that no average hides one of them."""
+def evaluate(
+    run: Mapping[str, object],
+    judgments: Judgments,
+    metrics: Sequence[Metric],
+    corpus: CorpusFields | None = None,
+    now: datetime | None = None,
+) -> Evaluation:
+    """Score every judged query; strata are averaged separately so that no average hides one of them.
+
+    Metrics beyond relevance (`metrics.BEYOND`) read `corpus` (and age and fresh the frozen instant `now`); a
+    set-level one is computed per stratum from its queries' lists, not averaged."""
     rankings = as_rankings(run)
     check_judged(rankings, judgments)
+    ranking_metrics = [m for m in metrics if m.name not in BEYOND]
+    beyond_metrics = [m for m in metrics if m.name in BEYOND]
     per_query: dict[str, dict[str, float]] = {}
     duplicates: dict[str, int] = {}
     for query in judgments.queries:
-        score = score_query(query.grades, rankings.get(query.id, []), metrics)
+        score = score_query(query.grades, rankings.get(query.id, []), ranking_metrics)
         per_query[query.id] = score.values
         if score.duplicates:
             duplicates[query.id] = score.duplicates
     groups = judgments.groups
+    set_values: dict[str, dict[str, float]] = {name: {} for name in groups}
+    if beyond_metrics:
+        from pytest_relevance import beyond
+
+        if corpus is None:
+            raise RelevanceInputError(
+                "relevance_metrics", f"{beyond_metrics[0].spec} reads the corpus, and none was given to evaluate"
+            )
+        beyond.check_fields(beyond_metrics, corpus)
+        extra, set_values = beyond.score(judgments, rankings, beyond_metrics, corpus, now)
+        for qid, values in extra.items():
+            per_query[qid].update(values)
+        order = [m.spec for m in metrics if not m.set_level]  # the configured order, which reports keep
+        per_query = {qid: {spec: values[spec] for spec in order} for qid, values in per_query.items()}
     strata = {
-        name: {m.spec: mean(per_query[qid][m.spec] for qid in ids) for m in metrics} for name, ids in groups.items()
+        name: {
+            m.spec: set_values[name][m.spec] if m.set_level else mean(per_query[qid][m.spec] for qid in ids)
+            for m in metrics
+        }
+        for name, ids in groups.items()
     }
     counts = {name: len(ids) for name, ids in groups.items()}
-    return Evaluation(list(metrics), per_query, strata, counts, rankings, duplicates)
+    return Evaluation(
+        list(metrics), per_query, strata, counts, rankings, duplicates, corpus if beyond_metrics else None
+    )
 
 
 # ---------------------------------------------------------------- honest numbers
@@ -156,7 +198,7 @@ def judged_at(evaluation: Evaluation, judgments: Judgments, k: int) -> tuple[dic
 #: inequality the k largest weights in descending order are optimal. hit, mrr, map, rprec and err do not regroup:
 #: what a document adds depends on the documents above it (a query covered twice gains nothing; precision at each
 #: relevant rank), a max-coverage problem, so their floor is the score of a greedy list: a lower bound.
-EXACT_FLOORS = frozenset({"ndcg", "p", "recall", "judged"})
+EXACT_FLOORS = frozenset({"ndcg", "p", "recall", "judged", "coverage", "novelty"})
 
 
 def floor_is_exact(metric: Metric) -> bool:
@@ -165,19 +207,38 @@ def floor_is_exact(metric: Metric) -> bool:
     return metric.name in EXACT_FLOORS
 
 
-def constant_floor(judgments: Judgments, metrics: Sequence[Metric], size: int) -> dict[str, dict[str, float]]:
+def constant_floor(
+    judgments: Judgments,
+    metrics: Sequence[Metric],
+    size: int,
+    corpus_size: int | None = None,
+    corpus: CorpusFields | None = None,
+) -> dict[str, dict[str, float]]:
     """Per stratum and metric, the score of the best single ranked list answered to every query of the stratum.
+
+    A metric beyond relevance has a floor only where `beyond` defines one (coverage needs `corpus_size`,
+    alpha_ndcg the `corpus`); the others are left out of each stratum's mapping.
 
     The list is as long as the metric's cut-off, or `size` (the run's depth) for a metric without one. A system
     near this floor is not using the query text much; a metric that cannot tell them apart is not measuring ranking.
     Exact for `EXACT_FLOORS`; for the other metrics the better of two feasible lists (greedy by marginal gain, and
     by the number of queries a document is relevant to), so the floor is at least that.
     """
+    from pytest_relevance import beyond
+
     floors: dict[str, dict[str, float]] = {}
+    defined = beyond.floors([m for m in metrics if m.name in BEYOND], corpus_size)
     for name, ids in judgments.groups.items():
         queries = [judgments[qid] for qid in ids]
         floors[name] = {}
         for metric in metrics:
+            if metric.name == "alpha_ndcg" and corpus is not None:
+                values = corpus.values(metric.doc_field or "")
+                floors[name][metric.spec] = beyond.alpha_ndcg_floor(queries, metric, values)
+            elif metric.spec in defined:
+                floors[name][metric.spec] = defined[metric.spec]
+            if metric.name in BEYOND:
+                continue
             length = size if metric.k is None else metric.k
             if metric.name in EXACT_FLOORS:
                 answers = [_by_weight(queries, metric, length)]
@@ -338,3 +399,79 @@ def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = ROU
     rnd = random.Random(seed)
     hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
     return (hits + 1) / (rounds + 1)
+
+
+BOOTSTRAP_ROUNDS = 10_000  # as many resamples as sign_flip_p's sampled patterns, so its smallest p is the same
+_CHUNK = 500  # resamples drawn and scored at once
+
+
+def paired_bootstrap_p(
+    n: int,
+    before: Callable[[np.ndarray], np.ndarray],
+    after: Callable[[np.ndarray], np.ndarray],
+    seed: int = 20260115,
+    rounds: int = BOOTSTRAP_ROUNDS,
+) -> float:
+    """Two-sided paired bootstrap test of the change in a set-level statistic (exposure_gini, coverage), which has
+    no per-query values for `sign_flip_p` to flip; deterministic for a seed.
+
+    `before(w)` and `after(w)` give the statistic of the baseline's and the current lists for each row of `w`, how
+    many times each of the `n` queries is drawn (a row of ones is the sample itself), so that both sides of a round
+    see the same draw and a statistic is scored for many rounds at once. Under the null hypothesis the changes over
+    the rounds are centred on the observed one moved to 0, so p = (rounds whose |change - observed| >= |observed|,
+    plus 1) / (rounds + 1), never 0 (Efron & Tibshirani 1993, 16.4). No change, or no query, gives 1.
+    """
+    import numpy as np
+
+    if not n:
+        return 1.0
+    ones = np.ones((1, n))
+    observed = float(after(ones)[0] - before(ones)[0])
+    if abs(observed) < 1e-12:
+        return 1.0
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, rounds, _CHUNK):
+        size = min(_CHUNK, rounds - start)
+        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        weights = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
+        change = after(weights) - before(weights)
+        hits += int(np.count_nonzero(np.abs(change - observed) >= abs(observed) - 1e-12))
+    return (hits + 1) / (rounds + 1)
+
+
+def set_level_p(
+    metric: Metric, before: Sequence[Sequence[str]], after: Sequence[Sequence[str]], corpus: CorpusFields
+) -> float:
+    """The paired bootstrap p-value of a set-level metric's change between the baseline's lists and the current
+    ones of the same queries, in the same order."""
+    from pytest_relevance.beyond import statistic
+
+    return paired_bootstrap_p(len(after), statistic(metric, before, corpus), statistic(metric, after, corpus))
+
+
+def change_p(
+    metric: Metric,
+    ids: Sequence[str],
+    evaluation: Evaluation,
+    old_queries: Mapping[str, Mapping[str, float]],
+    old_rankings: Mapping[str, Sequence[str]] | None,
+    old_depth: int | None,
+    digits: int,
+) -> float | None:
+    """The p-value of a stratum's change in one metric against the baseline: the sign-flip test of the per-query
+    deltas (current values rounded to the baseline's `digits`), or for a set-level metric the paired bootstrap of
+    the baseline's and the current lists (None when the baseline keeps no rankings, or fewer ids per query than the
+    metric's cut-off: no honest p then)."""
+    if not getattr(metric, "set_level", False):
+        spec = metric.spec
+        deltas = [
+            round(evaluation.per_query[q][spec], digits) - old_queries[q][spec]
+            for q in ids
+            if q in old_queries and spec in old_queries[q]
+        ]
+        return sign_flip_p(deltas)
+    if old_rankings is None or old_depth is None or old_depth < (metric.k or 0) or evaluation.corpus is None:
+        return None
+    before = [old_rankings.get(q, []) for q in ids]
+    return set_level_p(metric, before, [evaluation.run.get(q, []) for q in ids], evaluation.corpus)

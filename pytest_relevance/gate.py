@@ -34,7 +34,7 @@ from pytest_relevance.baseline import (
     unmet_needs,
 )
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import Evaluation, sign_flip_p
+from pytest_relevance.evaluation import Evaluation, change_p
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.settings import Settings
 
@@ -177,6 +177,7 @@ def _assess(
     from pytest_relevance.sets import SetMetric
 
     metrics = evaluation.metrics
+    by_spec = {m.spec: m for m in metrics}
     set_answers = isinstance(metrics[0], SetMetric)
     old_queries = (reference or {}).get("queries", {})
     groups = judgments.groups
@@ -184,25 +185,24 @@ def _assess(
     for row in comparison.rows:
         p, status = None, row.status
         if status == "regression":
-            deltas = [
-                round(evaluation.per_query[q][row.metric], DIGITS) - old_queries[q][row.metric]
-                for q in groups[row.stratum]
-                if q in old_queries and row.metric in old_queries[q]
-            ]
-            exact_p = sign_flip_p(deltas)
-            p = round(exact_p, 4)
-            if settings.alpha is not None and exact_p >= settings.alpha:  # unrounded: 1/10001 shows as 0.0001
+            metric, ids = by_spec[row.metric], groups[row.stratum]
+            exact_p = change_p(metric, ids, evaluation, old_queries, comparison.rankings, comparison.depth, DIGITS)
+            p = None if exact_p is None else round(exact_p, 4)
+            # the unrounded p: 1/10001 shows as 0.0001 but is below an alpha of 0.0001
+            if settings.alpha is not None and exact_p is not None and exact_p >= settings.alpha:
                 status = "not significant"
         rows.append(Compared(row, p, status))
     mover_stratum, mover_metric, moved = "all", metrics[0].spec, comparison.movers
     regressed = [c for c in rows if c.status == "regression"]
     if regressed:  # the queries that dropped most on what regressed, not on the first metric over all queries
-        worst = min(regressed, key=lambda c: (c.row.delta, stratum_key(c.row.stratum), metric_key(c.row.metric)))
+        worst = min(regressed, key=lambda c: (_worse(c.row), stratum_key(c.row.stratum), metric_key(c.row.metric)))
         mover_stratum, mover_metric = worst.row.stratum, worst.row.metric
         moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups[mover_stratum]))
+    sign = 1 if getattr(by_spec[mover_metric], "higher_is_better", True) else -1  # age: a query that aged lost
     movers = [_mover(m, judgments) for m in moved]
-    lost = [m for m in movers if m["delta"] < 0][:MOVERS]
-    gained = sorted((m for m in movers if m["delta"] > 0), key=lambda m: (-m["delta"], m["query"]))[:MOVERS]
+    lost = sorted((m for m in movers if sign * m["delta"] < 0), key=lambda m: (sign * m["delta"], m["query"]))
+    gained = sorted((m for m in movers if sign * m["delta"] > 0), key=lambda m: (-sign * m["delta"], m["query"]))
+    lost, gained = lost[:MOVERS], gained[:MOVERS]
     threshold = getattr(metrics[0], "threshold", 1)
     for mover in lost + gained:
         mover["change"] = _change(mover["query"], evaluation, judgments, comparison, set_answers, threshold)
@@ -216,6 +216,12 @@ def _assess(
         )
     movers_of = {"metric": mover_metric, "stratum": mover_stratum, "lost": lost, "gained": gained}
     return rows, movers_of, churned, warnings
+
+
+def _worse(row: Row) -> float:
+    """How much worse a row got, as a negative number: its delta, or minus it where lower is better."""
+    assert row.delta is not None
+    return row.delta if row.higher_is_better else -row.delta
 
 
 def _mover(mover: Any, judgments: Judgments) -> dict[str, Any]:

@@ -22,6 +22,9 @@ Conventions (each one is tested against pytrec_eval or hand-computed values):
   score: renaming ids consistently leaves every metric unchanged.
 - Ties in scored runs (TREC run files) are ordered as trec_eval orders them: score descending, then document id
   descending (byte order); the rank column is ignored. See `rank_scored`.
+
+Metrics beyond relevance (`BEYOND`: distinct, ild, alpha_ndcg, age, fresh, novelty, exposure_gini, coverage) read
+the corpus and are parsed here but scored in `pytest_relevance.beyond`; their conventions are in its docstring.
 """
 
 from __future__ import annotations
@@ -47,9 +50,29 @@ _KINDS: dict[str, tuple[str, frozenset[str]]] = {
     "rprec": ("none", frozenset({"rel"})),
     "judged": ("required", frozenset()),
     "err": ("required", frozenset({"max"})),
+    "distinct": ("required", frozenset({"field"})),
+    "ild": ("required", frozenset({"field"})),
+    "alpha_ndcg": ("required", frozenset({"field", "alpha", "rel"})),
+    "age": ("required", frozenset({"field"})),
+    "fresh": ("required", frozenset({"field", "within"})),
+    "novelty": ("required", frozenset()),
+    "exposure_gini": ("required", frozenset({"field"})),
+    "coverage": ("required", frozenset()),
 }
+#: Metrics that read the corpus (`beyond`), and the options each must be given: no default field is guessed.
+BEYOND = frozenset({"distinct", "ild", "alpha_ndcg", "age", "fresh", "novelty", "exposure_gini", "coverage"})
+_REQUIRED = {"fresh": ("field", "within")} | {name: ("field",) for name in BEYOND - {"fresh", "novelty", "coverage"}}
+#: Set-level metrics: one value per stratum from all its queries' lists, none per query (so no sign-flip test).
+SET_LEVEL = frozenset({"exposure_gini", "coverage"})
+#: Lower is better: a rise beyond tolerance is the regression.
+LOWER_IS_BETTER = frozenset({"age", "exposure_gini"})
+#: Not shares in [0, 1]: age counts days, novelty bits. Both are >= 0.
+UNBOUNDED = frozenset({"age", "novelty"})
+_WITHIN = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>[dhw])$")
+_DAYS = {"d": 1.0, "h": 1 / 24, "w": 7.0}
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*)*$")
 _ALIASES = {"success": "hit", "rr": "mrr", "recip_rank": "mrr", "ap": "map", "ndcg_cut": "ndcg", "map_cut": "map"}
-_SPEC = re.compile(r"^(?P<name>[a-z_]+)(?:@(?P<k>[^(]*))?(?:\((?P<opts>[^)]*)\))?$")
+_SPEC = re.compile(r"^(?P<name>[A-Za-z_]+)(?:@(?P<k>[^(]*))?(?:\((?P<opts>[^)]*)\))?$")
 GAINS = ("linear", "exp")
 #: The largest grade (and err's max) accepted anywhere: 2^grade must stay a finite float for exp gain and err, and
 #: no graded scale in use comes near it; a grade beyond it is a typo or a score pasted into the grade column.
@@ -70,6 +93,12 @@ class Metric:
     threshold: float = 1
     gain: str = "linear"
     max_grade: float = 4
+    #: the corpus field a beyond-relevance metric reads (a dotted path reaches into objects)
+    doc_field: str | None = None
+    #: alpha_ndcg's redundancy penalty (Clarke et al. 2008)
+    alpha: float = 0.5
+    #: fresh's window, in days
+    within: float | None = None
     spec: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -85,7 +114,28 @@ class Metric:
             opts.append(f"rel={_num(self.threshold)}")
         if self.name == "err" and self.max_grade != 4:
             opts.append(f"max={_num(self.max_grade)}")
+        if self.doc_field is not None:
+            opts.insert(0, f"field={self.doc_field}")
+        if self.name == "alpha_ndcg" and self.alpha != 0.5:
+            opts.append(f"alpha={_num(self.alpha)}")
+        if self.within is not None:
+            opts.append(f"within={_num(self.within)}d")
         return f"{text}({','.join(opts)})" if opts else text
+
+    @property
+    def higher_is_better(self) -> bool:
+        """False for age and exposure_gini: the gate then fails on a rise, not on a drop."""
+        return self.name not in LOWER_IS_BETTER
+
+    @property
+    def set_level(self) -> bool:
+        """One value per stratum, none per query (exposure_gini, coverage)."""
+        return self.name in SET_LEVEL
+
+    @property
+    def bounded(self) -> bool:
+        """Whether every value lies in [0, 1] (all but age, in days, and novelty, in bits)."""
+        return self.name not in UNBOUNDED
 
     def definition(self) -> dict[str, object]:
         """What a baseline records: enough to refuse comparing numbers measured under other conventions."""
@@ -97,6 +147,12 @@ class Metric:
             out["threshold"] = self.threshold
         if "max" in options:
             out["max_grade"] = self.max_grade
+        if "field" in options:
+            out["field"] = self.doc_field
+        if "alpha" in options:
+            out["alpha"] = self.alpha
+        if "within" in options:
+            out["within_days"] = self.within
         return out
 
     def __str__(self) -> str:
@@ -108,15 +164,18 @@ def _num(value: float) -> str:
 
 
 def parse_metric(spec: str) -> Metric:
-    """Parse ``ndcg@10``, ``p@5(rel=2)``, ``ndcg@10(gain=exp)``, ``err@20(max=3)``."""
-    text = spec.strip().lower()
+    """Parse ``ndcg@10``, ``p@5(rel=2)``, ``ndcg@10(gain=exp)``, ``err@20(max=3)``, ``distinct@10(field=brand)``,
+    ``fresh@10(field=released, within=30d)``. Names and option keys are case-insensitive; a field name is kept as
+    written (corpus fields are case-sensitive)."""
+    text = spec.strip()
     match = _SPEC.match(text)
     if not match:
         raise MetricSpecError(f"cannot read metric {spec!r}: expected NAME, NAME@K or NAME@K(option=value)")
-    name = _ALIASES.get(match["name"], match["name"])
+    lowered = match["name"].lower()
+    name = _ALIASES.get(lowered, lowered)
     if name not in _KINDS:
         known = ", ".join(sorted(_KINDS))
-        raise MetricSpecError(f"unknown metric {match['name']!r} in {spec!r}; known metrics: {known}")
+        raise MetricSpecError(f"unknown metric {lowered!r} in {spec!r}; known metrics: {known}")
     cut, options = _KINDS[name]
     k: int | None = None
     if match["k"] is not None:
@@ -128,12 +187,19 @@ def parse_metric(spec: str) -> Metric:
     elif cut == "required":
         raise MetricSpecError(f"metric {name!r} needs a cut-off, e.g. {name}@10 (in {spec!r})")
     fields: dict[str, object] = {}
+    given: set[str] = set()
     for item in filter(None, (part.strip() for part in (match["opts"] or "").split(","))):
         key, _, value = item.partition("=")
-        key, value = key.strip(), value.strip()
+        key, value = key.strip().lower(), value.strip()
         if key not in options:
             allowed = ", ".join(sorted(options)) or "none"
             raise MetricSpecError(f"metric {name!r} has no option {key!r} (in {spec!r}); options: {allowed}")
+        if key in given:
+            raise MetricSpecError(f"metric {name!r}: option {key} is given twice (in {spec!r}); give it once")
+        given.add(key)
+        if key in ("field", "alpha", "within"):
+            fields.update(_beyond_option(name, key, value, spec))
+            continue
         if key == "gain":
             if value not in GAINS:
                 raise MetricSpecError(f"gain must be one of {', '.join(GAINS)}, not {value!r} (in {spec!r})")
@@ -150,7 +216,42 @@ def parse_metric(spec: str) -> Metric:
                 + ("; rel=0 would count unjudged and irrelevant documents as relevant" if key == "rel" else "")
             )
         fields["threshold" if key == "rel" else "max_grade"] = number
+    lacking = [key for key in _REQUIRED.get(name, ()) if key not in given]
+    if lacking:
+        example = {"field": "field=brand", "within": "within=30d"}
+        needed = ", ".join(example[key] for key in lacking)
+        raise MetricSpecError(f"metric {name!r} needs {', '.join(lacking)}, e.g. {name}@{k}({needed}) (in {spec!r})")
     return Metric(name, k, **fields)  # type: ignore[arg-type]
+
+
+def _beyond_option(name: str, key: str, value: str, spec: str) -> dict[str, object]:
+    """field=NAME (a corpus field, dotted for a nested one), alpha=A in [0, 1), within=N followed by d, h or w."""
+    if key == "field":
+        if not _FIELD.match(value):
+            raise MetricSpecError(
+                f"metric {name!r}: field={value!r} is not a field name (in {spec!r}); write e.g. field=brand"
+            )
+        return {"doc_field": value}
+    if key == "alpha":
+        try:
+            alpha = float(value)
+        except ValueError:
+            alpha = math.nan
+        if not 0 <= alpha < 1:  # also refuses nan; alpha=1 would make every repeat of a subtopic worth nothing
+            raise MetricSpecError(f"metric {name!r}: alpha={value} must be a number >= 0 and < 1 (in {spec!r})")
+        return {"alpha": alpha}
+    found = _WITHIN.match(value)
+    if not found or float(found["amount"]) <= 0:
+        raise MetricSpecError(
+            f"metric {name!r}: within={value} is not a window (in {spec!r}); write a number > 0 and a unit, d "
+            "(days), h (hours) or w (weeks), e.g. within=30d"
+        )
+    return {"within": float(found["amount"]) * _DAYS[found["unit"]]}
+
+
+def higher_is_better(spec: str) -> bool:
+    """`Metric.higher_is_better` from a spec as recorded (a report or baseline row): age and exposure_gini are not."""
+    return spec.partition("@")[0].partition("(")[0].lower() not in LOWER_IS_BETTER
 
 
 @functools.lru_cache(maxsize=1024)
@@ -167,9 +268,12 @@ def reads_as_metric(text: str) -> bool:
     return True
 
 
+_SEPARATOR = re.compile(r"[\s,]+(?![^()]*\))")  # a comma or a space between specs, not between one's options
+
+
 def parse_metrics(specs: Iterable[str] | str) -> list[Metric]:
     """Parse a list (or a whitespace/comma separated string) of specs; duplicates are an error."""
-    items = specs.replace(",", " ").split() if isinstance(specs, str) else list(specs)
+    items = list(filter(None, _SEPARATOR.split(specs.strip()))) if isinstance(specs, str) else list(specs)
     metrics = [parse_metric(item) for item in items]
     seen: set[str] = set()
     for metric in metrics:
@@ -303,6 +407,12 @@ def _plan(metrics: Sequence[Metric]) -> tuple[tuple[str, int, Any, float, bool, 
     key = tuple(map(_SPEC_OF, metrics))
     plan = _PLANS.get(key)
     if plan is None:
+        reading = next((m.spec for m in metrics if m.name in BEYOND), None)
+        if reading is not None:  # no corpus here: one message, not a KeyError
+            raise MetricSpecError(
+                f"{reading} reads the corpus, which a run file and its qrels do not hold; gate it in a relevance test "
+                "(relevance_metrics), which reads relevance_corpus"
+            )
         plan = _PLANS[key] = tuple(
             (m.spec, _CODES[m.name], m.k, float(m.threshold), m.gain == "exp", m.max_grade) for m in metrics
         )

@@ -19,6 +19,7 @@ from pytest_relevance.session import (
     corpus_ids,
     index_cache,
     make_engine,
+    marker_settings,
     partial_reason,
     read_settings,
     resolve,
@@ -32,9 +33,9 @@ from pytest_relevance.session import (
 )
 
 if TYPE_CHECKING:
+    from pytest_relevance.beyond import CorpusFields
     from pytest_relevance.corpus import CorpusFile
     from pytest_relevance.judgments import Judgments
-    from pytest_relevance.settings import Settings
 
 __all__ = ["RelevanceWarning"]  # -W error::pytest_relevance.plugin.RelevanceWarning names it here
 
@@ -164,28 +165,6 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 # ---------------------------------------------------------------- fixtures
 
 
-_TEST_SETTINGS = pytest.StashKey["Settings"]()
-
-
-def _test_settings(request: pytest.FixtureRequest) -> Settings:
-    """relevance_* settings with this test's marker arguments applied, read once per test (the clock, the index and
-    the snapshot all ask); a bad argument fails the test, naming it."""
-    from pytest_relevance.settings import SettingError
-
-    node = request.node
-    if _TEST_SETTINGS in node.stash:
-        return node.stash[_TEST_SETTINGS]
-    marker = node.get_closest_marker("relevance")
-    try:
-        node.stash[_TEST_SETTINGS] = _state(request.config).settings.for_marker(
-            dict(marker.kwargs) if marker else {}, node.nodeid
-        )
-        return node.stash[_TEST_SETTINGS]
-    except SettingError as exc:
-        message = f"relevance: {exc}"
-    pytest.fail(message, pytrace=False)
-
-
 @pytest.fixture
 def relevance_judgments(request: pytest.FixtureRequest) -> Judgments:
     """The judged queries (from relevance_judgments, or the marker's judgments=)."""
@@ -199,7 +178,7 @@ def relevance_clock(request: pytest.FixtureRequest) -> Any:
     """Freezes time (tick=False) at relevance_now, or the marker's now=, for the whole test; yields the instant."""
     import time_machine
 
-    instant = _test_settings(request).now
+    instant = marker_settings(request, _state(request.config)).now
     with time_machine.travel(instant, tick=False):
         yield instant
 
@@ -209,7 +188,7 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
     """Compare a run with the committed baseline: ``assert relevance_snapshot == run``."""
     from pytest_relevance.settings import SettingError
 
-    settings = _test_settings(request)
+    settings = marker_settings(request, _state(request.config))
     try:
         settings.tolerance.check_keys(
             list(relevance_judgments.groups), [m.spec for m in settings.metrics], "relevance_tolerance"
@@ -218,8 +197,14 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
         message = f"relevance: {exc}"  # failed outside the handler: inside, pytest prints the message twice
     else:
         from pytest_relevance.assertion import RelevanceSnapshot
+        from pytest_relevance.beyond import check_fields
+        from pytest_relevance.metrics import BEYOND
 
-        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings)
+        beyond = [m for m in settings.metrics if m.name in BEYOND]
+        corpus = request.getfixturevalue("_relevance_corpus_fields") if beyond else None
+        if corpus is not None:
+            _input(check_fields, beyond, corpus)  # a field the corpus lacks: at setup, naming metric and field
+        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings, corpus)
     pytest.fail(message, pytrace=False)
 
 
@@ -240,6 +225,16 @@ def _relevance_corpus_file(request: pytest.FixtureRequest) -> CorpusFile:
     config = request.config
     path = resolve(config, setting(config, "relevance_corpus"))
     return _input(CorpusFile, path, setting(config, "relevance_id_field"))
+
+
+@pytest.fixture(scope="session")
+def _relevance_corpus_fields(request: pytest.FixtureRequest, _relevance_corpus_file: CorpusFile) -> CorpusFields:
+    """The corpus as the metrics beyond relevance read it, built once a session and only when one is gated."""
+    from pytest_relevance.beyond import CorpusFields
+
+    documents = _input(_relevance_corpus_file.load)
+    id_field = setting(request.config, "relevance_id_field")
+    return CorpusFields(documents, id_field, _relevance_corpus_file.path, documents.lines)
 
 
 @pytest.fixture(scope="session")
@@ -307,7 +302,7 @@ def relevance_index(
     The index is built once; only what the test's marker overrides (metrics=, now=, judgments=) differs, so that
     `recall@1000` retrieves 1000 and `now=` renders the template at that instant.
     """
-    settings = _test_settings(request)
+    settings = marker_settings(request, _state(request.config))
     return relevance_session_index.for_test(relevance_judgments, settings.now, settings.depth)
 
 

@@ -317,6 +317,26 @@ def unused_entries(state: State) -> list[str]:
     return sorted(set(entries) - state.collected)
 
 
+_TEST_SETTINGS = pytest.StashKey["Settings"]()
+
+
+def marker_settings(request: pytest.FixtureRequest, state: State) -> Settings:
+    """relevance_* settings with this test's marker arguments applied, read once per test (the clock, the index and
+    the snapshot all ask); a bad argument fails the test, naming it."""
+    from pytest_relevance.settings import SettingError
+
+    node = request.node
+    if _TEST_SETTINGS in node.stash:
+        return node.stash[_TEST_SETTINGS]
+    marker = node.get_closest_marker("relevance")
+    try:
+        node.stash[_TEST_SETTINGS] = state.settings.for_marker(dict(marker.kwargs) if marker else {}, node.nodeid)
+        return node.stash[_TEST_SETTINGS]
+    except SettingError as exc:
+        message = f"relevance: {exc}"
+    pytest.fail(message, pytrace=False)
+
+
 def read_settings(config: pytest.Config) -> Settings:
     """Every setting read and checked once, at configure time: a bad value is a usage error naming its key, before
     anything is built."""

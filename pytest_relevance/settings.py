@@ -8,12 +8,21 @@ index is built. The marker's overrides go through the same checks, naming the te
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from pytest_relevance.metrics import Metric, MetricSpecError, depth, parse_metrics, reads_as_metric
+from pytest_relevance.metrics import (
+    UNBOUNDED,
+    Metric,
+    MetricSpecError,
+    depth,
+    parse_metric,
+    parse_metrics,
+    reads_as_metric,
+)
 
 UNUSED_MODES = ("warn", "fail")
 
@@ -28,9 +37,11 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class Tolerance:
-    """How far a value may drop before it is a regression: a default, overridable per stratum, metric or both.
+    """How far a value may drop before it is a regression (rise, for age and exposure_gini): a default, overridable
+    per stratum, metric or both.
 
-    Written ``0.005 tail=0.02 ndcg@10=0.01 tail.mrr@10=0.03``; the most specific override wins.
+    Written ``0.005 tail=0.02 ndcg@10=0.01 tail.mrr@10=0.03 age@10(field=released)=2``; the most specific override
+    wins. Tolerances are in the metric's unit: days for age, bits for novelty (which may take one of 1 or more).
     """
 
     default: float = 0.005
@@ -48,13 +59,16 @@ class Tolerance:
             raise SettingError(source, f"cannot read tolerance {spec!r}; write e.g. 0.005 tail=0.02")
         default: float | None = None
         overrides: dict[str, float] = {}
-        for part in spec.replace(",", " ").split():
+        for part in _SEPARATOR.split(spec.strip()):
+            if not part:
+                continue
             key, sep, value = part.rpartition("=")
             try:
                 number = float(value)
             except ValueError:
                 raise SettingError(source, f"tolerance {part!r} is not a number; write e.g. 0.005 tail=0.02") from None
-            number = _allowed_drop(number, source, part)
+            key = _canonical(key)
+            number = _allowed_drop(number, source, part, _unbounded(key))
             # a second default or a repeated override would silently win over the first: one value, one meaning
             if not sep and default is not None:
                 raise SettingError(
@@ -75,7 +89,9 @@ class Tolerance:
         A typo (``tial=0.5``, ``ndgc@10=0.9``) would otherwise apply to nothing and look like a working setting.
         """
         for key in self.overrides:
-            stratum, dot, metric = key.rpartition(".")
+            head, paren, options = key.partition("(")  # a dot in a metric's options (field=seller.id) is no stratum's
+            stratum, dot, metric = head.rpartition(".")
+            metric += paren + options
             parts = [(stratum, metric)] if dot else [(None, key), (key, None)]
             if any(_known(s, m, strata, metrics) for s, m in parts):
                 continue
@@ -119,12 +135,36 @@ def _text(value: object, source: str) -> str:
     return str(value) if isinstance(value, int) and abs(number) < 1e16 else str(number)
 
 
-def _allowed_drop(value: float, source: str, part: str) -> float:
+_SEPARATOR = re.compile(r"[\s,]+(?![^()]*\))")  # between overrides, not between a metric's options
+
+
+def _canonical(key: str) -> str:
+    """An override's key with its metric written as the metric's spec: `age@10(field=released, within=30d)` names
+    the same metric as `age@10(field=released,within=30d)`, which is how the gate looks it up."""
+    if "(" not in key:
+        return key
+    head, paren, options = key.partition("(")
+    stratum, dot, metric = head.rpartition(".")
+    try:
+        return stratum + dot + parse_metric(metric + paren + options).spec
+    except MetricSpecError:
+        return key
+
+
+def _unbounded(key: str) -> bool:
+    """Whether an override names only a metric that is not a share (age in days, novelty in bits): its tolerance
+    may be 1 or more. The metric is the part after the stratum's dot, a dot inside the options aside."""
+    head, _, _ = key.partition("(")
+    name = head.rpartition(".")[2].partition("@")[0].lower()
+    return bool(key) and name in UNBOUNDED
+
+
+def _allowed_drop(value: float, source: str, part: str, unbounded: bool = False) -> float:
     if not math.isfinite(value):
         raise SettingError(source, f"tolerance {part!r} is not a finite number; a tolerance is an allowed drop, 0-1")
     if value < 0:
         raise SettingError(source, f"tolerance {part!r} is negative; a tolerance is an allowed drop, >= 0")
-    if value >= 1:  # every metric lies in [0, 1]: no drop can exceed 1, so such a tolerance switches the gate off
+    if value >= 1 and not unbounded:  # a share's drop cannot exceed 1, so such a tolerance switches the gate off
         raise SettingError(
             source, f"tolerance {part!r} is 1 or more; every metric is in [0, 1], so no drop could exceed it"
         )

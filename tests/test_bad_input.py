@@ -147,7 +147,7 @@ SETTINGS = [
     (
         "metrics-unknown",
         "relevance_metrics = nddcg@10",
-        "relevance_metrics: unknown metric 'nddcg' in 'nddcg@10'; known metrics: err, hit, judged, map, mrr, ndcg, p, recall, rprec",
+        "relevance_metrics: unknown metric 'nddcg' in 'nddcg@10'; known metrics: age, alpha_ndcg, coverage, distinct, err, exposure_gini, fresh, hit, ild, judged, map, mrr, ndcg, novelty, p, recall, rprec",
     ),
     ("metrics-twice", "relevance_metrics = ndcg@10 ndcg@10", "relevance_metrics: metric 'ndcg@10' is listed twice"),
     ("min-judged-word", "relevance_min_judged = abc", "relevance_min_judged: 'abc' is not a number"),

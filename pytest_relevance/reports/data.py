@@ -10,8 +10,11 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             delta is 0) | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
-                  "tolerance", "floor", "floor_exact" (false: the floor is at least this value, a greedy list's
-                  score; see `evaluation.EXACT_FLOORS`), "p" (null unless regressed)}],
+                  "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
+                  is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (null unless
+                  regressed, or for a set-level metric whose baseline keeps too few ids per query), "higher_is_better"
+                  (false for age and exposure_gini: a rise is the regression), "set_level" (true for
+                  exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         "hints": [str], "warnings": [str] (the stale-grade warnings last, see `provenance.assess`),
@@ -57,6 +60,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
     evaluation = verdict.evaluation
     metrics = evaluation.metrics
     set_answers = isinstance(metrics[0], SetMetric)
+    by_spec = {m.spec: m for m in metrics}
     old_queries = (verdict.reference or {}).get("queries", {})
     rows = [
         {
@@ -68,9 +72,11 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
             "delta": c.row.delta,
             "status": c.status,
             "tolerance": c.row.tolerance,
-            "floor": round(diagnostics.floors[c.row.stratum][c.row.metric], DIGITS),
+            "floor": _round(diagnostics.floors[c.row.stratum].get(c.row.metric)),  # None: it has none (see beyond)
             "floor_exact": diagnostics.exact[c.row.metric],
             "p": c.p,
+            "higher_is_better": c.row.higher_is_better,
+            "set_level": getattr(by_spec[c.row.metric], "set_level", False),
         }
         for c in verdict.rows
     ]

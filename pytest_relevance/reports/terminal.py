@@ -30,7 +30,8 @@ def _signed(value: float) -> str:
 def regression_line(row: Mapping[str, Any]) -> str:
     p = f", {p_text(row['p'])}" if row.get("p") is not None else ""
     change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({_signed(row['delta'])}{p})"
-    return f"  {row['stratum']}.{row['metric']}: {change}"
+    direction = "" if row.get("higher_is_better", True) else ": lower is better, so this rise is the regression"
+    return f"  {row['stratum']}.{row['metric']}: {change}{direction}"
 
 
 def _cut(text: str, width: int = 60) -> str:
