@@ -61,3 +61,7 @@ def test_a_set_level_metric_is_tested_by_the_paired_bootstrap(demo: pytest.Pytes
     assert gini["status"] == "not significant" and gini["p"] > 0.05
     ndcg = next(r for r in rows if (r["stratum"], r["metric"]) == ("all", "ndcg@10"))
     assert ndcg["status"] == "regression" and ndcg["p"] < 0.001
+    assert ndcg["set_level"] is False
+    # every report says which values are one per stratum rather than a mean over queries
+    said = "exposure_gini@10(field=brand), coverage@10: one value per stratum (set-level), not a mean over queries"
+    result.stdout.fnmatch_lines([f"*{said}*"])

@@ -151,3 +151,15 @@ def model_line(report: Mapping[str, Any]) -> str | None:
     if graded["pairs"] is not None:
         return f"{line}; judge kappa undefined on {graded['pairs']} shared pairs"
     return f"{line}; no agreement with humans known (relevance_judge_agreement)"
+
+
+def set_level_line(report: Mapping[str, Any]) -> str | None:
+    """Which metrics are one value per stratum rather than a mean over queries (and so tested by a paired
+    bootstrap, not the sign-flip test), or None when none is."""
+    names = list(dict.fromkeys(r["metric"] for r in report["rows"] if r.get("set_level")))
+    if not names:
+        return None
+    return (
+        f"{', '.join(names)}: one value per stratum (set-level), not a mean over queries; a drop's p is a paired "
+        "bootstrap over the stratum's queries"
+    )

@@ -15,6 +15,7 @@ from pytest_relevance.reports.formatting import (
     judged_line,
     model_line,
     p_text,
+    set_level_line,
     stale_line,
     update_command,
 )
@@ -219,7 +220,9 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"<td>{escape(floor_text(row))}</td><td>{escape(p)}</td></tr>"
         )
     body.append("</table>")
-    lines = [line for line in (judged_line(report), stale_line(report), model_line(report)) if line]
+    lines = [
+        line for line in (judged_line(report), stale_line(report), model_line(report), set_level_line(report)) if line
+    ]
     body += [f'<p class="notes">{escape(line)}</p>' for line in lines]
     movers = report["movers"]["lost"] + report["movers"]["gained"]
     changed = _changed(report)

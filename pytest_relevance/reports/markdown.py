@@ -19,6 +19,7 @@ from pytest_relevance.reports.formatting import (
     movers_label,
     number,
     p_text,
+    set_level_line,
     stale_line,
     update_command,
 )
@@ -101,7 +102,9 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
-    notes = [line for line in (judged_line(report), stale_line(report), model_line(report)) if line]
+    notes = [
+        line for line in (judged_line(report), stale_line(report), model_line(report), set_level_line(report)) if line
+    ]
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))
         changed = ", ".join(

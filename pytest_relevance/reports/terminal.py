@@ -15,6 +15,7 @@ from pytest_relevance.reports.formatting import (
     model_line,
     movers_label,
     p_text,
+    set_level_line,
     stale_line,
     update_command,
 )
@@ -183,7 +184,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in (judged_line(report),) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
-    lines += [f"  {line}" for line in (stale_line(report), model_line(report)) if line]
+    lines += [f"  {line}" for line in (stale_line(report), model_line(report), set_level_line(report)) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
     lines += [f"  warning: {warning}" for warning in report["warnings"]]
     return [*lines, *change_lines(result)]
