@@ -212,6 +212,9 @@ def _entry_problem(entry: object) -> str | None:
                         return f"{where}.{name}.{spec} is {value!r}, below 0, the least it can be"
                 elif not 0 <= value <= 1:
                     return f"{where}.{name}.{spec} is {value!r}, outside [0, 1], the range of every metric"
+    inputs = entry.get("inputs", {})
+    if not isinstance(inputs, dict) or not all(isinstance(v, str | dict | None) for v in inputs.values()):
+        return "'inputs' is not an object of fingerprints"
     rankings, depth = entry.get("rankings", {}), entry.get("rankings_depth")
     if not isinstance(rankings, dict):
         return "'rankings' is not an object"
@@ -366,9 +369,16 @@ def _replace(path: Path, text: str) -> None:
 
 
 def make_entry(
-    evaluation: Evaluation, judgments: str, engine: str, tolerance: Tolerance, reason: str, depth: int | None = None
+    evaluation: Evaluation,
+    judgments: str,
+    engine: str,
+    tolerance: Tolerance,
+    reason: str,
+    depth: int | None = None,
+    inputs: Mapping[str, Any] | None = None,
 ) -> Entry:
-    """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`)."""
+    """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`);
+    `inputs` the fingerprints of what it was measured on (see `fingerprints`)."""
     from pytest_relevance.rankings import snapshot_depth
     from pytest_relevance.sets import SetMetric
 
@@ -394,6 +404,7 @@ def make_entry(
         "rankings": {qid: evaluation.run.get(qid, [])[:kept] for qid in evaluation.per_query},
         "rankings_depth": kept,
         "reason": reason,
+        **({"inputs": dict(inputs)} if inputs else {}),
     }
 
 
@@ -513,6 +524,50 @@ def incompatibilities(
                 "re-baseline with --relevance-update"
             )
     return problems
+
+
+def since_baseline(entry: Entry, inputs: Mapping[str, Any]) -> str:
+    """Which inputs differ from the ones the entry was measured on, in one line: `since the baseline: query template
+    changed; corpus, index config, judgments unchanged`. The index config counts the files it references; the
+    judgments count their meaning (a reformatted file is no change). An input this run has no fingerprint of (a
+    custom ranker's run has no corpus or template) is not named."""
+    from pytest_relevance.fingerprints import INPUTS
+
+    recorded = entry.get("inputs")
+    if not recorded:
+        return (
+            "since the baseline: not known, the entry records no input fingerprints (written before they existed); "
+            "re-baseline with --relevance-update to record them"
+        )
+    keys = {
+        "corpus": ("corpus",),
+        "index config": ("index config", "index config files"),
+        "query template": ("query template",),
+        "judgments": ("judgments meaning",),
+    }
+    changed, same = [], []
+    for name in INPUTS:
+        if name not in inputs:
+            continue
+        differs = any(recorded.get(key) != inputs.get(key) for key in keys[name])
+        (changed if differs else same).append(name)
+    parts = [f"{', '.join(changed)} changed"] if changed else []
+    parts += [f"{', '.join(same)} unchanged"] if same else []
+    return f"since the baseline: {'; '.join(parts)}"
+
+
+def unversioned_judgments_change(entry: Entry, inputs: Mapping[str, Any], version: str | None) -> str | None:
+    """Judgments whose content changed while their declared `version:` did not: their numbers cannot be compared
+    (a removed grade would pass as a ranking regression), and re-baselining is not the fix, a new version is."""
+    recorded = entry.get("inputs") or {}
+    before, now = recorded.get("judgments meaning"), inputs.get("judgments meaning")
+    if before is None or now is None or before == now or entry.get("judgments") != version:
+        return None
+    return (
+        f"the judgments changed without a new version: their content differs from the baseline's, but both say "
+        f"version {version!r}. Give the judgments file a new `version:`, then re-baseline with --relevance-update in "
+        "a commit of its own"
+    )
 
 
 def ungated(entry: Entry, metrics: Sequence[Metric]) -> str | None:

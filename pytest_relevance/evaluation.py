@@ -36,10 +36,13 @@ class Run(dict[str, list[str]]):
         engine: str = "custom",
         corpus_size: int | None = None,
         repeated: int = 1,
+        inputs: Mapping[str, object] | None = None,
     ) -> None:
         super().__init__({qid: list(docs) for qid, docs in dict(rankings).items()})
-        #: `repeated`: how many times every query ran with identical rankings (--relevance-repeat)
+        #: `repeated`: how many times every query ran with identical rankings (--relevance-repeat); `inputs`: the
+        #: fingerprints of the files the run was made from (fingerprints.index_inputs), None for a custom ranker's
         self.engine, self.corpus_size, self.repeated = engine, corpus_size, repeated
+        self.inputs = dict(inputs) if inputs is not None else None
 
 
 @dataclass

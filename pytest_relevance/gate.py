@@ -11,6 +11,7 @@ moved and what moved in them, churn. The report model (`reports/data.py`) is bui
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,11 @@ from pytest_relevance.baseline import (
     missing_values,
     query_movers,
     same_values,
+    since_baseline,
     stratum_key,
     ungated,
     unmet_needs,
+    unversioned_judgments_change,
 )
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Evaluation, change_p
@@ -76,6 +79,8 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
     #: the first of the notes when the engine's version changed, which a failure repeats
     engine_note: str | None = None
+    #: which inputs differ from the entry's (`baseline.since_baseline`); None without an entry
+    since: str | None = None
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -92,12 +97,14 @@ def decide(
     reason: str = "",
     narrowed: bool = False,
     baseline: Path | str = "relevance-baseline.json",
+    inputs: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's
     metrics, so a metric the entry holds and the run does not gate is a note (as -k is), never a failure.
 
     A hand-edited entry that lacks values the comparison needs is bad input (RelevanceInputError naming `baseline`)
-    on a check; an update replaces it.
+    on a check; an update replaces it. `inputs` are the fingerprints of what the run was measured on: the entry
+    records them, and the verdict says which differ from the entry's.
     """
     from pytest_relevance.reports.formatting import update_command
     from pytest_relevance.sets import SetMetric
@@ -105,6 +112,8 @@ def decide(
     metrics = evaluation.metrics
     definitions = {m.spec: m.definition() for m in metrics}
     problems = incompatibilities(entry, judgments.version, engine, definitions) if entry else []
+    unversioned = unversioned_judgments_change(entry, inputs or {}, judgments.version) if entry else None
+    problems += [unversioned] if unversioned else []
     if entry is not None and not problems:
         specs = [m.spec for m in metrics]
         missing = missing_values(entry, list(evaluation.strata), specs)
@@ -129,7 +138,9 @@ def decide(
         problems, comparable = [dropped], False
     new = None
     if update:
-        new = make_entry(evaluation, judgments.version, engine, settings.tolerance, reason, settings.snapshot_depth)
+        new = make_entry(
+            evaluation, judgments.version, engine, settings.tolerance, reason, settings.snapshot_depth, inputs
+        )
         if entry is not None and same_values(entry, new):
             new = entry  # nothing changed: the entry keeps its reason
     # an update compares with the old entry when it can, else with itself (every delta 0); a test with no
@@ -166,6 +177,7 @@ def decide(
         engine_note=note,
         warnings=warnings,
         problems=problems if status == "cannot compare" else [],
+        since=since_baseline(entry, inputs) if entry is not None and inputs else None,
     )
 
 

@@ -257,13 +257,15 @@ def relevance_session_index(
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
     from pytest_relevance.engines.base import FixtureIndex
+    from pytest_relevance.fingerprints import index_inputs
     from pytest_relevance.templates import has_query_placeholder, load_template
 
     config = request.config
     state = _state(config)
     engine = make_engine(request)
     # the resolved path: analysis files (synonyms_path, stopwords_path) are read relative to it, wherever pytest runs
-    source = str(resolve(config, setting(config, "relevance_index_config")))
+    config_path = resolve(config, setting(config, "relevance_index_config"))
+    source = str(config_path)
     corpus, id_field = _relevance_corpus_file, setting(config, "relevance_id_field")
     index = _input(engine.open, corpus, relevance_index_config, id_field, source)
     if getattr(index, "cache_note", None):
@@ -288,6 +290,7 @@ def relevance_session_index(
         setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
         len(ids),
+        index_inputs(corpus.path, config_path, relevance_index_config, query_path),
     )
     yield fixture
     _input(fixture.close)

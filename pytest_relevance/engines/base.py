@@ -54,8 +54,11 @@ class FixtureIndex:
         template_source: str,
         repeat: int = 1,
         corpus_size: int | None = None,
+        inputs: dict[str, Any] | None = None,
     ) -> None:
+        #: `inputs`: the fingerprints of the corpus, index config and template (fingerprints.index_inputs)
         self.index, self.template, self.judgments, self.corpus_size = index, template, judgments, corpus_size
+        self.inputs = inputs
         self.instant, self.depth, self.template_source, self.repeat = instant, depth, template_source, repeat
 
     def for_test(self, judgments: Judgments, instant: datetime, depth: int) -> FixtureIndex:
@@ -86,7 +89,7 @@ class FixtureIndex:
                         "is not deterministic for it (ties without a tiebreak, or a refresh race)",
                     )
         rankings = {qid: [doc for doc, _ in hits] for qid, hits in first.items()}
-        return Run(rankings, engine=self.identity, corpus_size=self.corpus_size, repeated=self.repeat)
+        return Run(rankings, self.identity, self.corpus_size, self.repeat, self.inputs)
 
     def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""

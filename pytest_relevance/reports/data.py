@@ -21,6 +21,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
         "model_graded": null (no gain rests on a model-made grade) or {"metric": the first NDCG spec, "share": of its
             "all" value, the part model-made grades give, "judges": [name], "kappa": the judge's unweighted kappa
             from relevance_judge_agreement (null: none known, or undefined), "pairs": its shared pairs or null},
+        "since_baseline": which inputs (corpus, index config, query template, judgments) differ from the ones the
+            entry was measured on, one line, or null without an entry (see `baseline.since_baseline`),
         "headline": the first metric's spec, whose "all" value stands for the test,
         "movers": {"metric": spec, "stratum": name, "lost": [mover], "gained": [mover]}: the queries of the
             regressed stratum that dropped most on the regressed metric (the largest drop when several did), else
@@ -101,6 +103,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         "hints": diagnostics.hints,
         "warnings": list(dict.fromkeys(warnings)),
         "model_graded": diagnostics.model_graded,
+        "since_baseline": verdict.since,
         "headline": metrics[0].spec,
         "movers": verdict.movers,
         "churn": verdict.churn,

@@ -3,6 +3,7 @@ headline and one-line summaries of a report model. The renderers import this mod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -163,3 +164,9 @@ def set_level_line(report: Mapping[str, Any]) -> str | None:
         f"{', '.join(names)}: one value per stratum (set-level), not a mean over queries; a drop's p is a paired "
         "bootstrap over the stratum's queries"
     )
+
+
+def changed_inputs(report: Mapping[str, Any]) -> str | None:
+    """The report's `since the baseline` line when an input changed (or the entry cannot say), else None."""
+    since = report.get("since_baseline")
+    return since if since and re.search(r"\bchanged\b|not known", since) else None

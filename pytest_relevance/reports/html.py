@@ -221,7 +221,15 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         )
     body.append("</table>")
     lines = [
-        line for line in (judged_line(report), stale_line(report), model_line(report), set_level_line(report)) if line
+        line
+        for line in (
+            report.get("since_baseline"),
+            judged_line(report),
+            stale_line(report),
+            model_line(report),
+            set_level_line(report),
+        )
+        if line
     ]
     body += [f'<p class="notes">{escape(line)}</p>' for line in lines]
     movers = report["movers"]["lost"] + report["movers"]["gained"]

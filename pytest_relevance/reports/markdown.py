@@ -103,7 +103,15 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         )
     lines.append("")
     notes = [
-        line for line in (judged_line(report), stale_line(report), model_line(report), set_level_line(report)) if line
+        line
+        for line in (
+            report.get("since_baseline"),
+            judged_line(report),
+            stale_line(report),
+            model_line(report),
+            set_level_line(report),
+        )
+        if line
     ]
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))

@@ -9,6 +9,7 @@ from pytest_relevance.churn import failure_lines
 from pytest_relevance.rankings import render
 from pytest_relevance.reports.formatting import (
     brief,
+    changed_inputs,
     churn_line,
     floor_text,
     judged_line,
@@ -69,6 +70,7 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
             f"relevance regression in {baseline} (judgments {report['judgments']}, tolerance {report['tolerance']})"
         )
         lines += [regression_line(row) for row in regressions]
+        lines += [f"  {report['since_baseline']}"] if report.get("since_baseline") else []
         improved = [
             f"{row['stratum']}.{row['metric']} ({_signed(row['delta'])})"
             for row in report["rows"]
@@ -128,6 +130,7 @@ def cannot_compare_text(report: Mapping[str, Any], nodeid: str, baseline: str) -
     numbers measured now, so a re-baseline is not blind. `report` is built against an empty entry."""
     lines = [f"relevance: cannot compare with {baseline} for {nodeid}"]
     lines += [f"  {problem}" for problem in report.get("problems", [])]
+    lines += [f"  {report['since_baseline']}"] if report.get("since_baseline") else []
     lines.append(f"measured now (judgments {report['judgments']}):")
     lines += _measured(report)
     lines.append(
@@ -181,7 +184,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             mark = {"regression": "!", "improvement": "^", "not significant": "~"}.get(cell["status"], "")
             row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {floor_text(cell)}".ljust(width))
         lines.append("".join(row).rstrip())
-    lines += [f"  {line}" for line in (judged_line(report),) if line]
+    lines += [f"  {line}" for line in (judged_line(report), report.get("since_baseline")) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
     lines += [f"  {line}" for line in (stale_line(report), model_line(report), set_level_line(report)) if line]
@@ -209,7 +212,8 @@ def session_lines(state: State, verbosity: int, update: bool, baseline: str) -> 
         if verbosity > 0 or report.get("status") not in ("passed", "updated", "unchanged"):
             shown = summary_lines(nodeid, result)  # the table: on -v, and always for a test that did not pass
         else:
-            shown = [test_line(nodeid, result), *change_lines(result)]
+            since = changed_inputs(report)  # one line a test when nothing changed; the -v table always says
+            shown = [test_line(nodeid, result), *([f"  {since}"] if since else []), *change_lines(result)]
         shown += [f"  note: {note}" for note in [*report.get("notes", []), result.get("repeat")] if note]
         lines += [(line, None) for line in shown]
     if state.results:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
-from pytest_relevance.fingerprints import blob_sha1, file_sha1
+from pytest_relevance.fingerprints import blob_sha1, file_sha1, referenced_files
 
 FORMAT = 2  # bumped when the layout of an entry changes
 _MAPPED = 1 << 20  # an entry's arrays are memory-mapped rather than read from this many bytes on
@@ -71,7 +71,7 @@ def open_cached(
 def index_key(fingerprint: str, config: dict[str, Any], id_field: str, source: str) -> str:
     """The entry's name: a hash of every input of the build."""
     base = Path(source).parent if Path(source).parent.is_dir() else Path(".")
-    files = {str((base / name).absolute()): file_sha1(base / name) for name in sorted(_referenced(config))}
+    files = {str((base / name).absolute()): file_sha1(base / name) for name in sorted(referenced_files(config))}
     inputs = {
         "format": FORMAT,
         "engine": IDENTITY,
@@ -86,21 +86,6 @@ def index_key(fingerprint: str, config: dict[str, Any], id_field: str, source: s
     except TypeError:  # YAML keys of mixed types do not sort; the file's own order is as stable
         body = repr(config)
     return blob_sha1(json.dumps(inputs, sort_keys=True).encode() + body.encode())
-
-
-def _referenced(value: Any) -> set[str]:
-    """Every file the config names: the value of any `*_path` key, nested or dotted (`index.analysis...`)."""
-    found: set[str] = set()
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if isinstance(key, str) and key.endswith("_path") and isinstance(inner, str):
-                found.add(inner)
-            else:
-                found |= _referenced(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            found |= _referenced(inner)
-    return found
 
 
 @cache
