@@ -303,3 +303,13 @@ def test_an_object_template_with_a_type_the_engine_does_not_map_from_templates_i
     message = error([{"tags": {"a": "x"}}], [{"flat": {"match_mapping_type": "object",
                                                         "mapping": {"type": "flattened"}}}])  # fmt: skip
     assert "dynamic template [flat] maps the object 'tags'" in message and "mappings.properties" in message
+
+
+def test_a_template_copy_to_an_unmapped_field_is_refused_as_an_explicit_one_is() -> None:
+    message = error([{"a": "hello"}], [{"t": {"match": "a", "mapping": {"type": "text", "copy_to": "all"}}}])
+    assert message.startswith("index.yaml: a: copy_to 'all': Elasticsearch maps 'all' dynamically")
+
+
+def test_a_template_mapping_a_value_as_an_object_is_refused() -> None:
+    message = error([{"a": "hello"}], [{"t": {"match": "a", "mapping": {"type": "nested"}}}])
+    assert message.startswith("index.yaml: mappings.dynamic_templates.t.mapping: maps the field 'a' as type 'nested'")

@@ -110,6 +110,7 @@ class EmbeddedIndex:
         for name, first in self.dynamic.items():
             for field in dynamic_fields(name, first, self.mapping):
                 self.fields[field.name] = field
+        self.mapping.check_copy_to(self.fields)
         self.scaling = {
             n: float(f.params["scaling_factor"]) for n, f in self.fields.items() if f.type == "scaled_float"
         }

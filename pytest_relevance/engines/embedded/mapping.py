@@ -178,9 +178,14 @@ class IndexMapping:
             raise RelevanceInputError(self.source, "mappings.properties: must be an object")
         if "" not in self.disabled:
             self._read_properties(properties, "", "mappings.properties", None)
-        for name, spec in self.fields.items():
+        self.check_copy_to(self.fields)
+
+    def check_copy_to(self, fields: MappingABC[str, Field]) -> None:
+        """Every copy_to target is a mapped field (of the explicit mappings, or with the fields dynamic templates
+        added, whose copy_to the same rule holds for)."""
+        for name, spec in fields.items():
             for target in spec.copy_to:
-                if target not in self.fields:
+                if target not in fields:
                     raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
 
     def _dynamic_date_formats(self, mappings: MappingABC[str, Any]) -> tuple[str, ...]:
@@ -242,6 +247,13 @@ class IndexMapping:
 
     def build_dynamic(self, name: str, spec: MappingABC[str, Any], template: DynamicTemplate) -> list[Field]:
         """The fields a dynamic template's mapping makes of a new field, read as an explicit mapping would be."""
+        if spec.get("type") in _CONTAINERS:
+            raise RelevanceInputError(
+                self.source,
+                f"mappings.dynamic_templates.{template.name}.mapping: maps the field {name!r} as type "
+                f"{spec['type']!r}, but its value is not an object (Elasticsearch refuses the document); give the "
+                "template a match_mapping_type: object",
+            )
         before = set(self.fields)
         self._add(name, spec, f"mappings.dynamic_templates.{template.name}.mapping (for field {name!r})", None, None)
         return [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
