@@ -214,6 +214,9 @@ def test_dynamic_strict_refuses_the_document_and_names_the_field() -> None:
                     properties={"title": {"type": "text"}})  # fmt: skip
     assert "extra" in message and "mapping set to strict, dynamic introduction of [extra] within [_doc]" in message
     assert "'1'" in message  # the document's id
+    # a null maps nothing, yet strict refuses it too (DocumentParser.parseNullValue)
+    assert "dynamic introduction of [gone] within [_doc]" in error([{"gone": None}], [], dynamic="strict")
+    assert types(open_index([{"gone": None}], [])) == {}
 
 
 def test_dynamic_is_inherited_and_overridden_per_object() -> None:

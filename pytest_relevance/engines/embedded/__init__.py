@@ -389,7 +389,11 @@ class EmbeddedIndex:
                     if name in objects or (introduce(name, ordinal) and new_object(name, ordinal)):
                         visit(first, f"{name}.", ordinal)
                     continue
-                if first is None or name in objects:
+                if name in objects:
+                    continue
+                if first is None:  # maps nothing, but strict refuses even a null (DocumentParser.parseNullValue)
+                    if inner is None and self.mapping.dynamic_at(name) == "strict":
+                        introduce(name, ordinal)
                     continue
                 if not introduce(name, ordinal):
                     continue
