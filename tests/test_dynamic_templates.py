@@ -289,7 +289,7 @@ def test_an_object_template_can_disable_or_set_dynamic_on_new_objects() -> None:
         ({"t": {"match": "a", "mapping": {}}},
          "mappings.dynamic_templates: Dynamic template syntax error. An array of named objects is expected"),
         ([{"a": {"match": "x", "mapping": {}}, "b": {"match": "y", "mapping": {}}}],
-         "mappings.dynamic_templates: Dynamic template syntax error"),
+         "mappings.dynamic_templates[0]: A dynamic template must be defined with a name"),
     ],
 )  # fmt: skip
 def test_a_template_elasticsearch_refuses_is_one_error_naming_it(templates: Any, expected: str) -> None:
@@ -297,9 +297,10 @@ def test_a_template_elasticsearch_refuses_is_one_error_naming_it(templates: Any,
 
 
 def test_a_bad_mapping_in_a_template_names_the_template_and_the_field() -> None:
-    message = error([{"title": "x"}], [{"typo": {"match": "*", "mapping": {"type": "txt"}}}])
-    assert message.startswith("index.yaml: mappings.dynamic_templates.typo.mapping (for field 'title').type: ")
-    assert "unknown field type 'txt'" in message
+    # with {name}, Elasticsearch checks the mapping only when a field meets it
+    message = error([{"title": "x"}], [{"named": {"match": "*", "mapping": {"type": "text", "analyzer": "{name}"}}}])
+    assert message.startswith("index.yaml: mappings.dynamic_templates.named.mapping (for field 'title').analyzer: ")
+    assert "'title'" in message
 
 
 def test_an_object_template_with_a_type_the_engine_does_not_map_from_templates_is_refused() -> None:
@@ -316,3 +317,16 @@ def test_a_template_copy_to_an_unmapped_field_is_refused_as_an_explicit_one_is()
 def test_a_template_mapping_a_value_as_an_object_is_refused() -> None:
     message = error([{"a": "hello"}], [{"t": {"match": "a", "mapping": {"type": "nested"}}}])
     assert message.startswith("index.yaml: mappings.dynamic_templates.t.mapping: maps the field 'a' as type 'nested'")
+
+
+def test_a_template_valid_for_none_of_its_types_is_refused_at_index_creation() -> None:
+    # RootObjectMapper.validateDynamicTemplate, an error since 8.0, before any document has the field
+    message = error([], [{"strings": {"match_mapping_type": "string", "mapping": {"type": "strin"}}}])
+    assert message.startswith(
+        "index.yaml: mappings.dynamic_templates.strings: dynamic template [strings] has invalid content, attempted "
+        "to validate it with the following match_mapping_type: [string]"
+    )
+    assert "unknown field type 'strin'" in message
+    # valid for one of its types is enough, and a mapping with {name} is checked only when applied
+    assert open_index([], [{"any": {"match": "*", "mapping": {"type": "{dynamic_type}", "analyzer": "english"}}}])
+    assert open_index([], [{"named": {"match": "*", "mapping": {"analyzer": "{name}"}}}])

@@ -86,7 +86,7 @@ def read_dynamic_templates(raw: Any, source: str) -> tuple[DynamicTemplate, ...]
     checks it at index creation (its messages, with the template's place in the list)."""
     if raw is None:
         return ()
-    if not isinstance(raw, list) or not all(isinstance(e, MappingABC) and len(e) == 1 for e in raw):
+    if not isinstance(raw, list) or not all(isinstance(e, MappingABC) for e in raw):
         raise RelevanceInputError(
             source,
             "mappings.dynamic_templates: Dynamic template syntax error. An array of named objects is expected "
@@ -94,6 +94,12 @@ def read_dynamic_templates(raw: Any, source: str) -> tuple[DynamicTemplate, ...]
         )
     out = []
     for i, entry in enumerate(raw):
+        if len(entry) != 1:
+            raise RelevanceInputError(
+                source,
+                f"mappings.dynamic_templates[{i}]: A dynamic template must be defined with a name (one key, "
+                f"holding its match and mapping), not {len(entry)} keys",
+            )
         ((name, conf),) = entry.items()
         out.append(_read_one(str(name), conf, f"mappings.dynamic_templates[{i}].{name}", source))
     return tuple(out)

@@ -8,6 +8,7 @@ become `name.sub` fields of their own; `copy_to` targets are listed on the sourc
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping as MappingABC
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from pytest_relevance.engines.embedded.dates import (
     date_format,
     detect_date,
 )
-from pytest_relevance.engines.embedded.dynamic_templates import DynamicTemplate, read_dynamic_templates
+from pytest_relevance.engines.embedded.dynamic_templates import XCONTENT_TYPES, DynamicTemplate, read_dynamic_templates
 from pytest_relevance.engines.embedded.plugins import KNN_VECTOR, needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
@@ -179,6 +180,7 @@ class IndexMapping:
         if "" not in self.disabled:
             self._read_properties(properties, "", "mappings.properties", None)
         self.check_copy_to(self.fields)
+        self._check_templates()
 
     def check_copy_to(self, fields: MappingABC[str, Field]) -> None:
         """Every copy_to target is a mapped field (of the explicit mappings, or with the fields dynamic templates
@@ -255,8 +257,41 @@ class IndexMapping:
                 "template a match_mapping_type: object",
             )
         before = set(self.fields)
-        self._add(name, spec, f"mappings.dynamic_templates.{template.name}.mapping (for field {name!r})", None, None)
-        return [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
+        try:
+            self._add(
+                name, spec, f"mappings.dynamic_templates.{template.name}.mapping (for field {name!r})", None, None
+            )
+        finally:
+            added = [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
+        return added
+
+    def _check_templates(self) -> None:
+        """RootObjectMapper.validateDynamicTemplate: Elasticsearch 8 refuses, at index creation, a template whose
+        mapping makes no valid field for any JSON type it matches (one with `{name}` cannot be checked up front)."""
+        for template in self.dynamic_templates:
+            if "{name}" in json.dumps(template.mapping):
+                continue
+            problem = None
+            for xcontent_type in (t for t in XCONTENT_TYPES if t in template.types):
+                spec = template.mapping_for(f"__dynamic__{template.name}", xcontent_type)
+                if spec["type"] in _CONTAINERS:  # an object template: read when a new object meets it
+                    problem = None
+                    break
+                try:
+                    self.build_dynamic(f"__dynamic__{template.name}", spec, template)
+                except RelevanceInputError as exc:
+                    problem = exc.problem
+                    continue
+                problem = None
+                break
+            if problem is not None:
+                kinds = ", ".join(t for t in XCONTENT_TYPES if t in template.types)
+                raise RelevanceInputError(
+                    self.source,
+                    f"mappings.dynamic_templates.{template.name}: dynamic template [{template.name}] has invalid "
+                    f"content, attempted to validate it with the following match_mapping_type: [{kinds}] "
+                    f"(Elasticsearch 8 refuses the index): {problem}",
+                )
 
     def is_disabled(self, name: str) -> bool:
         """Whether a path lies inside an object with `enabled: false` (or the root is disabled)."""
