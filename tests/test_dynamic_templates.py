@@ -330,3 +330,12 @@ def test_a_template_valid_for_none_of_its_types_is_refused_at_index_creation() -
     # valid for one of its types is enough, and a mapping with {name} is checked only when applied
     assert open_index([], [{"any": {"match": "*", "mapping": {"type": "{dynamic_type}", "analyzer": "english"}}}])
     assert open_index([], [{"named": {"match": "*", "mapping": {"analyzer": "{name}"}}}])
+
+
+def test_a_catch_all_template_mapping_a_new_object_as_a_value_type_refuses_the_document() -> None:
+    # `match: *` implies every JSON type, objects too: Elasticsearch maps the object as keyword and fails to parse it
+    message = error([{"meta": {"a": "x"}}], [{"all": {"match": "*", "mapping": {"type": "keyword"}}}])
+    assert "dynamic template [all] maps the object 'meta' as type 'keyword', so Elasticsearch refuses" in message
+    index = open_index([{"meta": {"a": "x"}}], [{"all": {"match_mapping_type": "string", "match": "*",
+                                                         "mapping": {"type": "keyword"}}}])  # fmt: skip
+    assert types(index) == {"meta.a": "keyword"}

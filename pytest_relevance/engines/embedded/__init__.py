@@ -365,6 +365,13 @@ class EmbeddedIndex:
                 return True
             template, spec = found_template
             extra = sorted(set(spec) - {"type", "enabled", "dynamic"})
+            if spec["type"] not in _OBJECT_VALUED:  # a keyword, text, long... field cannot hold an object
+                raise self._document_error(
+                    ordinal,
+                    f"dynamic template [{template.name}] maps the object {name!r} as type {spec['type']!r}, so "
+                    "Elasticsearch refuses the document (failed to parse: an object is not a value of that type); "
+                    "give the template a match_mapping_type (string, long, ...) that leaves objects out",
+                )
             if spec["type"] != "object" or extra:
                 raise self._document_error(
                     ordinal,
@@ -669,6 +676,11 @@ class EmbeddedIndex:
 
     def close(self) -> None:
         self.function_cache.clear()
+
+
+# field types whose value may be a JSON object: an object template mapping a new object as another type maps it
+# as a field Elasticsearch would parse the object into
+_OBJECT_VALUED = frozenset(("object", "nested", "flattened", "geo_point", "geo_shape", "point", "shape", "join"))
 
 
 def _type_sample(value: Any, mapping: IndexMapping) -> Any:
