@@ -187,13 +187,6 @@ def test_scaled_float_needs_a_positive_scaling_factor() -> None:
 # what the engine does not read: one error, never a silently different mapping ------------------------------------
 
 
-def test_dynamic_templates_are_one_error_naming_the_key() -> None:
-    templates = [{"strings": {"match_mapping_type": "string", "mapping": {"type": "keyword"}}}]
-    message = open_error({"id": {"type": "keyword"}}, [{"id": "1", "brand": "Sony"}], dynamic_templates=templates)
-    assert message.startswith("index.yaml: mappings.dynamic_templates: not supported by the embedded engine")
-    assert open_index({"id": {"type": "keyword"}}, [{"id": "1"}], dynamic_templates=[])  # none: nothing to map
-
-
 @pytest.mark.parametrize("fmt", ["yyyy-MM-dd{", "strict_date||", "yyyy-MM-dd G"])
 def test_a_date_format_elasticsearch_or_the_engine_cannot_read_is_one_error(fmt: str) -> None:
     message = open_error({"released": {"type": "date", "format": fmt}}, [{"id": "1", "released": 1700000000}])

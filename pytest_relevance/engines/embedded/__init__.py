@@ -110,6 +110,7 @@ class EmbeddedIndex:
         for name, first in self.dynamic.items():
             for field in dynamic_fields(name, first, self.mapping):
                 self.fields[field.name] = field
+        self.mapping.check_copy_to(self.fields)
         self.scaling = {
             n: float(f.params["scaling_factor"]) for n, f in self.fields.items() if f.type == "scaled_float"
         }
@@ -329,14 +330,61 @@ class EmbeddedIndex:
 
     def _unmapped(self, corpus: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """Fields the documents have and the mappings do not, with their first value, which Elasticsearch's dynamic
-        mapping maps them by (a string: text plus a keyword sub-field); none when the mappings say `dynamic: false`,
-        an error when `strict`."""
-        dynamic = str(self.mapping.dynamic).lower()
+        mapping maps them by (a dynamic template's mapping, else a string text plus a keyword sub-field). Each new
+        field follows the `dynamic` of its nearest enclosing object: none under `false` (kept in _source, not
+        indexed), an error under `strict`, and under `runtime` too (runtime fields are not the engine's)."""
         found: dict[str, Any] = {}
-        if dynamic == "false":
-            return found
         seen: set[str] = set(self.fields)
-        objects = {name.rsplit(".", 1)[0] for name in self.fields if "." in name}
+        objects = set(self.mapping.objects) | {name.rsplit(".", 1)[0] for name in self.fields if "." in name}
+
+        def introduce(name: str, ordinal: int) -> bool:
+            """Whether dynamic mapping maps the new field (or object) `name`."""
+            dynamic = self.mapping.dynamic_at(name)
+            if dynamic == "strict":
+                parent = name.rsplit(".", 1)[0] if "." in name else "_doc"
+                raise self._document_error(
+                    ordinal,
+                    f"field {name!r} is not in the mappings: mapping set to strict, dynamic introduction of "
+                    f"[{name.rsplit('.', 1)[-1]}] within [{parent}] is not allowed; add it to mappings.properties",
+                )
+            if dynamic == "runtime":
+                raise self._document_error(
+                    ordinal,
+                    f"field {name!r} is not in the mappings, and dynamic: runtime maps it as a runtime field "
+                    "(searched from _source), which the embedded engine does not have; map it under "
+                    "mappings.properties, or set dynamic to true or false",
+                )
+            return flag(dynamic)
+
+        def new_object(name: str, ordinal: int) -> bool:
+            """Whether to read inside a new object: as an object template maps it (its `enabled`, its
+            `dynamic`), else as a plain object."""
+            objects.add(name)
+            found_template = self.mapping.template_for(name, "object")
+            if found_template is None:
+                return True
+            template, spec = found_template
+            extra = sorted(set(spec) - {"type", "enabled", "dynamic"})
+            if spec["type"] not in _OBJECT_VALUED:  # a keyword, text, long... field cannot hold an object
+                raise self._document_error(
+                    ordinal,
+                    f"dynamic template [{template.name}] maps the object {name!r} as type {spec['type']!r}, so "
+                    "Elasticsearch refuses the document (failed to parse: an object is not a value of that type); "
+                    "give the template a match_mapping_type (string, long, ...) that leaves objects out",
+                )
+            if spec["type"] != "object" or extra:
+                raise self._document_error(
+                    ordinal,
+                    f"dynamic template [{template.name}] maps the object {name!r} with "
+                    f"{extra or ['type ' + repr(spec['type'])]}; the embedded engine maps objects from templates "
+                    "with `enabled` and `dynamic` only: map it under mappings.properties",
+                )
+            if "dynamic" in spec:
+                self.mapping.object_dynamic[name] = spec["dynamic"]
+            if not flag(spec.get("enabled", True)):
+                self.mapping.disabled.add(name)
+                return False
+            return True
 
         def visit(value: Any, prefix: str, ordinal: int) -> None:
             for key, inner in value.items():
@@ -345,12 +393,17 @@ class EmbeddedIndex:
                     continue
                 first = inner[0] if isinstance(inner, list) and inner else inner
                 if isinstance(first, Mapping):
-                    visit(first, f"{name}.", ordinal)
+                    if name in objects or (introduce(name, ordinal) and new_object(name, ordinal)):
+                        visit(first, f"{name}.", ordinal)
                     continue
-                if first is None or name in objects:
+                if name in objects:
                     continue
-                if dynamic == "strict":
-                    raise self._document_error(ordinal, f"field {name!r} is not in the mappings (dynamic: strict)")
+                if first is None:  # maps nothing, but strict refuses even a null (DocumentParser.parseNullValue)
+                    if inner is None and self.mapping.dynamic_at(name) == "strict":
+                        introduce(name, ordinal)
+                    continue
+                if not introduce(name, ordinal):
+                    continue
                 seen.add(name)
                 found[name] = _type_sample(first, self.mapping)
 
@@ -623,6 +676,11 @@ class EmbeddedIndex:
 
     def close(self) -> None:
         self.function_cache.clear()
+
+
+# field types whose value may be a JSON object: an object template mapping a new object as another type maps it
+# as a field Elasticsearch would parse the object into
+_OBJECT_VALUED = frozenset(("object", "nested", "flattened", "geo_point", "geo_shape", "point", "shape", "join"))
 
 
 def _type_sample(value: Any, mapping: IndexMapping) -> Any:

@@ -8,6 +8,7 @@ become `name.sub` fields of their own; `copy_to` targets are listed on the sourc
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping as MappingABC
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from pytest_relevance.engines.embedded.dates import (
     date_format,
     detect_date,
 )
+from pytest_relevance.engines.embedded.dynamic_templates import XCONTENT_TYPES, DynamicTemplate, read_dynamic_templates
 from pytest_relevance.engines.embedded.plugins import KNN_VECTOR, needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
@@ -160,12 +162,10 @@ class IndexMapping:
                 "7.0): copy_to a text field of your own and search that field",
             )
         self.dynamic = mappings.get("dynamic", True)
-        if mappings.get("dynamic_templates"):  # ignoring them would map those fields differently, silently
-            raise RelevanceInputError(
-                self.source,
-                f"mappings.dynamic_templates: not supported by the embedded engine; map those fields under "
-                f"mappings.properties ({_ELASTIC})",
-            )
+        self.dynamic_templates = read_dynamic_templates(mappings.get("dynamic_templates"), self.source)
+        #: `dynamic` of each object path that sets its own (a new field follows its nearest enclosing object's)
+        self.object_dynamic: dict[str, Any] = {}
+        self.objects: set[str] = set()  # the object and nested paths the mappings declare
         self.date_detection = flag(mappings.get("date_detection", True))
         self.dynamic_date_formats = self._dynamic_date_formats(mappings)
         self.fields: dict[str, Field] = {}
@@ -179,9 +179,15 @@ class IndexMapping:
             raise RelevanceInputError(self.source, "mappings.properties: must be an object")
         if "" not in self.disabled:
             self._read_properties(properties, "", "mappings.properties", None)
-        for name, spec in self.fields.items():
+        self.check_copy_to(self.fields)
+        self._check_templates()
+
+    def check_copy_to(self, fields: MappingABC[str, Field]) -> None:
+        """Every copy_to target is a mapped field (of the explicit mappings, or with the fields dynamic templates
+        added, whose copy_to the same rule holds for)."""
+        for name, spec in fields.items():
             for target in spec.copy_to:
-                if target not in self.fields:
+                if target not in fields:
                     raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
 
     def _dynamic_date_formats(self, mappings: MappingABC[str, Any]) -> tuple[str, ...]:
@@ -220,6 +226,72 @@ class IndexMapping:
             f"with dynamic: {str(self.dynamic).lower()}, Elasticsearch indexes nothing under {target!r}, so a query "
             "on it matches nothing; add it to mappings.properties"
         )
+
+    def dynamic_at(self, name: str) -> str:
+        """The `dynamic` a new field `name` is mapped under: its nearest enclosing object's, else the root's
+        (ObjectMapper inherits it), lower-cased ("true", "false", "strict", "runtime")."""
+        parts = name.split(".")[:-1]
+        for end in range(len(parts), 0, -1):
+            found = self.object_dynamic.get(".".join(parts[:end]))
+            if found is not None:
+                return str(found).lower()
+        return str(self.dynamic).lower()
+
+    def template_for(self, name: str, xcontent_type: str) -> tuple[DynamicTemplate, dict[str, Any]] | None:
+        """The first dynamic template matching a new field (its full path, its leaf name and its JSON type), with
+        its mapping for that field (`{name}` and `{dynamic_type}` replaced, the type set), as
+        RootObjectMapper.findTemplate and DynamicFieldsBuilder.applyMatchingTemplate pick and read it."""
+        leaf = name.rsplit(".", 1)[-1]
+        for template in self.dynamic_templates:
+            if template.matches(name, leaf, xcontent_type):
+                return template, template.mapping_for(leaf, xcontent_type)
+        return None
+
+    def build_dynamic(self, name: str, spec: MappingABC[str, Any], template: DynamicTemplate) -> list[Field]:
+        """The fields a dynamic template's mapping makes of a new field, read as an explicit mapping would be."""
+        if spec.get("type") in _CONTAINERS:
+            raise RelevanceInputError(
+                self.source,
+                f"mappings.dynamic_templates.{template.name}.mapping: maps the field {name!r} as type "
+                f"{spec['type']!r}, but its value is not an object (Elasticsearch refuses the document); give the "
+                "template a match_mapping_type: object",
+            )
+        before = set(self.fields)
+        try:
+            self._add(
+                name, spec, f"mappings.dynamic_templates.{template.name}.mapping (for field {name!r})", None, None
+            )
+        finally:
+            added = [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
+        return added
+
+    def _check_templates(self) -> None:
+        """RootObjectMapper.validateDynamicTemplate: Elasticsearch 8 refuses, at index creation, a template whose
+        mapping makes no valid field for any JSON type it matches (one with `{name}` cannot be checked up front)."""
+        for template in self.dynamic_templates:
+            if "{name}" in json.dumps(template.mapping):
+                continue
+            problem = None
+            for xcontent_type in (t for t in XCONTENT_TYPES if t in template.types):
+                spec = template.mapping_for(f"__dynamic__{template.name}", xcontent_type)
+                if spec["type"] in _CONTAINERS:  # an object template: read when a new object meets it
+                    problem = None
+                    break
+                try:
+                    self.build_dynamic(f"__dynamic__{template.name}", spec, template)
+                except RelevanceInputError as exc:
+                    problem = exc.problem
+                    continue
+                problem = None
+                break
+            if problem is not None:
+                kinds = ", ".join(t for t in XCONTENT_TYPES if t in template.types)
+                raise RelevanceInputError(
+                    self.source,
+                    f"mappings.dynamic_templates.{template.name}: dynamic template [{template.name}] has invalid "
+                    f"content, attempted to validate it with the following match_mapping_type: [{kinds}] "
+                    f"(Elasticsearch 8 refuses the index): {problem}",
+                )
 
     def is_disabled(self, name: str) -> bool:
         """Whether a path lies inside an object with `enabled: false` (or the root is disabled)."""
@@ -308,6 +380,9 @@ class IndexMapping:
                 self.disabled.add(name)
                 continue
             if ftype in _CONTAINERS:
+                self.objects.add(name)
+                if "dynamic" in spec:
+                    self.object_dynamic[name] = spec["dynamic"]
                 inner = spec.get("properties") or {}
                 if not isinstance(inner, MappingABC):
                     raise RelevanceInputError(self.source, f"{at}.properties: must be an object")
@@ -459,24 +534,47 @@ def _unknown_type(ftype: str, name: str) -> str:
 
 
 def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:
-    """What Elasticsearch's dynamic mapping makes of an unmapped field from its first value: a string a date when
-    date detection reads it (with the format that read it), else text with a `keyword` multi-field (ignore_above
-    256), a whole number long, a fraction float, a bool boolean."""
-    if isinstance(value, bool):
+    """What Elasticsearch's dynamic mapping makes of an unmapped field from its first value: the first matching
+    dynamic template's mapping, else the defaults: a string a date when date detection reads it (with the format
+    that read it), else text with a `keyword` multi-field (ignore_above 256), a whole number long, a fraction float,
+    a bool boolean."""
+    fmt = mapping.detect_date(value) if isinstance(value, str) else None
+    xcontent_type = _xcontent_type(value, fmt)
+    if xcontent_type is None:
+        return []
+    found = mapping.template_for(name, xcontent_type)
+    if found is not None:
+        template, spec = found
+        if fmt is not None and spec.get("type") in ("date", "date_nanos") and "format" not in spec:
+            spec = {**spec, "format": fmt}  # the detected format, as applyMatchingTemplate passes it on
+        return mapping.build_dynamic(name, spec, template)
+    if xcontent_type == "boolean":
         return [Field(name, "boolean", "boolean", norms=False, index_options="docs")]
-    if isinstance(value, int):
+    if xcontent_type == "long":
         return [Field(name, "long", "number", norms=False, index_options="docs")]
-    if isinstance(value, float):
+    if xcontent_type == "double":
         return [Field(name, "float", "number", norms=False, index_options="docs")]
-    if isinstance(value, str) and mapping.detect_date(value) is not None:
-        fmt = mapping.detect_date(value)
+    if xcontent_type == "date":
         return [Field(name, "date", "date", norms=False, index_options="docs", params={"type": "date", "format": fmt})]
+    default = mapping.default_analyzer
+    return [
+        Field(name, "text", "text", analyzer=default, search_analyzer=mapping.default_search_analyzer,
+              search_quote_analyzer=mapping.default_search_quote_analyzer, multi_fields=(f"{name}.keyword",)),
+        Field(f"{name}.keyword", "keyword", "keyword", norms=False, index_options="docs", parent=name,
+              params={"type": "keyword", "ignore_above": 256}),
+    ]  # fmt: skip
+
+
+def _xcontent_type(value: Any, date_format_found: str | None) -> str | None:
+    """The JSON type dynamic mapping sees in a value (DynamicTemplate.XContentFieldType), None for none."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "long"
+    if isinstance(value, float):
+        return "double"
     if isinstance(value, str):
-        default = mapping.default_analyzer
-        return [
-            Field(name, "text", "text", analyzer=default, search_analyzer=mapping.default_search_analyzer,
-                  search_quote_analyzer=mapping.default_search_quote_analyzer, multi_fields=(f"{name}.keyword",)),
-            Field(f"{name}.keyword", "keyword", "keyword", norms=False, index_options="docs", parent=name,
-                  params={"type": "keyword", "ignore_above": 256}),
-        ]  # fmt: skip
-    return []
+        return "string" if date_format_found is None else "date"
+    if isinstance(value, MappingABC):
+        return "object"
+    return None
