@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -793,3 +796,31 @@ def test_aggregations_highlighting_and_suggesters_elasticsearch_runs_are_still_s
     fvh = {"query": {"match": {"t": "headphones"}}, "highlight": {"type": "fvh", "fields": {"t": {}}},
            "aggs": {"words": {"terms": {"field": "t"}}}}  # fmt: skip
     assert [doc for doc, _ in body_hits(vectors, fvh)] == [doc for doc, _ in plain]
+
+
+RANDOM_REPEATS = Path(__file__).resolve().parent / "data" / "lucene_extra" / "u_sloppy_repeats_random.json.gz"
+
+
+def test_random_phrases_repeating_terms_score_as_lucenes_sloppy_phrase_matcher() -> None:
+    """Every hit and score of real Lucene 9.9.1 (tests/lucene_extra/sloppy_repeats.py) for random phrases of 2 to 4
+    words with repeats adjacent, apart, through a synonym and across stopword holes, slop 0..3: the cases nobody
+    wrote by hand. A phrase left with one position of synonyms (`c c tv`) is Lucene's SynonymQuery, not a sum of
+    its terms."""
+    data = json.loads(gzip.decompress(RANDOM_REPEATS.read_bytes()))
+    stop = {"type": "stop", "stopwords": data["stopwords"]}
+    analysis = {"filter": {"tv": {"type": "synonym_graph", "synonyms": data["synonyms"]}, "c": stop},
+                "analyzer": {"tv": {"tokenizer": "standard", "filter": ["lowercase", "c", "tv"]},
+                             "std": {"type": "standard", "stopwords": data["stopwords"]}}}  # fmt: skip
+    field = {"type": "text", "analyzer": "std", "search_analyzer": "tv"}
+    config = {"settings": {"analysis": analysis}, "mappings": {"properties": {"body": field}}}
+    index = EmbeddedEngine().open([{"id": str(i), "body": t} for i, t in enumerate(data["docs"], 1)], config, "id")
+    bodies = {}
+    for key in data["runs"]:
+        text, slop = key.rsplit("~", 1)
+        bodies[key] = {"query": {"match_phrase": {"body": {"query": text, "slop": int(slop)}}}}
+    ours = index.search_many(bodies, index.n, "random repeats")
+    for key, reference in data["runs"].items():
+        assert dict(ours[key]) == pytest.approx(dict(reference), rel=1e-6), key
+    assert sum(map(len, data["runs"].values())) > 10_000  # the reference is not empty
+    synonyms = index.search_many({"m": {"query": {"match": {"body": "tv"}}}}, index.n, "match")["m"]
+    assert dict(ours["c c tv~0"]) == pytest.approx(dict(synonyms))  # one position: the match query's SynonymQuery

@@ -227,7 +227,8 @@ def phrase(
 ) -> Scores:
     """A phrase query on a text field: documents holding every term at the query's relative positions (within
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
-    Lucene's QueryBuilder makes a MultiPhraseQuery of them; multi-word synonyms make it a graph query."""
+    Lucene's QueryBuilder makes a MultiPhraseQuery of them, or a SynonymQuery when they are the only position (as
+    a match query's); multi-word synonyms make it a graph query."""
     terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
     if not terms:
         return no_terms(index, zero_terms_query, boost, path)
@@ -241,6 +242,8 @@ def phrase(
         else:
             groups.append([term])
             starts.append(position)
+    if len(groups) == 1 and len(set(groups[0])) > 1:  # QueryBuilder: one position is no phrase but a SynonymQuery
+        return term_disjunction(index, field, [tuple(dict.fromkeys(groups[0]))], boost, None, path)
     return phrase_groups(index, field, groups, starts, slop, boost, path)
 
 
