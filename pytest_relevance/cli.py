@@ -533,10 +533,10 @@ def _parser() -> argparse.ArgumentParser:
         "the documents' title-like fields; a rater fills in the grade column, then `pytest-relevance merge`.",
     )
     pool.add_argument("sources", nargs="+", metavar="SOURCE", help="a baseline file or a JSON report")
-    pool.add_argument("--judgments", required=True, help="the judgments file (YAML, CSV or TREC qrels)")
-    pool.add_argument("--topics", help="topics file, for TREC qrels judgments")
-    pool.add_argument("--corpus", help="the corpus, for the documents' title-like fields")
-    pool.add_argument("--id-field", default="id", help="the corpus' document id field (default: id)")
+    pool.add_argument("--judgments", help="the judgments file (YAML, CSV or TREC qrels)" + _FROM_INI)
+    pool.add_argument("--topics", help="topics file, for TREC qrels judgments" + _FROM_INI)
+    pool.add_argument("--corpus", help="the corpus, for the documents' title-like fields" + _FROM_INI)
+    pool.add_argument("--id-field", help="the corpus' document id field (default: the project's, else id)")
     pool.add_argument("--field", action="append", help="corpus field to show (repeatable; default: title-like)")
     pool.add_argument("--depth", type=_positive, default=10, help="pool the top DEPTH of every ranking (default: 10)")
     pool.add_argument("-o", "--output", required=True, metavar="PATH", help="the file to write: .csv or .yaml")
@@ -560,15 +560,15 @@ def _parser() -> argparse.ArgumentParser:
         "one (or another row) is refused, naming each, and nothing is written. YAML judgments get a new version.",
     )
     merge.add_argument("filled", help="the pool file with grades filled in (.csv or .yaml)")
-    merge.add_argument("--judgments", required=True, help="the judgments file to update (YAML, CSV or TREC qrels)")
-    merge.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    merge.add_argument("--judgments", help="the judgments file to update (YAML, CSV or TREC qrels)" + _FROM_INI)
+    merge.add_argument("--topics", help="topics file, for TREC qrels judgments" + _FROM_INI)
     merge.add_argument("--version", help="the new judgments version (default: the old one's number + 1)")
     merge.set_defaults(handler=_merge)
     analyze = commands.add_parser(
         "analyze",
         help="the tokens an analyzer of an index config makes of a text, as Elasticsearch's _analyze reports them",
     )
-    analyze.add_argument("--index-config", required=True, metavar="FILE", help="Elasticsearch create-index body")
+    analyze.add_argument("--index-config", metavar="FILE", help="Elasticsearch create-index body" + _FROM_INI)
     which = analyze.add_mutually_exclusive_group(required=True)
     which.add_argument("--analyzer", metavar="NAME", help="an analyzer of the config, or a built-in one")
     which.add_argument("--field", metavar="FIELD", help="a mapped field: its index analyzer (or normalizer)")
@@ -628,8 +628,8 @@ def _parser() -> argparse.ArgumentParser:
     imports.set_defaults(handler=_import)
     export = commands.add_parser("export", help="write the judgments in another tool's format (see import)")
     export.add_argument("format", choices=formats)
-    export.add_argument("--judgments", required=True, help="the judgments file (YAML, CSV or TREC qrels)")
-    export.add_argument("--topics", help="topics file, for TREC qrels judgments")
+    export.add_argument("--judgments", help="the judgments file (YAML, CSV or TREC qrels)" + _FROM_INI)
+    export.add_argument("--topics", help="topics file, for TREC qrels judgments" + _FROM_INI)
     export.add_argument("--index", default="index", help="the index name rre and rank-eval name (default: index)")
     export.add_argument("--topics-output", metavar="PATH", help="trec: also write the topics file here")
     export.add_argument("-o", "--output", required=True, metavar="PATH")
@@ -665,11 +665,43 @@ def _with_flags(message: str) -> str:
     return re.sub(r"(?<=\bset )relevance_\w+", lambda key: _FLAGS.get(key[0], key[0]), message)
 
 
+_FROM_INI = " (default: the project's pytest ini, as the plugin reads it)"
+#: flag dest -> (setting, required): what a command takes from the project's pytest ini when the flag is not given
+_PROJECT = {
+    "judgments": ("relevance_judgments", True),
+    "topics": ("relevance_topics", False),
+    "corpus": ("relevance_corpus", False),
+    "id_field": ("relevance_id_field", False),
+    "index_config": ("relevance_index_config", True),
+}
+
+
+def _from_project(args: argparse.Namespace) -> None:
+    """Fill the paths a command was not given from the project's settings (project.py); a flag wins. The project's
+    corpus is taken only where the file exists: `pool` shows titles from it, and needs none."""
+    from pytest_relevance import project
+
+    wanted = {dest: key for dest, (key, _) in _PROJECT.items() if getattr(args, dest, False) is None}
+    if not wanted:
+        return
+    from pathlib import Path
+
+    start = Path.cwd()
+    for dest, value in project.fill(wanted, start).items():
+        if dest == "corpus" and value is not None and not Path(value).is_file():
+            value = None
+        setattr(args, dest, value if value is not None or dest != "id_field" else "id")
+        key, required = _PROJECT[dest]
+        if required and value is None:
+            raise project.missing(f"--{dest.replace('_', '-')}", key, start)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and exit status 2, never a traceback; nor is a reader that stops
     early (`| head -1`): status 1, as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
     args = _parser().parse_args(argv)
     try:
+        _from_project(args)
         code = args.handler(args)
         sys.stdout.flush()  # here, not at exit: output still buffered would meet the closed pipe there, unhandled
     except (RelevanceInputError, MetricSpecError) as exc:

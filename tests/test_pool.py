@@ -50,7 +50,10 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str
     return code, out, err
 
 
-def test_pool_writes_unjudged_documents_of_current_and_baseline_most_frequent_first(project: Path, capsys) -> None:
+def test_pool_writes_unjudged_documents_of_current_and_baseline_most_frequent_first(
+    project: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project)  # outside any pytest project: no corpus unless --corpus names one
     code, out, _ = cli(
         capsys,
         "pool",
