@@ -3,6 +3,7 @@ documents for it: the value it indexes, what a query then matches, and one clear
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -379,3 +380,24 @@ def test_a_field_pattern_leaves_out_a_text_field_that_is_not_indexed() -> None:
     # field, not text or keyword"
     index = open_index({"path": {"type": "text", "index": False}, "t": {"type": "text"}}, [{"id": "1", "t": "a"}])
     assert ids(index, {"multi_match": {"query": "a", "fields": ["*"]}}) == ["1"]
+
+
+@pytest.mark.parametrize(
+    ("analysis", "fragment"),
+    [
+        ({"analyzer": {"unused": {"tokenizer": "icu_tokenizer"}}}, "analyzer.unused.tokenizer: the tokenizer "
+         "'icu_tokenizer' needs the analysis-icu plugin"),
+        ({"analyzer": {"unused": {"tokenizer": "standard", "filter": ["nosuch"]}}}, "unused.filter[0]"),
+        ({"filter": {"f": {"type": "polish_stem"}}}, "settings.analysis.filter.f: the token filter 'polish_stem' needs "
+         "the analysis-stempel plugin"),
+        ({"tokenizer": {"t": {"type": "nosuch"}}}, "settings.analysis.tokenizer.t"),
+        ({"normalizer": {"n": {"type": "custom", "filter": ["porter_stem"]}}}, "cannot be used in a normalizer"),
+    ],
+)  # fmt: skip
+def test_an_analysis_component_no_field_uses_is_still_refused_when_elasticsearch_refuses_it(
+    analysis: dict, fragment: str
+) -> None:
+    """Elasticsearch builds every component an index defines when it creates the index, used or not."""
+    config = {"settings": {"analysis": analysis}, "mappings": {"properties": {"title": {"type": "text"}}}}
+    with pytest.raises(RelevanceInputError, match=re.escape(fragment)):
+        EmbeddedEngine().open([{"id": "1", "title": "x"}], config, "id")

@@ -131,6 +131,7 @@ class IndexMapping:
             raise RelevanceInputError(self.source, "an index config must be an object (an Elasticsearch body)")
         settings = body.get("settings") or {}
         self.analysis = Analysis.from_settings(settings, self.source, base_dir)
+        self.analysis.check_definitions()
         self._similarities = self._read_similarities(settings)
         self.max_result_window = self._result_window()
         default = self.analysis.analyzer(

@@ -386,6 +386,11 @@ class Analysis:
 
         return cls(Registry(settings, str(source), base_dir))
 
+    def check_definitions(self) -> None:
+        """Refuse the config if any analysis component it defines cannot be built, used or not, as Elasticsearch's
+        index creation does."""
+        self._registry.check_definitions()
+
     def analyzer(self, name: str, key_path: str) -> Analyzer:
         """The analyzer called `name` (custom or built-in); `key_path` says where the name was used, for errors."""
         return self._registry.analyzer(name, key_path)

@@ -463,6 +463,20 @@ class Registry:
 
     # lookups -----------------------------------------------------------------------------------------------------
 
+    def check_definitions(self) -> None:
+        """Elasticsearch builds every analysis component an index defines when the index is created, used or not:
+        a definition it cannot build refuses the index then, so it does here too (built lazily, an unused analyzer
+        with a plugin's tokenizer or a misspelled filter type would pass unnoticed)."""
+        for name in self.defs["analyzer"]:
+            self.analyzer(name, f"settings.analysis.analyzer.{name}")
+        for name in self.defs["normalizer"]:
+            self.normalizer(name, f"settings.analysis.normalizer.{name}")
+        for kind, builders in (("tokenizer", _TOKENIZERS), ("char_filter", _CHAR_FILTERS), ("filter", _FILTERS)):
+            for name in self.defs[kind]:
+                ctype, _, path = self._spec(kind, name, f"settings.analysis.{kind}.{name}")
+                if ctype not in builders and ctype not in ("synonym", "synonym_graph"):
+                    raise self.refuse(kind, ctype, path)
+
     def has_analyzer(self, name: str) -> bool:
         return name in self.defs["analyzer"]
 
