@@ -75,14 +75,19 @@ class Verdict:
     entry: Entry | None = None
     #: for an update measured against itself: "new entry" (there was none) or "not compared"
     against: str | None = None
-    #: said beside the numbers: a new version of the same engine measured them, a metric left the gate
-    notes: list[str] = field(default_factory=list)
-    #: the first of the notes when the engine's version changed, which a failure repeats
+    #: a new version of the same engine measured the numbers (compared anyway), which a failure repeats
     engine_note: str | None = None
+    #: metrics the entry holds that this run does not gate, where that does not fail the test
+    ungated: str | None = None
     #: which inputs differ from the entry's (`baseline.since_baseline`); None without an entry
     since: str | None = None
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[str]:
+        """Said beside the numbers: the engine note, then the ungated metrics."""
+        return [said for said in (self.engine_note, self.ungated) if said]
 
 
 def decide(
@@ -173,8 +178,8 @@ def decide(
         churn=churned,
         entry=new,
         against=against,
-        notes=[said for said in (note, dropped if comparable else None) if said],
         engine_note=note,
+        ungated=dropped if comparable else None,
         warnings=warnings,
         problems=problems if status == "cannot compare" else [],
         since=since_baseline(entry, inputs) if entry is not None and inputs else None,

@@ -170,3 +170,16 @@ def changed_inputs(report: Mapping[str, Any]) -> str | None:
     """The report's `since the baseline` line when an input changed (or the entry cannot say), else None."""
     since = report.get("since_baseline")
     return since if since and re.search(r"\bchanged\b|not known", since) else None
+
+
+def note_lines(report: Mapping[str, Any]) -> list[str]:
+    """The lines the Markdown and HTML reports put under a test's table, in this order: what changed since the
+    baseline, judged@k and coverage, a stale baseline, model-made grades, set-level metrics."""
+    lines = (
+        report.get("since_baseline"),
+        judged_line(report),
+        stale_line(report),
+        model_line(report),
+        set_level_line(report),
+    )
+    return [line for line in lines if line]

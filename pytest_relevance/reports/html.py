@@ -12,11 +12,8 @@ from pytest_relevance.reports.formatting import (
     failing_first,
     floor_text,
     headline,
-    judged_line,
-    model_line,
+    note_lines,
     p_text,
-    set_level_line,
-    stale_line,
     update_command,
 )
 
@@ -220,18 +217,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"<td>{escape(floor_text(row))}</td><td>{escape(p)}</td></tr>"
         )
     body.append("</table>")
-    lines = [
-        line
-        for line in (
-            report.get("since_baseline"),
-            judged_line(report),
-            stale_line(report),
-            model_line(report),
-            set_level_line(report),
-        )
-        if line
-    ]
-    body += [f'<p class="notes">{escape(line)}</p>' for line in lines]
+    body += [f'<p class="notes">{escape(line)}</p>' for line in note_lines(report)]
     movers = report["movers"]["lost"] + report["movers"]["gained"]
     changed = _changed(report)
     if changed:

@@ -14,13 +14,10 @@ from pytest_relevance.reports.formatting import (
     failing_first,
     floor_text,
     headline,
-    judged_line,
-    model_line,
     movers_label,
+    note_lines,
     number,
     p_text,
-    set_level_line,
-    stale_line,
     update_command,
 )
 
@@ -102,17 +99,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
         )
     lines.append("")
-    notes = [
-        line
-        for line in (
-            report.get("since_baseline"),
-            judged_line(report),
-            stale_line(report),
-            model_line(report),
-            set_level_line(report),
-        )
-        if line
-    ]
+    notes = note_lines(report)
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))
         changed = ", ".join(
