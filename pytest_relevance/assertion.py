@@ -82,7 +82,7 @@ class RelevanceSnapshot:
             reason=config.getoption("relevance_reason"),
             narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
             baseline=state.baseline_path,
-            inputs={**(getattr(run, "inputs", None) or {}), **self._judgments_inputs()},
+            inputs={**(getattr(run, "inputs", None) or {}), **state.judgments_inputs(self.judgments)},
         )
         stale, graded = self._provenance(evaluation)
         diagnostics = diagnose(
@@ -110,13 +110,6 @@ class RelevanceSnapshot:
             self.explanation = failure_text(report, baseline, settings.alpha)
             self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
         return verdict.status == "passed"
-
-    def _judgments_inputs(self) -> dict[str, Any]:
-        from pytest_relevance.fingerprints import judgments_inputs
-        from pytest_relevance.judgments import content_version
-
-        source = resolve(self.state.config, self.judgments.source)
-        return judgments_inputs(source, content_version(self.judgments.queries))
 
     def _provenance(self, evaluation: Any) -> tuple[list[str], dict[str, Any] | None]:
         """Stale-grade warnings and the model-graded share (see `provenance.assess`)."""

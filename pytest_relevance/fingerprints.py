@@ -46,11 +46,12 @@ def referenced_files(value: Any) -> set[str]:
     return found
 
 
-def index_inputs(corpus: Path, index_config: Path, config: Any, template: Path) -> dict[str, Any]:
-    """The fingerprints of what a fixture index and its runs are made of: the corpus, the index config with every
-    file it references (by the name it uses), the query template."""
+def index_inputs(corpus: str, index_config: Path, config: Any, template: Path) -> dict[str, Any]:
+    """The fingerprints of what a fixture index and its runs are made of: the corpus (its blob id, as
+    `corpus.CorpusFile.fingerprint` has it), the index config with every file it references (by the name it uses),
+    the query template."""
     inputs: dict[str, Any] = {
-        "corpus": file_sha1(corpus),
+        "corpus": corpus,
         "index config": file_sha1(index_config),
         "query template": file_sha1(template),
     }

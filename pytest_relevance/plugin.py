@@ -290,7 +290,7 @@ def relevance_session_index(
         setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
         len(ids),
-        index_inputs(corpus.path, config_path, relevance_index_config, query_path),
+        index_inputs(corpus.fingerprint, config_path, relevance_index_config, query_path),
     )
     yield fixture
     _input(fixture.close)

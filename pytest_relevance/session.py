@@ -55,6 +55,8 @@ class State:
     settings: Settings
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     judgments: dict[Path, Judgments] = field(default_factory=dict)
+    #: the judgments' fingerprints (fingerprints.judgments_inputs) by their file, taken once a session
+    fingerprints: dict[str, dict[str, Any]] = field(default_factory=dict)
     entries: dict[str, Entry] | None = None
     #: node ids of every test this run collected (after deselection); on the xdist controller, the workers' union
     collected: set[str] = field(default_factory=set)
@@ -81,6 +83,16 @@ class State:
 
             self.entries = load_baseline(self.baseline_path)
         return self.entries
+
+    def judgments_inputs(self, judgments: Judgments) -> dict[str, Any]:
+        """The judgments' blob id and meaning hash, computed once for every test that shares them."""
+        if judgments.source not in self.fingerprints:
+            from pytest_relevance.fingerprints import judgments_inputs
+            from pytest_relevance.judgments import content_version
+
+            source = resolve(self.config, judgments.source)
+            self.fingerprints[judgments.source] = judgments_inputs(source, content_version(judgments.queries))
+        return self.fingerprints[judgments.source]
 
     def load_judgments(self, value: str) -> Judgments:
         path = resolve(self.config, value)
