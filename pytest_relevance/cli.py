@@ -690,7 +690,7 @@ def _from_project(args: argparse.Namespace) -> None:
     for dest, value in project.fill(wanted, start).items():
         if dest == "corpus" and value is not None and not Path(value).is_file():
             value = None
-        setattr(args, dest, value if value is not None or dest != "id_field" else "id")
+        setattr(args, dest, value)
         key, required = _PROJECT[dest]
         if required and value is None:
             raise project.missing(f"--{dest.replace('_', '-')}", key, start)

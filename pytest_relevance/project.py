@@ -49,17 +49,19 @@ def _keys(path: Path) -> dict[str, str] | None:
     return {} if path.name in ("pytest.ini", ".pytest.ini") else None
 
 
-def fill(values: Mapping[str, str | None], start: Path) -> dict[str, str | None]:
+def fill(values: Mapping[str, str], start: Path) -> dict[str, str | None]:
     """`values` (flag dest -> setting key) turned into dest -> the project's value for that key (a path made
-    absolute), or None where there is no project; the caller keeps a flag that was given."""
+    absolute against the ini file's directory), or the plugin's default. Outside a project a path is None: there is
+    no directory its default is relative to. The caller keeps a flag that was given."""
     found = find_ini(start)
-    if found is None:
-        return dict.fromkeys(values)
-    ini, keys = found
+    ini, keys = found if found is not None else (None, {})
     out: dict[str, str | None] = {}
     for dest, key in values.items():
         value = keys.get(key, SETTINGS[key][1]).strip()
-        out[dest] = str(ini.parent / value) if value and key in PATHS else (value or None)
+        if key in PATHS:
+            out[dest] = str(ini.parent / value) if value and ini is not None else None
+        else:
+            out[dest] = value or None
     return out
 
 
