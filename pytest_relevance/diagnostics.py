@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_relevance import rankings
+from pytest_relevance.baseline import DIGITS
 from pytest_relevance.evaluation import Evaluation, constant_floor, coverage, floor_is_exact, hints, judged_at
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.metrics import depth
@@ -74,7 +75,7 @@ def diagnose(
                 small[stratum] = n
             else:
                 warnings += _floor_warning(
-                    f"{stratum}.{spec}", round(value, 4), floors[stratum].get(spec), exact[spec], margin
+                    f"{stratum}.{spec}", round(value, DIGITS), floors[stratum].get(spec), exact[spec], margin
                 )
     if small:
         counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())
@@ -114,7 +115,7 @@ def _floor_warning(name: str, value: float, floor: float | None, exact: bool, ma
     least as close."""
     if floor is None:
         return []
-    floor = round(floor, 4)
+    floor = round(floor, DIGITS)
     if floor <= 0 or value - floor >= margin:
         return []
     said = f"{floor:.4f}" if exact else f"(at least {floor:.4f})"
