@@ -305,6 +305,26 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _diff(args: argparse.Namespace) -> int:
+    """What a change does to ranking, without a baseline (pytest_relevance.diff): exit 0 unless asked to fail."""
+    from pathlib import Path
+
+    from pytest_relevance import diff
+    from pytest_relevance.reports.markdown import render_diff
+    from pytest_relevance.reports.terminal import diff_lines
+
+    overrides = {dest: getattr(args, dest) for dest in diff.OVERRIDES}
+    model = diff.run(Path.cwd(), args.ref, args.against, overrides)
+    if args.format == "md":
+        print(render_diff(model), end="")
+    elif args.format == "json":
+        print(json.dumps(model, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(diff_lines(model)))
+    regressed = any(row["status"] == "regression" for row in model["report"]["rows"])
+    return 1 if args.fail_on_regression and regressed else 0
+
+
 def _clicks(args: argparse.Namespace) -> int:
     """Grades from UBI click logs (pytest_relevance.clicks), written atomically and read back before they replace
     anything: a file that would not load is never left behind."""
@@ -575,6 +595,22 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("text", nargs="+", help="the text; several are analyzed as one multi-valued field")
     analyze.add_argument("--format", choices=("table", "json"), default="table")
     analyze.set_defaults(handler=_analyze)
+    diffs = commands.add_parser(
+        "diff",
+        help="what a change does to ranking: the project's relevance gate measured at a git revision and in the "
+        "working tree (or a second revision), on the same judgments, with no baseline",
+    )
+    diffs.add_argument("ref", nargs="?", default="HEAD", help="the revision to compare with (default: HEAD)")
+    diffs.add_argument("--against", metavar="REF2", help="compare with this revision instead of the working tree")
+    diffs.add_argument("--format", choices=("text", "md", "json"), default="text", help="md: one pull-request comment")
+    diffs.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when a drop is beyond tolerance (default: exit 0)"
+    )
+    from pytest_relevance.diff import OVERRIDES
+
+    for dest, key in OVERRIDES.items():
+        diffs.add_argument(f"--{dest.replace('_', '-')}", help=f"overrides {key}{_FROM_INI}")
+    diffs.set_defaults(handler=_diff)
     clicks = commands.add_parser(
         "clicks",
         help="judgments from User Behavior Insights click logs, corrected for position bias",

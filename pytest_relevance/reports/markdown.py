@@ -130,3 +130,63 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             ]
     lines.append("")
     return lines
+
+
+def render_diff(diff: Mapping[str, Any]) -> str:
+    """`pytest-relevance diff --format md`: one pull-request comment, the same content as the text output."""
+    report, before, after = diff["report"], diff["before"], diff["after"]
+    regressed = sum(row["status"] == "regression" for row in report["rows"])
+    verdict = (
+        f"{regressed} regression{'' if regressed == 1 else 's'} beyond tolerance"
+        if regressed
+        else "no regression beyond tolerance"
+    )
+    lines = [
+        f"## Relevance: {_text(before)} → {_text(after)}, {verdict}",
+        "",
+        f"{diff['queries']} judged queries, judgments {_code(str(report['judgments']))}, engine "
+        f"{_code(report['engine'])}, tolerance {_code(report['tolerance'])}",
+        "",
+    ]
+    lines += [_text(report["since_baseline"]), ""] if report.get("since_baseline") else []
+    lines += [
+        f"| stratum | n | metric | {_text(before)} | {_text(after)} | delta | p | |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for row in report["rows"]:
+        mark = {"regression": "**regression**", "improvement": "improved", "same": "", "recorded": ""}.get(
+            row["status"], row["status"]
+        )
+        p = p_text(row["p"]) if row["p"] is not None else ""
+        lines.append(
+            f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {number(row['baseline'])} | "
+            f"{number(row['current'])} | {delta(row['delta'])} | {p} | {mark} |"
+        )
+    lines.append("")
+    if report.get("churn"):
+        lines += [_text(churn_line(report["churn"]).replace("vs baseline", f"vs {before}")), ""]
+    movers = report["movers"]
+    for title in ("lost", "gained"):
+        if movers[title]:
+            lines += [
+                f"Queries that {title} most on {_text(movers_label(report))}:",
+                "",
+                f"| query | text | stratum | {_text(before)} | {_text(after)} | delta | what moved |",
+                "|---|---|---|---:|---:|---:|---|",
+            ]
+            lines += [
+                f"| {_text(m['query'])} | {_text(m['text'])} | {_text(m['stratum'] or '')} | {m['baseline']:.4f} | "
+                f"{m['current']:.4f} | {m['delta']:+.4f} | "
+                f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
+                for m in movers[title]
+            ]
+            lines.append("")
+    came = diff["came_in"]
+    if came:
+        count = sum(map(len, came.values()))
+        lines += [
+            f"{count} unjudged documents came into the top {diff['depth']} of {len(came)} queries; grade them with "
+            f"{_code('pytest-relevance pool')} before trusting these numbers.",
+            "",
+        ]
+    return "\n".join(lines) + "\n"

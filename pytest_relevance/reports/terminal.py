@@ -11,10 +11,12 @@ from pytest_relevance.reports.formatting import (
     brief,
     changed_inputs,
     churn_line,
+    delta,
     floor_text,
     judged_line,
     model_line,
     movers_label,
+    number,
     p_text,
     set_level_line,
     stale_line,
@@ -238,3 +240,68 @@ def session_lines(state: State, verbosity: int, update: bool, baseline: str) -> 
     lines += [(f"error: {error}", "red") for error in state.errors]
     lines += [(f"warning: {warning}", "yellow") for warning in state.warnings]
     return lines
+
+
+def diff_lines(diff: Mapping[str, Any]) -> list[str]:
+    """`pytest-relevance diff` as text: both values of every stratum x metric with the delta and its p-value, what
+    changed between the sides, churn, the queries that moved most and what moved in them, the unjudged documents
+    that came in."""
+    report, before, after = diff["report"], diff["before"], diff["after"]
+    lines = [
+        f"pytest-relevance diff: {before} -> {after}, {diff['queries']} judged queries (judgments "
+        f"{report['judgments']}, engine {report['engine']}, tolerance {report['tolerance']})"
+    ]
+    lines += [f"{report['since_baseline']}"] if report.get("since_baseline") else []
+    header = ["stratum", "n", "metric", before, after, "delta", "p", ""]
+    rows = [
+        [
+            row["stratum"],
+            str(row["n"]),
+            row["metric"],
+            number(row["baseline"]),
+            number(row["current"]),
+            delta(row["delta"]),
+            p_text(row["p"]) if row["p"] is not None else "",
+            _DIFF_MARKS.get(row["status"], row["status"]),
+        ]
+        for row in report["rows"]
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for cells in [header, *rows]:
+        lines.append(
+            "  "
+            + "  ".join(
+                c.rjust(w) if 2 < i < 7 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            ).rstrip()
+        )
+    if report.get("churn"):
+        lines.append(churn_line(report["churn"]).replace("vs baseline", f"vs {before}"))
+    movers = report["movers"]
+    for title in ("lost", "gained"):
+        if movers[title]:
+            lines.append(f"queries that {title} most on {movers_label(report)}:")
+            for mover in movers[title]:
+                lines += mover_lines(mover)
+    came = diff["came_in"]
+    if came:
+        count = sum(map(len, came.values()))
+        shown = "; ".join(
+            f"{qid}: {', '.join(docs[:3])}{', ...' if len(docs) > 3 else ''}" for qid, docs in list(came.items())[:3]
+        )
+        more = "; ..." if len(came) > 3 else ""
+        lines.append(
+            f"unjudged documents that came in: {count} in {len(came)} queries ({shown}{more}); grade them: "
+            "pytest-relevance pool"
+        )
+    return lines
+
+
+#: a row's status as diff names it: no baseline is involved, so a rise is an improvement, not a stale baseline
+_DIFF_MARKS = {
+    "regression": "regression",
+    "improvement": "improved",
+    "not significant": "drop, not significant",
+    "same": "",
+    "new": "new",
+    "recorded": "",
+}
