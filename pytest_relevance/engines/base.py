@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Run
+from pytest_relevance.explain import Node
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.templates import render, render_all
 
@@ -32,6 +33,13 @@ class Index(Protocol):
     def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
         """Elasticsearch's `_analyze`: tokens as its response lists them (token, offsets, position, positionLength
         when above 1), by analyzer name or by field."""
+        ...
+
+    def explain(
+        self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
+    ) -> dict[str, Node]:
+        """doc id -> its score tree for one rendered body (`pytest_relevance.explain.Node`), the root's value the
+        score `search_many` gives it at this size; a document the index does not have is a RelevanceInputError."""
         ...
 
     def close(self) -> None: ...
@@ -95,6 +103,21 @@ class FixtureIndex:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""
         body = render(self.template, text, params, self.instant, "<search>", self.template_source)
         return self.index.search_many({"<search>": body}, size or self.depth, self.template_source)["<search>"]
+
+    def explain(self, text_or_query_id: str, doc_ids: Sequence[str], **params: Any) -> dict[str, Node]:
+        """Why each document scores what it does: `relevance_index.explain("q022", ["p0569", "p0140"])`.
+
+        A judged query's id renders that query with its params (`params` add to them or override them); any other
+        string is a free text, as `search` takes it. The result maps each doc id to the root of its score tree
+        (`pytest_relevance.explain`), whose value is the document's score in `run()` and `search()`.
+        """
+        if text_or_query_id in self.judgments:
+            judged = self.judgments[text_or_query_id]
+            text, params, query_id = judged.text, {**judged.params, **params}, judged.id
+        else:
+            text, query_id = text_or_query_id, "<explain>"
+        body = render(self.template, text, params, self.instant, query_id, self.template_source)
+        return self.index.explain(body, list(doc_ids), self.depth, self.template_source, query_id)
 
     def analyze(
         self, text: str | Sequence[str], analyzer: str | None = None, field: str | None = None
