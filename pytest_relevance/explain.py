@@ -76,7 +76,7 @@ def flatten(root: Node) -> dict[str, Node]:
     return {node.path: node for _, node in root.walk()}
 
 
-_SHOWN = ("boost", "freq", "docFreq", "docCount", "dl", "avgdl", "tie_breaker", "score_mode", "boost_mode",
+_SHOWN = ("boost", "freq", "docFreq", "docCount", "dl", "avgdl", "idf", "tf", "tie_breaker", "score_mode", "boost_mode",
           "max_boost", "factor", "modifier", "input", "origin", "scale", "offset", "decay", "weight",
           "query_weight", "rescore_query_weight", "failed", "description")  # fmt: skip
 
@@ -97,5 +97,13 @@ def line(node: Node) -> str:
 
 
 def render(root: Node, indent: str = "  ") -> str:
-    """The tree as indented lines, one node per line, children under their parent."""
-    return "\n".join(f"{indent * depth}{line(node)}" for depth, node in root.walk())
+    """The tree as indented lines, one node per line under its parent, each path shown after the part its nearest
+    ancestor's path already says (`.query.multi_match`, `[title:boot]`)."""
+    lines, ancestors = [], []
+    for depth, node in root.walk():
+        del ancestors[depth:]
+        prefix = next((a for a in reversed(ancestors) if node.path.startswith(a) and node.path != a), "")
+        shown = line(node)
+        lines.append(indent * depth + shown[len(prefix) :])
+        ancestors.append(node.path)
+    return "\n".join(lines)

@@ -5,6 +5,7 @@ parent combines it."""
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,8 @@ def test_the_demo_tree_names_each_clause_of_the_template(demo: FixtureIndex) -> 
     assert set(title.details) >= {"term", "freq", "docFreq", "docCount", "dl", "avgdl", "idf", "tf", "k1", "b"}
     gauss = nodes["query.function_score.functions[0].gauss"]
     assert gauss.kind == "decay" and gauss.details["decay"] == 0.5 and gauss.details["field"] == "released"
-    assert gauss.details["scale"] == 365 * 86_400_000 and gauss.details["offset"] == 30 * 86_400_000
+    assert gauss.details["scale"] == "365d" and gauss.details["offset"] == "30d"  # as the template writes them
+    assert gauss.details["origin"] == "2026-01-15T12:00:00Z"  # now, frozen
     popularity = nodes["query.function_score.functions[1].field_value_factor"]
     assert popularity.details["modifier"] == "ln2p" and popularity.details["input"] > 0
     assert popularity.value == pytest.approx(np.log(popularity.details["input"] + 2), rel=1e-6)
@@ -217,9 +219,11 @@ def test_function_score_decay_field_value_factor_weight(small: EmbeddedIndex) ->
     root = trees["d"]
     assert root.kind == "function_score" and root.details["boost_mode"] == "sum" and root.details["max_boost"] == 50
     gauss = nodes["query.function_score.functions[0].gauss"]
-    assert gauss.kind == "decay" and gauss.details["scale"] == 100 * 86_400_000 and gauss.details["offset"] == 0
-    assert gauss.details["origin"] == datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000
-    assert gauss.details["input"] == datetime(2023, 1, 1, tzinfo=UTC).timestamp() * 1000
+    assert gauss.kind == "decay" and gauss.details["scale"] == "100d" and gauss.details["offset"] == "0"
+    assert gauss.details["origin"] == "2026-01-01T00:00:00Z" and gauss.details["input"] == "2023-01-01T00:00:00Z"
+    # Elasticsearch's gauss: exp(ln(decay) x (max(0, |input - origin| - offset) / scale)^2)
+    days = (datetime(2026, 1, 1, tzinfo=UTC) - datetime(2023, 1, 1, tzinfo=UTC)).days
+    assert gauss.value == pytest.approx(float(F32(np.exp(np.log(0.5) * (days / 100) ** 2))), rel=1e-6)
     factor = nodes["query.function_score.functions[1].field_value_factor"]
     assert factor.kind == "field_value_factor" and factor.details["input"] == 0.0
     assert factor.value == pytest.approx(np.log(2.0))
@@ -297,11 +301,13 @@ def test_a_path_reached_twice_is_numbered(small: EmbeddedIndex) -> None:
 
 
 def test_render_indents_children_under_their_parent(small: EmbeddedIndex) -> None:
-    text = render(explained(small, {"match": {"body": "red boots"}})["a"])
-    lines = text.splitlines()
+    root = explained(small, {"match": {"body": "red boots"}})["a"]
+    lines = render(root).splitlines()
     assert re.fullmatch(r"query\.match \S+ sum", lines[0])
-    assert lines[1].startswith("  query.match[body:red] ") and " bm25 boost=2.2" not in lines[1]
-    assert "freq=1 docFreq=2 docCount=4" in lines[1]
+    # each child shown after the part of its path its parent already says
+    assert lines[1].startswith("  [body:red] ") and "bm25 boost=1 freq=1 docFreq=2 docCount=4 dl=4" in lines[1]
+    assert line(root.children[0]).startswith("query.match[body:red] ")
+    assert len(lines) == len(flatten(root)) == 3
 
 
 # ---------------------------------------------------------------- Cranfield and Lucene's own explanations
@@ -396,3 +402,22 @@ def test_bm25_leaves_are_lucenes_explanation(cranfield: EmbeddedIndex) -> None:
                 assert F32(details[key]) == F32(lucene[key]), (pair["qid"], pair["doc"], term, key)
             assert F32(details["boost"]) == F32(lucene["boost"])
             assert leaves[term].value == pytest.approx(2.2 * lucene["value"], rel=1e-6)
+
+
+FIXTURE_TEST = """\
+from pytest_relevance.explain import flatten
+
+def test_explain(relevance_index):
+    hits = dict(relevance_index.search("hiking boots"))
+    trees = relevance_index.explain("q022", ["p0569", "p0001"])
+    assert trees["p0569"].value == hits["p0569"]
+    assert "query.function_score.query.multi_match[title:boot]" in flatten(trees["p0569"])
+    assert not trees["p0001"].matched
+"""
+
+
+def test_relevance_index_explains_through_the_plugin(pytester: pytest.Pytester) -> None:
+    shutil.copytree(FIXTURES, pytester.path / "fixtures")
+    pytester.makepyfile(test_gate=FIXTURE_TEST)
+    result = pytester.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

@@ -75,8 +75,6 @@ class Draft:
 def _plain(value: Any) -> float | str:
     if isinstance(value, str):
         return value
-    if isinstance(value, bool | np.bool_):
-        return float(value)
     return float(value)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -389,8 +390,13 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     key = (kind, field, origin, scale, offset, decay)
     recorder = RECORDING.get()
     if recorder is not None:
-        recorder.note(path, field=field, origin=origin, scale=scale, offset=offset, decay=decay,
-                      input=index.numeric[field].first[recorder.ordinals])  # fmt: skip
+        values = index.numeric[field].first[recorder.ordinals]
+        if date:  # as the template writes them: an instant, durations
+            values = np.array([_iso(v) for v in values], dtype=object)
+            recorder.note(path, origin=_iso(origin), scale=str(params["scale"]), offset=str(params.get("offset", 0)))
+        else:
+            recorder.note(path, origin=origin, scale=scale, offset=offset)
+        recorder.note(path, field=field, decay=decay, input=values)
     cached = index.function_cache.get(key)
     if cached is None:
         column = index.numeric[field]
@@ -399,6 +405,13 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
         cached = _DECAYS[kind](distance, scale, decay)
         index.function_cache[key] = cached
     return cached
+
+
+def _iso(millis: float) -> str:
+    """An epoch-milliseconds date as ISO 8601 (UTC), or "missing"."""
+    if np.isnan(millis):
+        return "missing"
+    return datetime.fromtimestamp(millis / 1000, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _gauss(distance: np.ndarray, scale: float, decay: float) -> np.ndarray:
