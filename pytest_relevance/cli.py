@@ -325,6 +325,48 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if args.fail_on_regression and regressed else 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    """Why documents score what they do for one query: the template rendered for a judged query (by id) or a free
+    text, on the embedded engine, each document's score tree printed indented (pytest_relevance.explain)."""
+    from pathlib import Path
+
+    from pytest_relevance.clock import parse_instant
+    from pytest_relevance.corpus import load_corpus, load_mapping
+    from pytest_relevance.engines.base import FixtureIndex
+    from pytest_relevance.engines.embedded import EmbeddedEngine
+    from pytest_relevance.explain import render
+    from pytest_relevance.judgments import Judgments, load_judgments
+    from pytest_relevance.metrics import depth
+    from pytest_relevance.templates import load_template
+
+    try:
+        instant = parse_instant(args.now)
+    except (TypeError, ValueError):
+        raise RelevanceInputError(
+            "--now", f"{args.now!r} is not an ISO 8601 instant, e.g. 2026-01-15T12:00:00Z"
+        ) from None
+    judgments = load_judgments(args.judgments, args.topics) if args.judgments else Judgments((), "", "no judgments")
+    template = load_template(args.query)
+    config = load_mapping(args.index_config)
+    corpus = load_corpus(args.corpus, args.id_field or "id")
+    index = EmbeddedEngine().open(corpus, config, args.id_field or "id", str(args.index_config))
+    fixture = FixtureIndex(index, template, judgments, instant, depth(parse_metrics(args.metrics)), str(args.query))
+    trees = fixture.explain(args.text, args.doc_ids)
+    text, params, query_id = fixture.query_of(args.text)
+    hits = fixture.search(text, **params)
+    ranks = {doc: rank for rank, (doc, _) in enumerate(hits, 1)}
+    title = f"{query_id} {text!r}" if query_id != "<explain>" else repr(text)
+    print(f"query {title} on {Path(args.corpus).name}, frozen at {args.now}")
+    for doc, root in trees.items():
+        where = f"rank {ranks[doc]}" if doc in ranks else f"not in the top {fixture.depth}"
+        if doc not in ranks and len(hits) < fixture.depth:
+            where = f"not among the {len(hits)} hits"
+        score = f"score {root.value:.6g}" if root.matched else "no match"
+        print(f"\n{doc}: {score}, {where}")
+        print(render(root))
+    return 0
+
+
 def _clicks(args: argparse.Namespace) -> int:
     """Grades from UBI click logs (pytest_relevance.clicks), written atomically and read back before they replace
     anything: a file that would not load is never left behind."""
@@ -611,6 +653,22 @@ def _parser() -> argparse.ArgumentParser:
     for dest, key in OVERRIDES.items():
         diffs.add_argument(f"--{dest.replace('_', '-')}", help=f"overrides {key}{_FROM_INI}")
     diffs.set_defaults(handler=_diff)
+    explain = commands.add_parser(
+        "explain",
+        help="each document's score tree for one query (a judged query's id or a free text), on the embedded engine",
+    )
+    explain.add_argument("text", metavar="QUERY", help="a query id of the judgments, or the text to search for")
+    explain.add_argument("doc_ids", nargs="+", metavar="DOC", help="the documents to explain, by id")
+    explain.add_argument("--index-config", metavar="FILE", help="Elasticsearch create-index body" + _FROM_INI)
+    explain.add_argument("--query", metavar="FILE", help="the query template" + _FROM_INI)
+    explain.add_argument("--corpus", metavar="FILE", help="the corpus" + _FROM_INI)
+    explain.add_argument("--judgments", metavar="FILE", help="the judgments, for query ids" + _FROM_INI)
+    explain.add_argument("--topics", help="topics file, for TREC qrels judgments" + _FROM_INI)
+    explain.add_argument("--id-field", help="the corpus' document id field (default: the project's, else id)")
+    explain.add_argument("--now", help="the frozen instant the template's `now` is" + _FROM_INI)
+    explain.add_argument("--metrics", help="the metrics, whose deepest cut-off is the search depth" + _FROM_INI)
+    explain.set_defaults(handler=_explain, optional={"judgments"}, needed={"corpus"})
+
     clicks = commands.add_parser(
         "clicks",
         help="judgments from User Behavior Insights click logs, corrected for position bias",
@@ -709,6 +767,9 @@ _PROJECT = {
     "corpus": ("relevance_corpus", False),
     "id_field": ("relevance_id_field", False),
     "index_config": ("relevance_index_config", True),
+    "query": ("relevance_query", True),
+    "now": ("relevance_now", False),
+    "metrics": ("relevance_metrics", False),
 }
 
 
@@ -723,11 +784,14 @@ def _from_project(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     start = Path.cwd()
+    # a command's own needs: `explain` searches the corpus, and takes judgments only for query ids
+    optional, needed = getattr(args, "optional", set()), getattr(args, "needed", set())
     for dest, value in project.fill(wanted, start).items():
-        if dest == "corpus" and value is not None and not Path(value).is_file():
+        key, required = _PROJECT[dest]
+        required = (required or dest in needed) and dest not in optional
+        if not required and value is not None and not Path(value).is_file() and dest in ("corpus", *optional):
             value = None
         setattr(args, dest, value)
-        key, required = _PROJECT[dest]
         if required and value is None:
             raise project.missing(f"--{dest.replace('_', '-')}", key, start)
 

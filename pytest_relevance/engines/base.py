@@ -8,12 +8,14 @@ is engine-independent and lives in `FixtureIndex`, so a new engine is a few doze
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import Run
+from pytest_relevance.explain import Node
 from pytest_relevance.judgments import Judgments
 from pytest_relevance.templates import render, render_all
 
@@ -34,11 +36,26 @@ class Index(Protocol):
         when above 1), by analyzer name or by field."""
         ...
 
+    def explain(
+        self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
+    ) -> dict[str, Node]:
+        """doc id -> its score tree for one rendered body (`pytest_relevance.explain.Node`), the root's value the
+        score `search_many` gives it at this size; a document the index does not have is a RelevanceInputError."""
+        ...
+
     def close(self) -> None: ...
 
 
 class Engine(Protocol):
     def open(self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str) -> Index: ...
+
+
+def _id_shape(text: str) -> str | None:
+    """`q#` for `q022`: an id's letters with its digit runs as #, or None for a string that is no id (spaces, no
+    digit)."""
+    if not text or any(c.isspace() for c in text) or not any(c.isdigit() for c in text):
+        return None
+    return re.sub(r"\d+", "#", text)
 
 
 class FixtureIndex:
@@ -95,6 +112,33 @@ class FixtureIndex:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""
         body = render(self.template, text, params, self.instant, "<search>", self.template_source)
         return self.index.search_many({"<search>": body}, size or self.depth, self.template_source)["<search>"]
+
+    def explain(self, text_or_query_id: str, doc_ids: Sequence[str], **params: Any) -> dict[str, Node]:
+        """Why each document scores what it does: `relevance_index.explain("q022", ["p0569", "p0140"])`.
+
+        A judged query's id renders that query with its params (`params` add to them or override them); any other
+        string is a free text, as `search` takes it. The result maps each doc id to the root of its score tree
+        (`pytest_relevance.explain`), whose value is the document's score in `run()` and `search()`.
+        """
+        text, judged, query_id = self.query_of(text_or_query_id)
+        body = render(self.template, text, {**judged, **params}, self.instant, query_id, self.template_source)
+        return self.index.explain(body, list(doc_ids), self.depth, self.template_source, query_id)
+
+    def query_of(self, text_or_query_id: str) -> tuple[str, Mapping[str, Any], str]:
+        """(text, params, query id) of a judged query's id, or of a free text; a string shaped like the judgments'
+        ids (`q999` beside `q001`...) that none of them is would search for an id, so it is an error."""
+        if text_or_query_id in self.judgments:
+            judged = self.judgments[text_or_query_id]
+            return judged.text, judged.params, judged.id
+        shape = _id_shape(text_or_query_id)
+        if shape is not None and any(_id_shape(q.id) == shape for q in self.judgments.queries):
+            ids = [q.id for q in self.judgments.queries]
+            raise RelevanceInputError(
+                self.judgments.source,
+                f"no query with the id {text_or_query_id!r} (its ids run {ids[0]} .. {ids[-1]}); give a judged "
+                "query's id or the text to search for",
+            )
+        return text_or_query_id, {}, "<explain>"
 
     def analyze(
         self, text: str | Sequence[str], analyzer: str | None = None, field: str | None = None

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,9 @@ from pytest_relevance.engines.embedded.index import GeoField, KeywordField, Nume
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
-from pytest_relevance.engines.embedded.search import search
+from pytest_relevance.engines.embedded.search import explain, search
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.explain import Node
 
 ENGINE_VERSION = "7"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
@@ -657,25 +659,46 @@ class EmbeddedIndex:
         self.template_source = source
         results = {}
         for qid, body in bodies.items():
-            try:
+            with _as_input_error(source, qid):
                 results[qid] = search(self, body, size)
-            except Unsupported as exc:
-                construct = exc.construct if " " in exc.construct else repr(exc.construct)
-                supported = ", ".join(exc.among if exc.among is not None else sorted(HANDLERS))
-                raise RelevanceInputError(
-                    source,
-                    f"query {qid!r}: {construct} at {exc.path} is not supported by the embedded engine "
-                    f"(supported: {supported}); the elasticsearch engine supports it",
-                ) from None
-            except Invalid as exc:
-                raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None
         return results
+
+    def explain(
+        self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
+    ) -> dict[str, Node]:
+        """The score tree of each document for one body (`pytest_relevance.explain`), the root's value the score
+        the document gets in `search_many` of the same body and size."""
+        self.template_source = source
+        missing = [doc for doc in doc_ids if doc not in self.ordinal]
+        if missing:
+            raise RelevanceInputError(self.corpus_source, f"no document with the id {missing[0]!r} (asked to explain)")
+        ordinals = np.array([self.ordinal[doc] for doc in doc_ids], dtype=np.int64)
+        with _as_input_error(source, query_id):
+            trees = explain(self, body, ordinals, size)
+        return dict(zip(doc_ids, trees, strict=True))
 
     def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
         return self.mapping.analyze(texts, analyzer, field)
 
     def close(self) -> None:
         self.function_cache.clear()
+
+
+@contextmanager
+def _as_input_error(source: str, qid: str) -> Iterator[None]:
+    """A construct the engine does not run, or a parameter Elasticsearch refuses, as one line naming the query."""
+    try:
+        yield
+    except Unsupported as exc:
+        construct = exc.construct if " " in exc.construct else repr(exc.construct)
+        supported = ", ".join(exc.among if exc.among is not None else sorted(HANDLERS))
+        raise RelevanceInputError(
+            source,
+            f"query {qid!r}: {construct} at {exc.path} is not supported by the embedded engine "
+            f"(supported: {supported}); the elasticsearch engine supports it",
+        ) from None
+    except Invalid as exc:
+        raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None
 
 
 # field types whose value may be a JSON object: an object template mapping a new object as another type maps it

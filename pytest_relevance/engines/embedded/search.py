@@ -21,10 +21,12 @@ from pytest_relevance.engines.embedded.queries import (
     number,
 )
 from pytest_relevance.engines.embedded.queries.vectors import nearest
+from pytest_relevance.engines.embedded.recorder import RECORDING, Recorder
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Hits
     from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.explain import Node
 
 _BODY_KEYS = IGNORED_BODY_KEYS | {
     "query",
@@ -80,6 +82,9 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     if body.get("post_filter") is not None:
         keep = evaluate(index, body["post_filter"], "post_filter").matched[docs]
         docs, values = docs[keep], values[keep]
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.settle(docs, values)
     if body.get("collapse") is not None and body.get("rescore"):
         raise Invalid("collapse", "Elasticsearch refuses it: cannot use `collapse` in conjunction with `rescore`")
     if body.get("sort") is not None:
@@ -89,10 +94,14 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
         docs, values = docs[order], values[order]
     elif body.get("rescore") is not None:
         docs, values = _rescore(index, body["rescore"], docs, values, start + size)
+        if recorder is not None:
+            recorder.settle(docs, values)
     else:
         docs, values = ranked(index, docs, values, None if body.get("collapse") else start + size)
     if body.get("collapse") is not None:
         docs, values = _collapse(index, body["collapse"], docs, values)
+        if recorder is not None:
+            recorder.settle(docs, values)
     docs, values = docs[start : start + size], values[start : start + size]
     return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
 
@@ -255,7 +264,9 @@ def _rescore(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarr
         path = f"rescore[{i}]" if isinstance(spec, list) else "rescore"
         options = allowed(rescorer, {"window_size", "query"}, path)
         windows.append(int(number(options, "window_size", path, 10)))
-    docs, values = ranked(index, docs, values, max([want, *windows]))
+    recorder = RECORDING.get()
+    # explaining keeps every hit: a document past the first `want` gets query_weight x its score, as in Elasticsearch
+    docs, values = ranked(index, docs, values, max([want, *windows]) if recorder is None else None)
     for i, rescorer in enumerate(rescorers):
         path = f"rescore[{i}]" if isinstance(spec, list) else "rescore"
         inner = allowed(rescorer.get("query"), {"rescore_query", "query_weight", "rescore_query_weight", "score_mode"},
@@ -267,14 +278,34 @@ def _rescore(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarr
             raise Invalid(f"{path}.query.score_mode", f"{mode!r} is not one of {', '.join(_RESCORE_MODES)}")
         query_weight = F32(number(inner, "query_weight", f"{path}.query", 1.0))
         rescore_weight = F32(number(inner, "rescore_query_weight", f"{path}.query", 1.0))
+        if recorder is not None:
+            recorder.open()
         second = evaluate(index, inner["rescore_query"], f"{path}.query.rescore_query")
         window = min(windows[i], docs.size)
         primary = (values * query_weight).astype(F32)
         hit = second.matched[docs[:window]]
         combined = _RESCORE_MODES[mode](primary[:window], (second.score[docs[:window]] * rescore_weight).astype(F32))
         primary[:window] = np.where(hit, combined, primary[:window]).astype(F32)
+        if recorder is not None:
+            in_window = recorder.gather(docs[:window], np.ones(window, dtype=bool), False)
+            order = np.argsort(docs)
+            recorder.close(path, "rescore", Scores.of(index.n, docs[order], primary[order]), score_mode=mode,
+                           query_weight=float(query_weight), rescore_query_weight=float(rescore_weight),
+                           window_size=windows[i], in_window=in_window)  # fmt: skip
         docs, values = ranked(index, docs, primary, None)
     return docs, values
+
+
+def explain(index: EmbeddedIndex, body: dict[str, Any], ordinals: np.ndarray, size: int) -> list[Node]:
+    """The score trees of these documents for one search body (see `recorder`): `search` runs once with a
+    recorder set, so every value is the one the ranking computed, the root's being the hit's score."""
+    recorder = Recorder(ordinals)
+    token = RECORDING.set(recorder)
+    try:
+        search(index, body, size)
+    finally:
+        RECORDING.reset(token)
+    return recorder.trees(rescored=body.get("rescore") is not None and body.get("sort") is None)
 
 
 def _collapse(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarray) -> tuple[Any, Any]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.plugins import plugin_query
+from pytest_relevance.engines.embedded.recorder import RECORDING
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -206,6 +207,16 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
                 path, f"unknown query [{name}]{hint}, as Elasticsearch 8 refuses it (unless a plugin adds it)"
             )
         raise Unsupported(name, path)
+    recorder = RECORDING.get()
+    if recorder is None:
+        return _run(handler, index, spec, path, name, boost)
+    recorder.open()
+    scores = _run(handler, index, spec, path, name, boost)
+    recorder.clause(name, path, scores)
+    return scores
+
+
+def _run(handler: Handler, index: EmbeddedIndex, spec: Any, path: str, name: str, boost: float) -> Scores:
     try:
         return handler(index, spec, f"{path}.{name}", boost)
     except Unmapped:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.full_text import dis_max
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.values import distance_setting
+from pytest_relevance.engines.embedded.recorder import RECORDING
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -95,7 +97,11 @@ def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     boost = boost_of(options, path, boost)
     queries = clause_list(options, "queries")
     parts = [evaluate(index, q, f"{path}.queries[{i}]", boost) for i, q in enumerate(queries)]
-    return dis_max(index, parts, number(options, "tie_breaker", path, 0.0))
+    tie = number(options, "tie_breaker", path, 0.0)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, kind="max" if tie == 0 else "dis_max", tie_breaker=tie)
+    return dis_max(index, parts, tie)
 
 
 @query("constant_score")
@@ -107,7 +113,11 @@ def constant_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     if "filter" not in options:
         raise Invalid(path, "[constant_score] requires a 'filter' element")
     matched = evaluate(index, options["filter"], f"{path}.filter").matched
-    return Scores.constant(matched, boost_of(options, path, boost))
+    boost = boost_of(options, path, boost)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, boost=boost)
+    return Scores.constant(matched, boost)
 
 
 @query("boosting")
@@ -120,6 +130,9 @@ def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
         raise Invalid(f"{path}.negative_boost", f"{factor!r} must be >= 0")
     positive = evaluate(index, options["positive"], f"{path}.positive", boost_of(options, path, boost))
     negative = evaluate(index, options["negative"], f"{path}.negative").matched
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, negative_boost=factor, negative=negative[recorder.ordinals])
     score = np.where(negative, positive.score * F32(factor), positive.score).astype(F32)
     return Scores(positive.matched, score)
 
@@ -189,6 +202,12 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         applies, values, weight = _function(index, function, at, docs, query_score)
         compiled.append((applies, values, weight))
     factor = _combine(score_mode, compiled, docs.size)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, score_mode=score_mode, boost_mode=boost_mode,
+                      factor=recorder.gather(docs, np.minimum(factor, max_boost), 1.0))  # fmt: skip
+        if "max_boost" in options:
+            recorder.note(path, max_boost=max_boost)
     final = _BOOST_MODES[boost_mode](query_score, np.minimum(factor, max_boost)).astype(F32)
     if not compiled:  # FunctionFactorScorer returns the query's score when there is no function, whatever boost_mode
         final = base.values
@@ -238,6 +257,26 @@ def _function(
     index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray, query_score: np.ndarray
 ) -> tuple[np.ndarray | None, np.ndarray, float]:
     """(applies to each doc or None for all, the function's value for each doc, its weight)."""
+    recorder = RECORDING.get()
+    if recorder is None:
+        return _function_values(index, spec, path, docs, query_score)
+    recorder.open()
+    applies, values, weight = _function_values(index, spec, path, docs, query_score)
+    kinds = [k for k in _FUNCTIONS[:-1] if k in spec]
+    name = kinds[0] if kinds else "weight"
+    on = np.ones(docs.size, dtype=bool) if applies is None else applies
+    scores = Scores.of(index.n, docs[on], values[on].astype(F32))
+    recorder.close(f"{path}.{name}", _FUNCTION_KINDS[name], scores, function=name, weight=weight)
+    return applies, values, weight
+
+
+_FUNCTION_KINDS = {"gauss": "decay", "exp": "decay", "linear": "decay", "field_value_factor": "field_value_factor",
+                   "script_score": "script", "random_score": "other", "weight": "weight"}  # fmt: skip
+
+
+def _function_values(
+    index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray, query_score: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray, float]:
     options = allowed(spec, {"filter", *_FUNCTIONS}, path)
     applies = None
     if options.get("filter") is not None:
@@ -294,6 +333,11 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
     factor = number(options, "factor", path, 1.0)
     missing = number(options, "missing", path) if options.get("missing") is not None else None
     key = ("field_value_factor", field, factor, modifier, missing)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        raw = index.numeric[field].first[recorder.ordinals]
+        recorder.note(path, field=field, factor=factor, modifier=modifier,
+                      input=raw if missing is None else np.where(np.isnan(raw), missing, raw))  # fmt: skip
     cached = index.function_cache.get(key)
     if cached is None:
         raw = index.numeric[field].first.copy()
@@ -344,6 +388,15 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     if not 0 < decay < 1:
         raise Invalid(f"{path}.{field}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
     key = (kind, field, origin, scale, offset, decay)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        values = index.numeric[field].first[recorder.ordinals]
+        if date:  # as the template writes them: an instant, durations
+            values = np.array([_iso(v) for v in values], dtype=object)
+            recorder.note(path, origin=_iso(origin), scale=str(params["scale"]), offset=str(params.get("offset", 0)))
+        else:
+            recorder.note(path, origin=origin, scale=scale, offset=offset)
+        recorder.note(path, field=field, decay=decay, input=values)
     cached = index.function_cache.get(key)
     if cached is None:
         column = index.numeric[field]
@@ -352,6 +405,13 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
         cached = _DECAYS[kind](distance, scale, decay)
         index.function_cache[key] = cached
     return cached
+
+
+def _iso(millis: float) -> str:
+    """An epoch-milliseconds date as ISO 8601 (UTC), or "missing"."""
+    if np.isnan(millis):
+        return "missing"
+    return datetime.fromtimestamp(millis / 1000, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _gauss(distance: np.ndarray, scale: float, decay: float) -> np.ndarray:

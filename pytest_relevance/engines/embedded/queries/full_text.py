@@ -31,10 +31,12 @@ from pytest_relevance.engines.embedded.queries import (
     query,
 )
 from pytest_relevance.engines.embedded.queries.sloppy_phrase import SloppyPhrase
+from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (
     blended,
@@ -65,10 +67,11 @@ def term_clauses(
     target = index.postings_field(field, path)
     clauses: list[Clause] = []
     flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
+    recorder = RECORDING.get()
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
         if isinstance(term, tuple):
-            clauses.append(_synonym_clause(target, term, clause_boost, count))
+            clauses.append(_synonym_clause(target, term, clause_boost, count, recorder, path, field))
             continue
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
@@ -87,14 +90,22 @@ def term_clauses(
         postings = target.postings(term)
         if postings is None:
             continue
-        weight = target.bm25.weight(clause_boost, idf(postings.doc_freq, target.bm25.doc_count))
-        clauses.append(
-            ([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], count)
-        )
-    for summed, postings, doc_freq in flat.values():
+        term_idf = idf(postings.doc_freq, target.bm25.doc_count)
+        weight = target.bm25.weight(clause_boost, term_idf)
+        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
+        if recorder is not None:
+            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, postings.doc_freq, term_idf,
+                          postings.docs, postings.freqs, scores)  # fmt: skip
+        clauses.append(([(postings.docs, scores)], count))
+    for term, (summed, postings, doc_freq) in flat.items():
         term_boost = float(F32(F32(summed) * F32(boost)))
-        weight = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
-        clauses.append(([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], 1))
+        term_idf = idf(doc_freq, target.bm25.doc_count)
+        weight = target.bm25.weight(term_boost, term_idf)
+        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
+        if recorder is not None:
+            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, term_boost, doc_freq, term_idf,
+                          postings.docs, postings.freqs, scores)  # fmt: skip
+        clauses.append(([(postings.docs, scores)], 1))
     return accumulate(index, clauses)
 
 
@@ -112,7 +123,9 @@ def synonym_groups(terms: Sequence[str], positions: Sequence[int]) -> list[Any]:
     return [g[0] if len(g) == 1 else tuple(dict.fromkeys(g)) for g in groups]
 
 
-def _synonym_clause(target: Any, terms: tuple[str, ...], boost: float, count: int) -> Clause:
+def _synonym_clause(
+    target: Any, terms: tuple[str, ...], boost: float, count: int, recorder: Recorder | None, path: str, field: str
+) -> Clause:
     """Lucene's SynonymQuery: one pseudo-term whose frequency is the sum of the terms' frequencies in a document
     and whose document frequency is the largest of theirs."""
     found = [p for p in map(target.postings, terms) if p is not None]
@@ -120,8 +133,13 @@ def _synonym_clause(target: Any, terms: tuple[str, ...], boost: float, count: in
         return ([], count)
     docs, where = np.unique(np.concatenate([p.docs for p in found]), return_inverse=True)
     freqs = np.bincount(where, weights=np.concatenate([p.freqs for p in found]).astype(np.float64)).astype(F32)
-    weight = target.bm25.weight(boost, idf(max(p.doc_freq for p in found), target.bm25.doc_count))
-    return ([(docs, target.bm25.score(weight, freqs, target.norms[docs]))], count)
+    doc_freq = max(p.doc_freq for p in found)
+    term_idf = idf(doc_freq, target.bm25.doc_count)
+    scores = target.bm25.score(target.bm25.weight(boost, term_idf), freqs, target.norms[docs])
+    if recorder is not None:
+        term = f"({'|'.join(terms)})"
+        recorder.bm25(f"{path}[{field}:{term}]", field, term, target, boost, doc_freq, term_idf, docs, freqs, scores)
+    return ([(docs, scores)], count)
 
 
 def term_disjunction(
@@ -290,8 +308,14 @@ def phrase_groups(
     keep = freqs > 0
     docs, freqs = candidates[keep], freqs[keep]
     doc_freqs = [p.doc_freq for group in members for p in group]
-    weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
-    return Scores.of(index.n, docs, target.bm25.score(weight, freqs, target.norms[docs]))
+    phrase_idf = idf_sum(doc_freqs, target.bm25.doc_count)
+    scores = target.bm25.score(target.bm25.weight(boost, phrase_idf), freqs, target.norms[docs])
+    recorder = RECORDING.get()
+    if recorder is not None:
+        text = '"' + " ".join(g[0] if len(g) == 1 else f"({'|'.join(g)})" for g in groups) + '"'
+        recorder.bm25(f"{path}[{field}:{text}]", field, text, target, boost, max(doc_freqs), phrase_idf, docs, freqs,
+                      scores)  # fmt: skip
+    return Scores.of(index.n, docs, scores)
 
 
 def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
@@ -485,10 +509,15 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     weights = field_weights(index, options.get("fields") or "*", path)
     if not weights:
         return Scores.none(index.n)
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, kind="max" if tie == 0 else "dis_max", type=kind, tie_breaker=tie)
     if kind == "cross_fields":
         return cross_fields(index, options, weights, boost, tie, path)
     parts = []
     for field, weight in weights:
+        if recorder is not None:
+            recorder.open()
         field_boost = float(F32(weight) * F32(boost))
         text, slop = str(options["query"]), int(number(options, "slop", path, 0))
         analyzer = options.get("analyzer")
@@ -506,6 +535,8 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
                                                  *_FUZZY_KEYS)
                          if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
+        if recorder is not None:
+            recorder.close(f"{path}[{field}]", "sum", parts[-1], field=field, boost=weight)
     return dis_max(index, parts, tie)
 
 
@@ -777,8 +808,14 @@ def _span_scores(index: EmbeddedIndex, field: str, span: Any, boost: float, path
     keep = freqs > 0
     docs, freqs = candidates[keep], freqs[keep]
     doc_freqs = [postings[t].doc_freq for t in sorted(postings, key=str.encode) if postings[t] is not None]
-    weight = target.bm25.weight(boost, idf_sum(doc_freqs, target.bm25.doc_count))
-    return Scores.of(index.n, docs, target.bm25.score(weight, freqs, target.norms[docs]))
+    span_idf = idf_sum(doc_freqs, target.bm25.doc_count)
+    scores = target.bm25.score(target.bm25.weight(boost, span_idf), freqs, target.norms[docs])
+    recorder = RECORDING.get()
+    if recorder is not None:
+        text = '"' + " ".join(sorted(postings, key=str.encode)) + '"'
+        recorder.bm25(f"{path}[{field}:span {text}]", field, f"span {text}", target, boost, max(doc_freqs, default=0),
+                      span_idf, docs, freqs, scores)  # fmt: skip
+    return Scores.of(index.n, docs, scores)
 
 
 def _spans(node: Any, doc: int, target: Any, postings: dict[str, Any]) -> list[tuple[int, int]]:
