@@ -84,6 +84,8 @@ class RelevanceSnapshot:
             baseline=state.baseline_path,
             inputs={**(getattr(run, "inputs", None) or {}), **state.judgments_inputs(self.judgments)},
         )
+        if verdict.status == "regressed" and isinstance(run, Run) and run.index is not None:
+            verdict.explained = self._explain(verdict, run)
         stale, graded = self._provenance(evaluation)
         diagnostics = diagnose(
             evaluation,
@@ -110,6 +112,43 @@ class RelevanceSnapshot:
             self.explanation = failure_text(report, baseline, settings.alpha)
             self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
         return verdict.status == "passed"
+
+    def _explain(self, verdict: Any, run: Any) -> str | None:
+        """Why the movers' documents moved: their score trees in the baseline's state (its inputs read back from
+        git by the blob ids the entry recorded) beside today's, two documents per query (-v: every one listed).
+        Returns why the baseline's trees are missing, if they are; an explanation that fails does not hide the
+        regression it explains."""
+        import tempfile
+        from pathlib import Path
+
+        from pytest_relevance.explanation_diff import DEFAULT_DOCUMENTS, baseline_state, explain_movers
+
+        config = self.state.config
+        paths = {
+            name: resolve(config, setting(config, key))
+            for name, key in (
+                ("corpus", "relevance_corpus"),
+                ("index config", "relevance_index_config"),
+                ("query template", "relevance_query"),
+            )
+        }
+        limit = None if config.get_verbosity() > 0 else DEFAULT_DOCUMENTS
+        movers = verdict.movers["lost"] + verdict.movers["gained"]
+        recorded = (verdict.reference or {}).get("inputs")
+        id_field = setting(config, "relevance_id_field")
+        opened: list[Any] = []
+        try:
+            with tempfile.TemporaryDirectory(prefix="pytest-relevance-baseline-") as scratch:
+                old, reason, opened = baseline_state(
+                    recorded, run.index, paths, self.state.engine, id_field, Path(scratch)
+                )
+                explain_movers(movers, old, run.index, limit)
+        except Exception as exc:  # a bug or a refusal in explaining must not turn a regression into an error
+            return f"why they moved: not explained ({type(exc).__name__}: {exc})"
+        finally:
+            for index in opened:
+                index.close()
+        return f"why they moved: today's score trees only; {reason}" if reason else None
 
     def _provenance(self, evaluation: Any) -> tuple[list[str], dict[str, Any] | None]:
         """Stale-grade warnings and the model-graded share (see `provenance.assess`)."""

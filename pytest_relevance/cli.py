@@ -314,7 +314,9 @@ def _diff(args: argparse.Namespace) -> int:
     from pytest_relevance.reports.terminal import diff_lines
 
     overrides = {dest: getattr(args, dest) for dest in diff.OVERRIDES}
-    model = diff.run(Path.cwd(), args.ref, args.against, overrides)
+    from pytest_relevance.explanation_diff import DEFAULT_DOCUMENTS
+
+    model = diff.run(Path.cwd(), args.ref, args.against, overrides, None if args.verbose else DEFAULT_DOCUMENTS)
     if args.format == "md":
         print(render_diff(model), end="")
     elif args.format == "json":
@@ -645,6 +647,9 @@ def _parser() -> argparse.ArgumentParser:
     diffs.add_argument("ref", nargs="?", default="HEAD", help="the revision to compare with (default: HEAD)")
     diffs.add_argument("--against", metavar="REF2", help="compare with this revision instead of the working tree")
     diffs.add_argument("--format", choices=("text", "md", "json"), default="text", help="md: one pull-request comment")
+    diffs.add_argument(
+        "-v", "--verbose", action="store_true", help="explain every document that moved (default: two per query)"
+    )
     diffs.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when a drop is beyond tolerance (default: exit 0)"
     )

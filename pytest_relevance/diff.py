@@ -75,8 +75,13 @@ class Project:
             raise RelevanceInputError(self.ini, str(exc)) from None
 
 
-def run(start: Path, ref: str, against: str | None, overrides: Mapping[str, str | None]) -> dict[str, Any]:
-    """The diff of `ref` -> `against` (None: the working tree) as a JSON-serializable model the renderers read."""
+def run(
+    start: Path, ref: str, against: str | None, overrides: Mapping[str, str | None], limit: int | None
+) -> dict[str, Any]:
+    """The diff of `ref` -> `against` (None: the working tree) as a JSON-serializable model the renderers read;
+    `limit`: documents explained per mover (None: every one its change lists)."""
+    from pytest_relevance.explanation_diff import explain_movers
+
     proj = Project(start, overrides)
     top = revisions.toplevel(proj.root)
     settings = proj.settings()
@@ -90,10 +95,13 @@ def run(start: Path, ref: str, against: str | None, overrides: Mapping[str, str 
             if against is not None and after_commit is not None
             else Side("working tree", {key: proj.path(key) for key in _SIDE_INPUTS}, "after")
         )
-        with _frozen(settings.now):
-            old = _measure(proj, before, judgments, settings)
-            new = _measure(proj, after, judgments, settings)
-    return _compare(before.label, after.label, old, new, judgments, settings)
+        with _frozen(settings.now), contextlib.ExitStack() as opened:
+            old = _measure(proj, before, judgments, settings, opened)
+            new = _measure(proj, after, judgments, settings, opened)
+            model = _compare(before.label, after.label, old, new, judgments, settings)
+            movers = model["report"]["movers"]
+            explain_movers(movers["lost"] + movers["gained"], old.fixture, new.fixture, limit)
+    return model
 
 
 def _judgments(proj: Project) -> Any:
@@ -136,11 +144,13 @@ class Measured:
     evaluation: Any
     inputs: dict[str, Any]
     engine: str
+    #: the side's fixture index, open until the movers are explained
+    fixture: Any
 
 
-def _measure(proj: Project, side: Side, judgments: Any, settings: Any) -> Measured:
+def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: contextlib.ExitStack) -> Measured:
     """One side's index built (or loaded from the index cache pytest's runs share), every judged query run, and
-    the run evaluated as the gate evaluates it."""
+    the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
     from pytest_relevance.beyond import CorpusFields
     from pytest_relevance.corpus import CorpusFile, load_mapping
     from pytest_relevance.engines.base import FixtureIndex
@@ -155,21 +165,18 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any) -> Measur
     config_path, query_path = side.paths["relevance_index_config"], side.paths["relevance_query"]
     config = load_mapping(config_path)
     index = _engine(proj, side.key).open(corpus, config, id_field, str(config_path))
-    try:
-        inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
-        inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
-        fixture = FixtureIndex(
-            index, load_template(query_path), judgments, settings.now, settings.depth, str(query_path), 1, None, inputs
-        )
-        result = fixture.run()
-    finally:
-        index.close()
+    opened.callback(index.close)
+    inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
+    inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
+    template = load_template(query_path)
+    fixture = FixtureIndex(index, template, judgments, settings.now, settings.depth, str(query_path), 1, None, inputs)
+    result = fixture.run()
     fields = None
     if any(m.name in BEYOND for m in settings.metrics):
         documents = corpus.load()
         fields = CorpusFields(documents, id_field, corpus.path, documents.lines)
     evaluation = evaluate(result, judgments, settings.metrics, fields, settings.now)
-    return Measured(evaluation, inputs, result.engine)
+    return Measured(evaluation, inputs, result.engine, fixture)
 
 
 def _engine(proj: Project, side: str) -> Any:

@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments import Judgments, Query
@@ -37,12 +37,15 @@ class Run(dict[str, list[str]]):
         corpus_size: int | None = None,
         repeated: int = 1,
         inputs: Mapping[str, object] | None = None,
+        index: Any = None,
     ) -> None:
         super().__init__({qid: list(docs) for qid, docs in dict(rankings).items()})
         #: `repeated`: how many times every query ran with identical rankings (--relevance-repeat); `inputs`: the
-        #: fingerprints of the files the run was made from (fingerprints.index_inputs), None for a custom ranker's
+        #: fingerprints of the files the run was made from (fingerprints.index_inputs), None for a custom ranker's;
+        #: `index`: the fixture index that ran it, which explains a failure's movers (None for a custom ranker's)
         self.engine, self.corpus_size, self.repeated = engine, corpus_size, repeated
         self.inputs = dict(inputs) if inputs is not None else None
+        self.index = index
 
 
 @dataclass

@@ -83,6 +83,8 @@ class Verdict:
     since: str | None = None
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: why the movers' explanations show today's score trees alone (set by whoever explains them), else None
+    explained: str | None = None
 
     @property
     def notes(self) -> list[str]:

@@ -262,7 +262,7 @@ def relevance_session_index(
 
     config = request.config
     state = _state(config)
-    engine = make_engine(request)
+    engine = state.engine = make_engine(request)
     # the resolved path: analysis files (synonyms_path, stopwords_path) are read relative to it, wherever pytest runs
     config_path = resolve(config, setting(config, "relevance_index_config"))
     source = str(config_path)

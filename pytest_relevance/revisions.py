@@ -66,6 +66,21 @@ def materialize(top: Path, commit: str, files: Iterable[Path], scratch: Path, la
     return written
 
 
+def from_blobs(blobs: dict[Path, str], top: Path, scratch: Path) -> dict[Path, Path] | None:
+    """Each working-tree path with the content of its recorded blob id, written under `scratch` at the same
+    relative path; None as soon as git lacks one (the baseline was measured on content never committed here)."""
+    written: dict[Path, Path] = {}
+    for path, blob_id in blobs.items():
+        content = blob(top, blob_id)
+        if content is None:
+            return None
+        target = scratch / _relative(top, path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        written[path] = target
+    return written
+
+
 def _relative(top: Path, path: Path) -> Path:
     try:
         return path.resolve().relative_to(top)

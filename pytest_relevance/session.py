@@ -72,6 +72,8 @@ class State:
     notes: list[str] = field(default_factory=list)
     #: the report warnings a RelevanceWarning already counted in this process, so that each is said once
     said: set[str] = field(default_factory=set)
+    #: the engine the session's fixture index was opened on: it opens the baseline's index to explain a failure
+    engine: Any = None
 
     @property
     def baseline_path(self) -> Path:

@@ -49,6 +49,11 @@ class Index(Protocol):
 class Engine(Protocol):
     def open(self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str) -> Index: ...
 
+    def sibling(self, suffix: str) -> Engine:
+        """An engine that opens an index beside this one's (optional: without it a failure explains today's trees
+        alone)."""
+        ...
+
 
 def _id_shape(text: str) -> str | None:
     """`q#` for `q022`: an id's letters with its digit runs as #, or None for a string that is no id (spaces, no
@@ -84,6 +89,13 @@ class FixtureIndex:
         view.judgments, view.instant, view.depth = judgments, instant, depth
         return view
 
+    def with_state(self, index: Index, template: dict[str, Any], inputs: dict[str, Any]) -> FixtureIndex:
+        """The same queries, judgments and instant on another state of the inputs (the baseline's index or
+        template), for explaining what changed between the two."""
+        view = copy.copy(self)
+        view.index, view.template, view.inputs = index, template, inputs
+        return view
+
     @property
     def identity(self) -> str:
         return self.index.identity
@@ -106,7 +118,7 @@ class FixtureIndex:
                         "is not deterministic for it (ties without a tiebreak, or a refresh race)",
                     )
         rankings = {qid: [doc for doc, _ in hits] for qid, hits in first.items()}
-        return Run(rankings, self.identity, self.corpus_size, self.repeat, self.inputs)
+        return Run(rankings, self.identity, self.corpus_size, self.repeat, self.inputs, self)
 
     def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""

@@ -95,6 +95,11 @@ class ElasticsearchEngine:
         self.client, self.name, self.url = client, name, redact(url)
         self.batch, self.concurrency = max(1, batch), max(1, concurrency)
 
+    def sibling(self, suffix: str) -> ElasticsearchEngine:
+        """An engine that opens a second index of the plugin's own (`<name>-<suffix>`, created and deleted as the
+        first) on the same cluster: the baseline's inputs, to explain a failure."""
+        return ElasticsearchEngine(self.client, f"{self.name}-{suffix}", self.url, self.batch, self.concurrency)
+
     def open(
         self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str, source: str = "index"
     ) -> ElasticsearchIndex:

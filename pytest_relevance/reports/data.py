@@ -118,6 +118,8 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
     }
     if verdict.against:
         report["against"] = verdict.against
+    if verdict.explained:
+        report["explained"] = verdict.explained
     if verdict.problems:
         report["problems"] = verdict.problems
     if verdict.notes:

@@ -26,6 +26,8 @@ td:first-child,th:first-child,.text{text-align:left}.regression{background:#ffeb
 .updated{color:#9a6700}.charts{display:flex;flex-wrap:wrap;gap:16px}
 .legend span{display:inline-block;width:10px;height:10px;margin:0 4px}ul.notes,p.notes{color:#57606a}
 details>summary{cursor:pointer;font-weight:600;margin:16px 0}svg text{font-family:inherit}
+.trees{display:flex;gap:12px}.trees pre{flex:1;overflow:auto;background:#f6f8fa;padding:6px;font-size:12px}
+.trees mark{background:#fff8c5}
 """
 _BASE, _NOW, _UP, _DOWN, _AXIS, _GRID = "#8c959f", "#0969da", "#1a7f37", "#cf222e", "#57606a", "#eaeef2"
 _LABELLED = 40  # changed queries up to which each bar of the per-query chart is labelled
@@ -248,6 +250,9 @@ def _section(report: Mapping[str, Any]) -> list[str]:
                 f'<td>{m["delta"]:+.4f}</td><td class="text moved">{moved}</td></tr>'
             )
         body.append("</table>")
+        body += [_trees(m) for m in movers if m.get("why")]
+    if report.get("explained"):
+        body.append(f'<p class="notes">{escape(report["explained"])}</p>')
     if report.get("churn"):
         body.append(_churn(report["churn"]))
     notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
@@ -255,6 +260,26 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
     body.append("</section>")
     return body
+
+
+def _trees(mover: Mapping[str, Any]) -> str:
+    """Why a query's documents moved: each document's line, then its baseline and current score trees side by side,
+    the clauses whose value changed (or that one side lacks) marked."""
+    parts = [f"<details><summary>why the documents of {escape(mover['query'])} moved</summary>"]
+    for line in mover["why"]:
+        doc = line.split(" ", 1)[0]
+        parts.append(f"<p>{escape(line)}</p>")
+        trees = (mover.get("trees") or {}).get(doc)
+        if trees:
+            sides = [
+                "\n".join(
+                    f"{'  ' * depth}<mark>{escape(text)}</mark>" if changed else f"{'  ' * depth}{escape(text)}"
+                    for depth, text, changed in trees[side]
+                )
+                for side in ("baseline", "current")
+            ]
+            parts.append(f'<div class="trees"><pre>baseline\n{sides[0]}</pre><pre>current\n{sides[1]}</pre></div>')
+    return "".join(parts) + "</details>"
 
 
 def render(reports: Sequence[Mapping[str, Any]]) -> str:

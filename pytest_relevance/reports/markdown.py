@@ -128,8 +128,19 @@ def _section(report: Mapping[str, Any]) -> list[str]:
                 f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
                 for m in movers[key]
             ]
+            lines += _why(movers[key])
+    if report.get("explained"):
+        lines += ["", _text(report["explained"])]
     lines.append("")
     return lines
+
+
+def _why(movers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Why the documents of each mover moved, one list item per document, under the movers' table."""
+    explained = [(m["query"], line) for m in movers for line in m.get("why") or []]
+    if not explained:
+        return []
+    return ["", "Why they moved:", "", *(f"- {_code(qid)} {_text(line)}" for qid, line in explained)]
 
 
 def render_diff(diff: Mapping[str, Any]) -> str:
@@ -180,7 +191,9 @@ def render_diff(diff: Mapping[str, Any]) -> str:
                 f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
                 for m in movers[title]
             ]
-            lines.append("")
+            lines += [*_why(movers[title]), ""]
+    if report.get("explained"):
+        lines += [_text(report["explained"]), ""]
     came = diff["came_in"]
     if came:
         count = sum(map(len, came.values()))

@@ -45,12 +45,14 @@ def _cut(text: str, width: int = 60) -> str:
 
 
 def mover_lines(mover: Mapping[str, Any], indent: str = "  ") -> list[str]:
-    """One query that moved, then what moved in it: `fell: p0087 (3) 1 -> 12`, `in: p0999 (?) at 1`."""
+    """One query that moved, then what moved in it: `fell: p0087 (3) 1 -> 12`, `in: p0999 (?) at 1`, then why, per
+    document explained: `why p0087 1 -> 12: 12.31 -> 8.02; ...multi_match[title] ... (boost 3 -> 1)`."""
     stratum = f" [{mover['stratum']}]" if mover["stratum"] else ""
     head = (
         f"{indent}{mover['query']} {_cut(mover['text'])!r}{stratum}: {mover['baseline']:.4f} -> {mover['current']:.4f}"
     )
-    return [head, *(f"{indent}    {line}" for line in render(mover.get("change") or {}))]
+    lines = [head, *(f"{indent}    {line}" for line in render(mover.get("change") or {}))]
+    return lines + [f"{indent}    why {line}" for line in mover.get("why") or []]
 
 
 CHANCE = 0.05  # a drop with a p-value at least this could be chance: the failure then points at relevance_alpha
@@ -95,6 +97,7 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
             lines.append(f"queries that dropped most on {movers_label(report)}:")
             for mover in lost:
                 lines += mover_lines(mover)
+            lines += [report["explained"]] if report.get("explained") else []
     churned = report.get("churn")
     if churned and churned["exceeded"]:
         lines += failure_lines(churned, baseline)
@@ -282,6 +285,7 @@ def diff_lines(diff: Mapping[str, Any]) -> list[str]:
             lines.append(f"queries that {title} most on {movers_label(report)}:")
             for mover in movers[title]:
                 lines += mover_lines(mover)
+    lines += [report["explained"]] if report.get("explained") else []
     came = diff["came_in"]
     if came:
         count = sum(map(len, came.values()))

@@ -54,6 +54,11 @@ class EmbeddedEngine:
     def __init__(self, cache_dir: Path | None = None) -> None:
         self.cache_dir = cache_dir
 
+    def sibling(self, suffix: str) -> EmbeddedEngine:
+        """The engine that opens a second index beside the first (the baseline's, to explain a failure): this one,
+        as in-memory indexes share nothing."""
+        return self
+
     def open(
         self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str, source: str = "index"
     ) -> EmbeddedIndex:
