@@ -113,3 +113,42 @@ def test_a_ranking_change_names_its_clause(
         assert result.ret == 0, text
     if name == "field boost":
         assert result.ret == 1  # the demo's head stratum loses 0.0275 ndcg@10 with title^1
+
+
+def _failing_boost(demo: pytest.Pytester, commit: bool) -> None:
+    demo.runpytest("-p", "no:randomly", "--relevance-update", "--relevance-reason", "baseline").assert_outcomes(
+        passed=1
+    )
+    if commit:
+        _git(demo.path, "init", "-q", "-b", "main")
+        _git(demo.path, "add", "-A")
+        _git(demo.path, "commit", "-q", "-m", "baseline")
+    _edit(demo.path / "fixtures" / "query.yaml", '"title^3"', '"title^1"')
+
+
+def test_every_report_says_why(demo: pytest.Pytester) -> None:
+    import json
+
+    _failing_boost(demo, commit=True)
+    result = demo.runpytest(
+        "-p", "no:randomly", "--relevance-report", "out.md", "--relevance-report", "out.html",
+        "--relevance-report", "out.json",
+    )  # fmt: skip
+    assert result.ret == 1
+    default = [line for line in result.stdout.lines if line.strip().startswith("why ")]
+    assert 0 < len(default) <= 2 * 5  # two documents per listed query by default
+    markdown = (demo.path / "out.md").read_text()
+    assert "Why they moved:" in markdown and "(boost 3 -> 1)" in markdown
+    html = (demo.path / "out.html").read_text()
+    assert '<div class="trees">' in html and "<mark>" in html
+    movers = json.loads((demo.path / "out.json").read_text())["tests"][0]["movers"]["lost"]
+    assert all(m["why"] for m in movers) and any("(boost 3 -> 1)" in line for m in movers for line in m["why"])
+
+
+def test_without_git_it_explains_todays_trees_and_says_why(demo: pytest.Pytester) -> None:
+    _failing_boost(demo, commit=False)
+    result = demo.runpytest("-p", "no:randomly")
+    assert result.ret == 1
+    text = result.stdout.str()
+    assert "why they moved: today's score trees only; the baseline's inputs cannot be read back" in text
+    assert re.search(r"why p\d+ \d+ -> (\d+|out): now \d", text), text
