@@ -18,7 +18,7 @@ from pytest_relevance.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.explain import Node, flatten, line, render
+from pytest_relevance.explain import KINDS, Node, flatten, line, render
 from pytest_relevance.judgments import load_judgments
 from pytest_relevance.templates import render_all
 
@@ -421,3 +421,80 @@ def test_relevance_index_explains_through_the_plugin(pytester: pytest.Pytester) 
     pytester.makepyfile(test_gate=FIXTURE_TEST)
     result = pytester.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+BODIES = {  # a construct each: the root is the score whatever the query, and each names its clause
+    "fuzzy match": {"query": {"match": {"title": {"query": "hikr boats", "fuzziness": "AUTO"}}}},
+    "fuzzy": {"query": {"fuzzy": {"title": {"value": "boots"}}}},
+    "cross_fields": {"query": {"multi_match": {"query": "hiking boots", "type": "cross_fields",
+                                               "fields": ["title^2", "description"]}}},
+    "most_fields": {"query": {"multi_match": {"query": "hiking boots", "type": "most_fields",
+                                              "fields": ["title", "description"]}}},
+    "phrase multi_match": {"query": {"multi_match": {"query": "hiking boots", "type": "phrase",
+                                                     "fields": ["title", "description"]}}},
+    "match_bool_prefix": {"query": {"match_bool_prefix": {"title": "hiking bo"}}},
+    "match_phrase_prefix": {"query": {"match_phrase_prefix": {"title": "hiking bo"}}},
+    "query_string": {"query": {"query_string": {"query": "title:boots OR description:hiking~1"}}},
+    "simple_query_string": {"query": {"simple_query_string": {"query": "boots +hiking", "fields": ["title"]}}},
+    "terms and range": {"query": {"bool": {"should": [{"terms": {"brand": ["Acme", "Dunmore"]}},
+                                                      {"range": {"price": {"lte": 50}}}]}}},
+    "prefix wildcard regexp": {"query": {"bool": {"should": [{"prefix": {"title": "boo"}},
+                                                             {"wildcard": {"title": "hik*"}},
+                                                             {"regexp": {"title": "tent.*"}}]}}},
+    "exists and ids": {"query": {"bool": {"must": [{"exists": {"field": "popularity"}}],
+                                          "should": [{"ids": {"values": ["p0001", "p0569"]}}]}}},
+    "script_score": {"query": {"script_score": {"query": {"match": {"title": "boots"}},
+                                                "script": {"source": "_score * 2 + doc['popularity'].value"}}}},
+    "function_score sum/avg": {"query": {"function_score": {
+        "query": {"match": {"title": "boots"}}, "score_mode": "avg", "boost_mode": "sum",
+        "functions": [{"exp": {"price": {"origin": 0, "scale": 100}}, "weight": 2},
+                      {"linear": {"released": {"origin": "2026-01-01", "scale": "700d"}}},
+                      {"random_score": {"seed": 3, "field": "id"}}]}}},
+    "rescore list": {"query": {"match": {"description": "boots"}},
+                     "rescore": [{"window_size": 5, "query": {"rescore_query": {"match": {"title": "hiking"}},
+                                                              "score_mode": "multiply"}},
+                                 {"window_size": 3, "query": {"rescore_query": {"match_all": {}},
+                                                              "score_mode": "max"}}]},
+    "collapse": {"query": {"match": {"title": "boots"}}, "collapse": {"field": "brand"}},
+    "min_score": {"query": {"match": {"title": "boots"}}, "min_score": 3.5},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_every_construct_explains_to_the_score(demo_index: EmbeddedIndex, name: str) -> None:
+    body = BODIES[name]
+    hits = demo_index.search_many({"q": body}, 20, "t")["q"]
+    assert hits, name
+    extra = ["p0001", "p0569"]
+    docs = list(dict.fromkeys([d for d, _ in hits] + extra))
+    trees = demo_index.explain(body, docs, 20, "t", "q")
+    scores = dict(hits)
+    for doc in docs:
+        root = trees[doc]
+        if doc in scores:
+            assert root.matched and _exact(root.value, scores[doc]), (name, doc)
+        nodes = flatten(root)
+        assert len(nodes) == sum(1 for _ in root.walk())  # every path names one node
+        assert all(node.kind in KINDS for node in nodes.values())
+
+
+def test_fuzzy_and_cross_fields_leaves_are_bm25(demo_index: EmbeddedIndex) -> None:
+    body = BODIES["fuzzy match"]
+    doc = demo_index.search_many({"q": body}, 1, "t")["q"][0][0]
+    leaves = [n for n in flatten(demo_index.explain(body, [doc], 10, "t", "q")[doc]).values() if n.kind == "bm25"]
+    assert {n.details["term"] for n in leaves if n.matched} >= {"hike", "boot"}  # reached from "hikr", "boat"
+    body = BODIES["cross_fields"]
+    doc = demo_index.search_many({"q": body}, 1, "t")["q"][0][0]
+    root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
+    nodes = flatten(root)
+    group = nodes["query.multi_match[title+description]"]
+    assert group.kind == "sum" and _exact(root.value, group.value)  # one group: the dis_max over groups is it
+    term = nodes["query.multi_match[title+description][boot]"]
+    assert term.kind == "max" and [c.path for c in term.children] == [
+        "query.multi_match[title:boot]",
+        "query.multi_match[description:boot]",
+    ]
+    # blended: the term is as rare in each field as in the group (BlendedTermQuery's document frequencies)
+    assert {c.details["docFreq"] for c in term.children} == {30.0}
+    assert _exact(term.value, max(c.value for c in term.children))
+    assert _exact(group.value, summed([c.value for c in group.children]))
