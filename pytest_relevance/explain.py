@@ -39,6 +39,7 @@ KINDS = (
     "filter",  # a clause that decides matching only (bool filter and must_not, function filters, post_filter)
     "constant",  # a constant score (match_all, range, exists, constant_score, a term on a number)
     "rescore",  # a rescorer's combination of the query's score and its rescore query's
+    "knn",  # the vector similarity of a document among the k nearest
     "no_match",  # a document the query does not match
     "other",  # a node the engine has no finer kind for (its description is in details)
 )

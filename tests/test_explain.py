@@ -281,6 +281,27 @@ def test_rescore(small: EmbeddedIndex) -> None:
     assert _exact(d.value, F32(d.children[0].value) * F32(0.5))
 
 
+def test_knn_and_a_hybrid_search() -> None:
+    config = {
+        "mappings": {
+            "properties": {"title": {"type": "text"}, "v": {"type": "dense_vector", "dims": 2, "similarity": "cosine"}}
+        }
+    }
+    docs = [{"id": "a", "title": "red boots", "v": [1, 0]}, {"id": "b", "title": "boots", "v": [0.6, 0.8]},
+            {"id": "c", "title": "tent", "v": [0, 1]}]  # fmt: skip
+    index = EmbeddedEngine().open(docs, config, "id")
+    knn = {"field": "v", "query_vector": [1, 0], "k": 2, "num_candidates": 3}
+    body = {"knn": knn, "query": {"match": {"title": "boots"}}}
+    hits = dict(index.search_many({"q": body}, 10, "t")["q"])
+    trees = index.explain(body, ["a", "b", "c"], 10, "t", "q")
+    root = trees["a"]
+    assert root.path == "search" and root.kind == "sum" and _exact(root.value, hits["a"])
+    assert [c.path for c in root.children] == ["knn", "query.match"]
+    assert root.children[0].kind == "knn" and root.children[0].details["field"] == "v"
+    assert _exact(root.value, summed([c.value for c in root.children]))
+    assert not trees["c"].children[0].matched  # not among the 2 nearest
+
+
 def test_no_match(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"should": [{"match_none": {}}, {"match": {"title": "boots"}}]}})
     assert flatten(trees["a"])["query.bool.should[0].match_none"].kind == "no_match"

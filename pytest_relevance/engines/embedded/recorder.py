@@ -32,7 +32,7 @@ CLAUSE_KINDS = {
     "multi_match": "dis_max", "dis_max": "dis_max", "function_score": "function_score", "boosting": "product",
     "constant_score": "constant", "match_all": "constant", "range": "constant", "exists": "constant",
     "ids": "constant", "terms": "constant", "prefix": "constant", "wildcard": "constant", "regexp": "constant",
-    "match_none": "no_match", "script_score": "script", "script": "filter",
+    "match_none": "no_match", "script_score": "script", "script": "filter", "knn": "knn",
 }  # fmt: skip
 # a clause whose place makes it decide matching only: bool's filter and must_not, function and constant_score
 # filters, the post_filter
@@ -232,5 +232,8 @@ class Recorder:
             if not hit:
                 failed = [c.path for c in children if not c.matched]
                 details["failed"] = failed[0] if failed else "min_score"
-            roots.append(Node("search", "rescore" if rescored else "sum", value, details, children, hit))
+            # a hybrid search sums its query and knn scores; a post_filter only decides matching
+            scoring = [c for c in children if c.kind != "filter"]
+            kind = "rescore" if rescored else ("sum" if len(scoring) != 1 else scoring[0].kind)
+            roots.append(Node("search", kind, value, details, children, hit))
         return roots

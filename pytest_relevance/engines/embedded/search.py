@@ -194,7 +194,15 @@ def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Sco
     if body.get("knn") is None:
         return evaluate(index, body.get("query") or {"match_all": {}}, "query")
     sections = body["knn"] if isinstance(body["knn"], list) else [body["knn"]]
-    parts = [nearest(index, s, f"knn[{i}]" if len(sections) > 1 else "knn", 1.0, size) for i, s in enumerate(sections)]
+    recorder = RECORDING.get()
+    parts = []
+    for i, section in enumerate(sections):
+        path = f"knn[{i}]" if len(sections) > 1 else "knn"
+        if recorder is not None:
+            recorder.open()
+        parts.append(nearest(index, section, path, 1.0, size))
+        if recorder is not None:
+            recorder.close(path, "knn", parts[-1], field=str(section.get("field")))
     if body.get("query") is not None:
         parts.append(evaluate(index, body["query"], "query"))
     matched = np.logical_or.reduce([p.matched for p in parts])
