@@ -302,6 +302,21 @@ def test_knn_and_a_hybrid_search() -> None:
     assert not trees["c"].children[0].matched  # not among the 2 nearest
 
 
+def test_nested_is_one_node_over_the_documents() -> None:
+    posts = [{"id": "a", "comments": [{"text": "great red shoe"}, {"text": "bad"}]},
+             {"id": "b", "comments": [{"text": "shoe shoe"}]}, {"id": "c"}]  # fmt: skip
+    config = {"mappings": {"properties": {"comments": {"type": "nested", "properties": {"text": {"type": "text"}}}}}}
+    index = EmbeddedEngine().open(posts, config, "id")
+    body = {"query": {"nested": {"path": "comments", "query": {"match": {"comments.text": "shoe"}},
+                                 "score_mode": "max"}}}  # fmt: skip
+    hits = dict(index.search_many({"q": body}, 10, "t")["q"])
+    trees = index.explain(body, ["a", "b", "c"], 10, "t", "q")
+    assert _exact(trees["a"].value, hits["a"]) and _exact(trees["b"].value, hits["b"]) and not trees["c"].matched
+    # the inner query scores nested objects, whose ordinals are not the documents': it is left out, not misread
+    assert trees["a"].children == () and trees["a"].details == {"query": "nested", "score_mode": "max",
+                                                                 "nested_path": "comments"}  # fmt: skip
+
+
 def test_no_match(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"should": [{"match_none": {}}, {"match": {"title": "boots"}}]}})
     assert flatten(trees["a"])["query.bool.should[0].match_none"].kind == "no_match"
