@@ -329,11 +329,19 @@ def test_phrase_and_synonym_leaves(small: EmbeddedIndex) -> None:
     assert leaf.path == 'query.match_phrase[body:"hike boot"]' and leaf.kind == "bm25" and leaf.details["freq"] == 1
 
 
-def test_a_path_reached_twice_is_numbered(small: EmbeddedIndex) -> None:
-    trees = explained(small, {"bool": {"should": [{"match": {"body": "boots boots"}}]}})
-    assert "query.bool.should[0].match[body:boot]" in flatten(trees["a"])
-    flat = flatten(Node("r", "sum", 1.0, children=(Node("r.x", "bm25", 0.5), Node("r.y", "bm25", 0.5))))
-    assert list(flat) == ["r", "r.x", "r.y"]
+def test_a_path_reached_twice_is_numbered_and_keeps_its_own_details() -> None:
+    from pytest_relevance.engines.embedded.queries import Scores
+    from pytest_relevance.engines.embedded.recorder import Recorder
+
+    recorder = Recorder(np.array([1]))
+    for tie in (0.0, 0.3):  # one clause evaluated at two places of a token graph: the same path twice
+        recorder.open()
+        recorder.note("query.x", tie_breaker=tie)
+        recorder.close("query.x", "sum", Scores.of(3, np.array([1]), np.array([tie], dtype=F32)))
+    recorder.settle(np.array([1]), np.array([1.0], dtype=F32))
+    root = recorder.trees(rescored=False)[0]
+    assert [(c.path, c.details["tie_breaker"]) for c in root.children] == [("query.x", 0.0), ("query.x#2", 0.3)]
+    assert root.path == "search" and len(flatten(root)) == 3
 
 
 def test_render_indents_children_under_their_parent(small: EmbeddedIndex) -> None:

@@ -199,10 +199,10 @@ class Recorder:
     def _add(
         self, path: str, kind: str, matched: np.ndarray, values: np.ndarray, details: dict[str, Any], children: list
     ) -> None:
+        noted = self.notes.pop(path, None)  # noted by the handler under the path it knows
         self.seen[path] += 1
         if self.seen[path] > 1:
             path = f"{path}#{self.seen[path]}"
-        noted = self.notes.pop(path, None)
         if noted:
             details = {**details, **noted}
             kind = details.pop("kind", kind)
