@@ -97,6 +97,15 @@ def test_a_judged_query_id_renders_that_query(demo: FixtureIndex) -> None:
     assert by_id == by_text
 
 
+def test_an_engine_without_explain_says_so(demo: FixtureIndex) -> None:
+    class Plain:  # a plugin's engine written before explanations: search only
+        identity = "plain 1.0"
+
+    view = FixtureIndex(Plain(), demo.template, demo.judgments, NOW, 10, "t")  # type: ignore[arg-type]
+    with pytest.raises(RelevanceInputError, match=r"^relevance_engine: the plain 1.0 engine cannot explain scores"):
+        view.explain("boots", ["p0001"])
+
+
 def test_an_unknown_document_names_the_id_and_the_corpus(demo_index: EmbeddedIndex) -> None:
     with pytest.raises(RelevanceInputError, match=r"corpus\.ndjson: no document with the id 'p9999'"):
         demo_index.explain({"query": {"match_all": {}}}, ["p0001", "p9999"], 10, "t", "x")
