@@ -125,12 +125,18 @@ def test_a_document_that_does_not_match_says_which_required_clause_failed(demo_i
     assert filt.kind == "filter" and filt.details["matched"] == 0.0
 
 
-def test_min_score_and_post_filter_remove_a_hit_with_the_reason(demo_index: EmbeddedIndex) -> None:
+def test_min_score_collapse_and_post_filter_remove_a_hit_with_the_reason(demo_index: EmbeddedIndex) -> None:
     body = {"query": {"match": {"title": "boots"}}, "min_score": 1000}
     doc = demo_index.search_many({"q": {"query": {"match": {"title": "boots"}}}}, 1, "t")["q"][0][0]
     root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
     assert not root.matched and root.details["failed"] == "min_score"
     assert flatten(root)["query.match[title:boot]"].value > 0  # the clause still says what it scored
+    body = {"query": {"match": {"title": "boots"}}, "collapse": {"field": "brand"}}
+    hits = [d for d, _ in demo_index.search_many({"q": body}, 100, "t")["q"]]
+    all_boots = [d for d, _ in demo_index.search_many({"q": {"query": body["query"]}}, 100, "t")["q"]]
+    collapsed = next(d for d in all_boots if d not in hits)  # a second boot of a brand already shown
+    root = demo_index.explain(body, [collapsed], 100, "t", "q")[collapsed]
+    assert not root.matched and root.details["failed"] == "collapse"
     body = {"query": {"match": {"title": "boots"}}, "post_filter": {"term": {"brand": "no-such-brand"}}}
     root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
     assert root.path == "search" and not root.matched and root.details["failed"] == "post_filter.term"
@@ -245,6 +251,14 @@ def test_function_score_decay_field_value_factor_weight(small: EmbeddedIndex) ->
     assert root.value == pytest.approx(match.value + gauss.value * factor.value, rel=1e-6)
 
 
+def test_function_score_min_score_is_named(small: EmbeddedIndex) -> None:
+    query = {"function_score": {"query": {"match": {"body": "boots"}}, "field_value_factor": {"field": "pop"},
+                                "min_score": 2}}  # fmt: skip
+    trees = explained(small, query)
+    assert trees["a"].matched and not trees["b"].matched  # pop 10 and 3
+    assert trees["b"].details["failed"] == "min_score" and trees["b"].children[0].matched
+
+
 def test_filter_and_constant(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"filter": [{"range": {"pop": {"gte": 5}}}],
                                        "should": [{"constant_score": {"filter": {"term": {"tag": "shoe"}},
@@ -347,7 +361,7 @@ def test_a_path_reached_twice_is_numbered_and_keeps_its_own_details() -> None:
         recorder.open()
         recorder.note("query.x", tie_breaker=tie)
         recorder.close("query.x", "sum", Scores.of(3, np.array([1]), np.array([tie], dtype=F32)))
-    recorder.settle(np.array([1]), np.array([1.0], dtype=F32))
+    recorder.settle(np.array([1]), np.array([1.0], dtype=F32), "min_score")
     root = recorder.trees(rescored=False)[0]
     assert [(c.path, c.details["tie_breaker"]) for c in root.children] == [("query.x", 0.0), ("query.x#2", 0.3)]
     assert root.path == "search" and len(flatten(root)) == 3
