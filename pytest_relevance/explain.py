@@ -5,16 +5,22 @@ clause sits in the search body, as the embedded engine's handlers name it and er
 (`query.function_score.query.multi_match`); nodes the template has no key for extend their parent's path:
 
 - a field of a multi-field query: `...multi_match[title]` (the field's boost is in `details`, not in the path, so a
-  changed boost is the same node with another value);
-- a term (BM25) leaf: `<clause>[field:term]`, a phrase `<clause>[field:"hiking boots"]`, synonyms stacked at one
-  position `<clause>[field:(boot|boots)]`;
+  changed boost is the same node with another value); a cross_fields group `...multi_match[title+description]` and
+  one of its terms `...multi_match[title+description][boot]`;
+- a term (BM25) leaf: `<clause>[field:term]` (the term as analyzed), a phrase `<clause>[field:"hike boot"]`,
+  synonyms stacked at one position `<clause>[field:(boot|boots)]`, a fuzzy expansion by the term it reached;
 - a function of function_score: `...function_score.functions[0].gauss` (or `...function_score.gauss` for the
-  single-function form);
-- a rescorer: `rescore[0]` beside the query's own tree under a `rescore` root.
+  single-function form), its filter `...functions[0].filter.term`;
+- beyond the query: `rescore` (`rescore[0]`, ... for a list), `knn`, `post_filter.<type>`. A body with any of these
+  has a root `search` over them and the query's tree; a body that is a query alone has the query's node as root.
 
 A path the same explanation reaches twice (one clause evaluated at two places of a token graph) gets `#2`, `#3`...
 in the order the engine evaluates them, which both states of an unchanged template share. `flatten` gives the
-`{path: node}` mapping an explanation diff aligns by; `line` and `render` are the text forms.
+`{path: node}` mapping an explanation diff aligns by; `line` and `render` are the text forms. A root that did not
+match says in `details["failed"]` what failed where it is cheap to know: the path of the required clause it misses
+(or excludes it), `should (no clause matched)`, or the stage that removed it after scoring (`min_score`,
+`collapse`, `rescore`). The Elasticsearch engine's trees have the same kinds and details, with paths made from the
+server's descriptions (`engines/elasticsearch_explain.py`).
 """
 
 from __future__ import annotations
