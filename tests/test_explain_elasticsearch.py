@@ -118,14 +118,14 @@ def test_an_unknown_description_is_kept_whole() -> None:
 
 # ---------------------------------------------------------------- the HTTP path, on osmem-server
 
-osmem_server = pytest.importorskip("osmem_server", reason="osmem-server is not installed (pip install -e '.[dev]')")
-
 DOCS = [{"id": f"d{i}", "title": title} for i, title in enumerate(["red shoe", "blue shoe", "red hat", "shoe"])]
 CONFIG = {"mappings": {"properties": {"id": {"type": "keyword"}, "title": {"type": "text"}}}}
 
 
 @pytest.fixture(scope="module")
 def server() -> Any:
+    # only these tests need the server: the mapper's above run without it
+    osmem_server = pytest.importorskip("osmem_server", reason="osmem-server is not installed (pip install -e '.[dev]')")
     server = osmem_server.OsmemServer.start(seed=[], freeze=False, japanese=False)
     yield server
     server.close()
