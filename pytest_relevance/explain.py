@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 Detail = float | str
 
@@ -76,6 +77,19 @@ class Node:
             depth, node = stack.pop()
             yield depth, node
             stack.extend((depth + 1, child) for child in reversed(node.children))
+
+
+def as_dict(node: Node) -> dict[str, Any]:
+    """The tree as JSON data (reports store it so): Python floats, which JSON round-trips exactly."""
+    return {"path": node.path, "kind": node.kind, "value": node.value, "matched": node.matched,
+            "details": dict(node.details), "children": [as_dict(child) for child in node.children]}  # fmt: skip
+
+
+def from_dict(data: Mapping[str, Any]) -> Node:
+    """The tree `as_dict` made."""
+    children = tuple(from_dict(child) for child in data.get("children", ()))
+    return Node(data["path"], data["kind"], float(data["value"]), dict(data.get("details", {})), children,
+                bool(data.get("matched", True)))  # fmt: skip
 
 
 def flatten(root: Node) -> dict[str, Node]:

@@ -18,7 +18,7 @@ from pytest_relevance.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.explain import KINDS, Node, flatten, line, render
+from pytest_relevance.explain import KINDS, Node, as_dict, flatten, from_dict, line, render
 from pytest_relevance.judgments import load_judgments
 from pytest_relevance.templates import render_all
 
@@ -89,6 +89,14 @@ def test_the_demo_tree_names_each_clause_of_the_template(demo: FixtureIndex) -> 
         query.value * gauss.value * popularity.value, rel=1e-6
     )
     assert root.details["factor"] == pytest.approx(gauss.value * popularity.value, rel=1e-6)
+
+
+def test_a_tree_round_trips_through_json(demo: FixtureIndex) -> None:
+    import json
+
+    root = demo.explain("hiking boots", ["p0569"])["p0569"]
+    again = from_dict(json.loads(json.dumps(as_dict(root))))
+    assert again == root and _exact(again.value, root.value)
 
 
 def test_a_judged_query_id_renders_that_query(demo: FixtureIndex) -> None:
