@@ -267,6 +267,12 @@ def test_function_score_min_score_is_named(small: EmbeddedIndex) -> None:
     assert trees["b"].details["failed"] == "min_score" and trees["b"].children[0].matched
 
 
+def test_other(small: EmbeddedIndex) -> None:
+    query = {"function_score": {"query": {"match": {"body": "boots"}}, "random_score": {"seed": 7, "field": "pop"}}}
+    node = flatten(explained(small, query)["a"])["query.function_score.random_score"]
+    assert node.kind == "other" and node.details["function"] == "random_score" and 0 <= node.value < 1
+
+
 def test_filter_and_constant(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"filter": [{"range": {"pop": {"gte": 5}}}],
                                        "should": [{"constant_score": {"filter": {"term": {"tag": "shoe"}},

@@ -97,6 +97,29 @@ def test_dis_max_and_sum() -> None:
     assert root.value == pytest.approx(top + 0.5 * others, rel=1e-6)
 
 
+def test_a_rescore_in_elasticsearchs_query_rescorer_form() -> None:
+    # the descriptions of QueryRescorer.explain: `<score mode> of:` over the two weighted passes
+    first = {
+        "value": 2.0,
+        "description": "sum of:",
+        "details": [
+            {"value": 2.0, "description": "weight(title:boot in 3) [PerFieldSimilarity], result of:", "details": []}
+        ],
+    }
+    second = {"value": 1.5, "description": "weight(title:hike in 3) [PerFieldSimilarity], result of:", "details": []}
+    answer = {"value": 4.0, "description": "product of:", "details": [
+        {"value": 1.0, "description": "product of:", "details": [first, {"value": 0.5, "description": "primaryWeight",
+                                                                          "details": []}]},
+        {"value": 3.0, "description": "product of:", "details": [second, {"value": 2.0,
+                                                                           "description": "secondaryWeight",
+                                                                           "details": []}]}]}  # fmt: skip
+    root = from_elasticsearch(answer)
+    assert root.kind == "rescore" and root.details == {"score_mode": "multiply"}
+    query, rescore = root.children
+    assert query.kind == "sum" and query.details == {"query_weight": 0.5} and query.value == 1.0
+    assert rescore.kind == "bm25" and rescore.details["rescore_query_weight"] == 2.0 and rescore.value == 3.0
+
+
 def test_a_document_that_does_not_match() -> None:
     answer = {"value": 0.0, "description": "no matching term", "details": []}
     root = from_elasticsearch(answer, matched=False)

@@ -40,6 +40,7 @@ _FIELD_VALUE = re.compile(
     r"(?:\?:(?P<missing>[^ ]+))? \* factor=(?P<factor>[^)]+)\)$"
 )
 _SCRIPT = re.compile(r"idOrCode='(?P<source>.*?)', options=", re.S)
+_RESCORE_MODES = {"sum of:": "total", "product of:": "multiply", "avg of:": "avg", "max of:": "max", "min of:": "min"}
 _FACTORS = {"weight": "weight", "primaryWeight": "query_weight", "secondaryWeight": "rescore_query_weight"}
 _NO_MATCH = (
     "no matching",
@@ -94,9 +95,11 @@ def _node(explanation: Mapping[str, Any], path: str) -> Node:
 
 def _combination(description: str, value: float, details: list[Mapping[str, Any]], path: str) -> Node | None:
     """sum, max, dis_max and function_score nodes (with their children), or None."""
+    # QueryRescorer: `<score_mode> of:` over the first pass x primaryWeight and the rescore query x secondaryWeight
+    mode = _RESCORE_MODES.get(description)
+    if mode is not None and any(_has(d, "primaryWeight") for d in details):
+        return Node(path, "rescore", value, {"score_mode": mode}, _children(details, path))
     if description == "sum of:":
-        if any(_has(d, "primaryWeight") for d in details):
-            return Node(path, "rescore", value, {}, _children(details, path))
         return Node(path, "sum", value, {}, _children(details, path))
     if description == "max of:":
         return Node(path, "max", value, {"tie_breaker": 0.0}, _children(details, path))
