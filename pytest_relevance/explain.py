@@ -5,22 +5,29 @@ clause sits in the search body, as the embedded engine's handlers name it and er
 (`query.function_score.query.multi_match`); nodes the template has no key for extend their parent's path:
 
 - a field of a multi-field query: `...multi_match[title]` (the field's boost is in `details`, not in the path, so a
-  changed boost is the same node with another value);
-- a term (BM25) leaf: `<clause>[field:term]`, a phrase `<clause>[field:"hiking boots"]`, synonyms stacked at one
-  position `<clause>[field:(boot|boots)]`;
+  changed boost is the same node with another value); a cross_fields group `...multi_match[title+description]` and
+  one of its terms `...multi_match[title+description][boot]`;
+- a term (BM25) leaf: `<clause>[field:term]` (the term as analyzed), a phrase `<clause>[field:"hike boot"]`,
+  synonyms stacked at one position `<clause>[field:(boot|boots)]`, a fuzzy expansion by the term it reached;
 - a function of function_score: `...function_score.functions[0].gauss` (or `...function_score.gauss` for the
-  single-function form);
-- a rescorer: `rescore[0]` beside the query's own tree under a `rescore` root.
+  single-function form), its filter `...functions[0].filter.term`;
+- beyond the query: `rescore` (`rescore[0]`, ... for a list), `knn`, `post_filter.<type>`. A body with any of these
+  has a root `search` over them and the query's tree; a body that is a query alone has the query's node as root.
 
 A path the same explanation reaches twice (one clause evaluated at two places of a token graph) gets `#2`, `#3`...
 in the order the engine evaluates them, which both states of an unchanged template share. `flatten` gives the
-`{path: node}` mapping an explanation diff aligns by; `line` and `render` are the text forms.
+`{path: node}` mapping an explanation diff aligns by; `line` and `render` are the text forms. A root that did not
+match says in `details["failed"]` what failed where it is cheap to know: the path of the required clause it misses
+(or excludes it), `should (no clause matched)`, or the stage that removed it after scoring (`min_score`,
+`collapse`, `rescore`). The Elasticsearch engine's trees have the same kinds and details, with paths made from the
+server's descriptions (`engines/elasticsearch_explain.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 Detail = float | str
 
@@ -39,6 +46,7 @@ KINDS = (
     "filter",  # a clause that decides matching only (bool filter and must_not, function filters, post_filter)
     "constant",  # a constant score (match_all, range, exists, constant_score, a term on a number)
     "rescore",  # a rescorer's combination of the query's score and its rescore query's
+    "knn",  # the vector similarity of a document among the k nearest
     "no_match",  # a document the query does not match
     "other",  # a node the engine has no finer kind for (its description is in details)
 )
@@ -69,6 +77,19 @@ class Node:
             depth, node = stack.pop()
             yield depth, node
             stack.extend((depth + 1, child) for child in reversed(node.children))
+
+
+def as_dict(node: Node) -> dict[str, Any]:
+    """The tree as JSON data (reports store it so): Python floats, which JSON round-trips exactly."""
+    return {"path": node.path, "kind": node.kind, "value": node.value, "matched": node.matched,
+            "details": dict(node.details), "children": [as_dict(child) for child in node.children]}  # fmt: skip
+
+
+def from_dict(data: Mapping[str, Any]) -> Node:
+    """The tree `as_dict` made."""
+    children = tuple(from_dict(child) for child in data.get("children", ()))
+    return Node(data["path"], data["kind"], float(data["value"]), dict(data.get("details", {})), children,
+                bool(data.get("matched", True)))  # fmt: skip
 
 
 def flatten(root: Node) -> dict[str, Node]:

@@ -18,7 +18,7 @@ from pytest_relevance.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.explain import Node, flatten, line, render
+from pytest_relevance.explain import KINDS, Node, as_dict, flatten, from_dict, line, render
 from pytest_relevance.judgments import load_judgments
 from pytest_relevance.templates import render_all
 
@@ -91,10 +91,27 @@ def test_the_demo_tree_names_each_clause_of_the_template(demo: FixtureIndex) -> 
     assert root.details["factor"] == pytest.approx(gauss.value * popularity.value, rel=1e-6)
 
 
+def test_a_tree_round_trips_through_json(demo: FixtureIndex) -> None:
+    import json
+
+    root = demo.explain("hiking boots", ["p0569"])["p0569"]
+    again = from_dict(json.loads(json.dumps(as_dict(root))))
+    assert again == root and _exact(again.value, root.value)
+
+
 def test_a_judged_query_id_renders_that_query(demo: FixtureIndex) -> None:
     by_id = demo.explain("q022", ["p0569"])["p0569"]
     by_text = demo.explain("hiking boots", ["p0569"])["p0569"]
     assert by_id == by_text
+
+
+def test_an_engine_without_explain_says_so(demo: FixtureIndex) -> None:
+    class Plain:  # a plugin's engine written before explanations: search only
+        identity = "plain 1.0"
+
+    view = FixtureIndex(Plain(), demo.template, demo.judgments, NOW, 10, "t")  # type: ignore[arg-type]
+    with pytest.raises(RelevanceInputError, match=r"^relevance_engine: the plain 1.0 engine cannot explain scores"):
+        view.explain("boots", ["p0001"])
 
 
 def test_an_unknown_document_names_the_id_and_the_corpus(demo_index: EmbeddedIndex) -> None:
@@ -116,12 +133,18 @@ def test_a_document_that_does_not_match_says_which_required_clause_failed(demo_i
     assert filt.kind == "filter" and filt.details["matched"] == 0.0
 
 
-def test_min_score_and_post_filter_remove_a_hit_with_the_reason(demo_index: EmbeddedIndex) -> None:
+def test_min_score_collapse_and_post_filter_remove_a_hit_with_the_reason(demo_index: EmbeddedIndex) -> None:
     body = {"query": {"match": {"title": "boots"}}, "min_score": 1000}
     doc = demo_index.search_many({"q": {"query": {"match": {"title": "boots"}}}}, 1, "t")["q"][0][0]
     root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
     assert not root.matched and root.details["failed"] == "min_score"
     assert flatten(root)["query.match[title:boot]"].value > 0  # the clause still says what it scored
+    body = {"query": {"match": {"title": "boots"}}, "collapse": {"field": "brand"}}
+    hits = [d for d, _ in demo_index.search_many({"q": body}, 100, "t")["q"]]
+    all_boots = [d for d, _ in demo_index.search_many({"q": {"query": body["query"]}}, 100, "t")["q"]]
+    collapsed = next(d for d in all_boots if d not in hits)  # a second boot of a brand already shown
+    root = demo_index.explain(body, [collapsed], 100, "t", "q")[collapsed]
+    assert not root.matched and root.details["failed"] == "collapse"
     body = {"query": {"match": {"title": "boots"}}, "post_filter": {"term": {"brand": "no-such-brand"}}}
     root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
     assert root.path == "search" and not root.matched and root.details["failed"] == "post_filter.term"
@@ -236,6 +259,20 @@ def test_function_score_decay_field_value_factor_weight(small: EmbeddedIndex) ->
     assert root.value == pytest.approx(match.value + gauss.value * factor.value, rel=1e-6)
 
 
+def test_function_score_min_score_is_named(small: EmbeddedIndex) -> None:
+    query = {"function_score": {"query": {"match": {"body": "boots"}}, "field_value_factor": {"field": "pop"},
+                                "min_score": 2}}  # fmt: skip
+    trees = explained(small, query)
+    assert trees["a"].matched and not trees["b"].matched  # pop 10 and 3
+    assert trees["b"].details["failed"] == "min_score" and trees["b"].children[0].matched
+
+
+def test_other(small: EmbeddedIndex) -> None:
+    query = {"function_score": {"query": {"match": {"body": "boots"}}, "random_score": {"seed": 7, "field": "pop"}}}
+    node = flatten(explained(small, query)["a"])["query.function_score.random_score"]
+    assert node.kind == "other" and node.details["function"] == "random_score" and 0 <= node.value < 1
+
+
 def test_filter_and_constant(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"filter": [{"range": {"pop": {"gte": 5}}}],
                                        "should": [{"constant_score": {"filter": {"term": {"tag": "shoe"}},
@@ -281,6 +318,42 @@ def test_rescore(small: EmbeddedIndex) -> None:
     assert _exact(d.value, F32(d.children[0].value) * F32(0.5))
 
 
+def test_knn_and_a_hybrid_search() -> None:
+    config = {
+        "mappings": {
+            "properties": {"title": {"type": "text"}, "v": {"type": "dense_vector", "dims": 2, "similarity": "cosine"}}
+        }
+    }
+    docs = [{"id": "a", "title": "red boots", "v": [1, 0]}, {"id": "b", "title": "boots", "v": [0.6, 0.8]},
+            {"id": "c", "title": "tent", "v": [0, 1]}]  # fmt: skip
+    index = EmbeddedEngine().open(docs, config, "id")
+    knn = {"field": "v", "query_vector": [1, 0], "k": 2, "num_candidates": 3}
+    body = {"knn": knn, "query": {"match": {"title": "boots"}}}
+    hits = dict(index.search_many({"q": body}, 10, "t")["q"])
+    trees = index.explain(body, ["a", "b", "c"], 10, "t", "q")
+    root = trees["a"]
+    assert root.path == "search" and root.kind == "sum" and _exact(root.value, hits["a"])
+    assert [c.path for c in root.children] == ["knn", "query.match"]
+    assert root.children[0].kind == "knn" and root.children[0].details["field"] == "v"
+    assert _exact(root.value, summed([c.value for c in root.children]))
+    assert not trees["c"].children[0].matched  # not among the 2 nearest
+
+
+def test_nested_is_one_node_over_the_documents() -> None:
+    posts = [{"id": "a", "comments": [{"text": "great red shoe"}, {"text": "bad"}]},
+             {"id": "b", "comments": [{"text": "shoe shoe"}]}, {"id": "c"}]  # fmt: skip
+    config = {"mappings": {"properties": {"comments": {"type": "nested", "properties": {"text": {"type": "text"}}}}}}
+    index = EmbeddedEngine().open(posts, config, "id")
+    body = {"query": {"nested": {"path": "comments", "query": {"match": {"comments.text": "shoe"}},
+                                 "score_mode": "max"}}}  # fmt: skip
+    hits = dict(index.search_many({"q": body}, 10, "t")["q"])
+    trees = index.explain(body, ["a", "b", "c"], 10, "t", "q")
+    assert _exact(trees["a"].value, hits["a"]) and _exact(trees["b"].value, hits["b"]) and not trees["c"].matched
+    # the inner query scores nested objects, whose ordinals are not the documents': it is left out, not misread
+    assert trees["a"].children == () and trees["a"].details == {"query": "nested", "score_mode": "max",
+                                                                 "nested_path": "comments"}  # fmt: skip
+
+
 def test_no_match(small: EmbeddedIndex) -> None:
     trees = explained(small, {"bool": {"should": [{"match_none": {}}, {"match": {"title": "boots"}}]}})
     assert flatten(trees["a"])["query.bool.should[0].match_none"].kind == "no_match"
@@ -293,11 +366,19 @@ def test_phrase_and_synonym_leaves(small: EmbeddedIndex) -> None:
     assert leaf.path == 'query.match_phrase[body:"hike boot"]' and leaf.kind == "bm25" and leaf.details["freq"] == 1
 
 
-def test_a_path_reached_twice_is_numbered(small: EmbeddedIndex) -> None:
-    trees = explained(small, {"bool": {"should": [{"match": {"body": "boots boots"}}]}})
-    assert "query.bool.should[0].match[body:boot]" in flatten(trees["a"])
-    flat = flatten(Node("r", "sum", 1.0, children=(Node("r.x", "bm25", 0.5), Node("r.y", "bm25", 0.5))))
-    assert list(flat) == ["r", "r.x", "r.y"]
+def test_a_path_reached_twice_is_numbered_and_keeps_its_own_details() -> None:
+    from pytest_relevance.engines.embedded.queries import Scores
+    from pytest_relevance.engines.embedded.recorder import Recorder
+
+    recorder = Recorder(np.array([1]))
+    for tie in (0.0, 0.3):  # one clause evaluated at two places of a token graph: the same path twice
+        recorder.open()
+        recorder.note("query.x", tie_breaker=tie)
+        recorder.close("query.x", "sum", Scores.of(3, np.array([1]), np.array([tie], dtype=F32)))
+    recorder.settle(np.array([1]), np.array([1.0], dtype=F32), "min_score")
+    root = recorder.trees(rescored=False)[0]
+    assert [(c.path, c.details["tie_breaker"]) for c in root.children] == [("query.x", 0.0), ("query.x#2", 0.3)]
+    assert root.path == "search" and len(flatten(root)) == 3
 
 
 def test_render_indents_children_under_their_parent(small: EmbeddedIndex) -> None:
@@ -421,3 +502,80 @@ def test_relevance_index_explains_through_the_plugin(pytester: pytest.Pytester) 
     pytester.makepyfile(test_gate=FIXTURE_TEST)
     result = pytester.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+BODIES = {  # a construct each: the root is the score whatever the query, and each names its clause
+    "fuzzy match": {"query": {"match": {"title": {"query": "hikr boats", "fuzziness": "AUTO"}}}},
+    "fuzzy": {"query": {"fuzzy": {"title": {"value": "boots"}}}},
+    "cross_fields": {"query": {"multi_match": {"query": "hiking boots", "type": "cross_fields",
+                                               "fields": ["title^2", "description"]}}},
+    "most_fields": {"query": {"multi_match": {"query": "hiking boots", "type": "most_fields",
+                                              "fields": ["title", "description"]}}},
+    "phrase multi_match": {"query": {"multi_match": {"query": "hiking boots", "type": "phrase",
+                                                     "fields": ["title", "description"]}}},
+    "match_bool_prefix": {"query": {"match_bool_prefix": {"title": "hiking bo"}}},
+    "match_phrase_prefix": {"query": {"match_phrase_prefix": {"title": "hiking bo"}}},
+    "query_string": {"query": {"query_string": {"query": "title:boots OR description:hiking~1"}}},
+    "simple_query_string": {"query": {"simple_query_string": {"query": "boots +hiking", "fields": ["title"]}}},
+    "terms and range": {"query": {"bool": {"should": [{"terms": {"brand": ["Acme", "Dunmore"]}},
+                                                      {"range": {"price": {"lte": 50}}}]}}},
+    "prefix wildcard regexp": {"query": {"bool": {"should": [{"prefix": {"title": "boo"}},
+                                                             {"wildcard": {"title": "hik*"}},
+                                                             {"regexp": {"title": "tent.*"}}]}}},
+    "exists and ids": {"query": {"bool": {"must": [{"exists": {"field": "popularity"}}],
+                                          "should": [{"ids": {"values": ["p0001", "p0569"]}}]}}},
+    "script_score": {"query": {"script_score": {"query": {"match": {"title": "boots"}},
+                                                "script": {"source": "_score * 2 + doc['popularity'].value"}}}},
+    "function_score sum/avg": {"query": {"function_score": {
+        "query": {"match": {"title": "boots"}}, "score_mode": "avg", "boost_mode": "sum",
+        "functions": [{"exp": {"price": {"origin": 0, "scale": 100}}, "weight": 2},
+                      {"linear": {"released": {"origin": "2026-01-01", "scale": "700d"}}},
+                      {"random_score": {"seed": 3, "field": "id"}}]}}},
+    "rescore list": {"query": {"match": {"description": "boots"}},
+                     "rescore": [{"window_size": 5, "query": {"rescore_query": {"match": {"title": "hiking"}},
+                                                              "score_mode": "multiply"}},
+                                 {"window_size": 3, "query": {"rescore_query": {"match_all": {}},
+                                                              "score_mode": "max"}}]},
+    "collapse": {"query": {"match": {"title": "boots"}}, "collapse": {"field": "brand"}},
+    "min_score": {"query": {"match": {"title": "boots"}}, "min_score": 3.5},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_every_construct_explains_to_the_score(demo_index: EmbeddedIndex, name: str) -> None:
+    body = BODIES[name]
+    hits = demo_index.search_many({"q": body}, 20, "t")["q"]
+    assert hits, name
+    extra = ["p0001", "p0569"]
+    docs = list(dict.fromkeys([d for d, _ in hits] + extra))
+    trees = demo_index.explain(body, docs, 20, "t", "q")
+    scores = dict(hits)
+    for doc in docs:
+        root = trees[doc]
+        if doc in scores:
+            assert root.matched and _exact(root.value, scores[doc]), (name, doc)
+        nodes = flatten(root)
+        assert len(nodes) == sum(1 for _ in root.walk())  # every path names one node
+        assert all(node.kind in KINDS for node in nodes.values())
+
+
+def test_fuzzy_and_cross_fields_leaves_are_bm25(demo_index: EmbeddedIndex) -> None:
+    body = BODIES["fuzzy match"]
+    doc = demo_index.search_many({"q": body}, 1, "t")["q"][0][0]
+    leaves = [n for n in flatten(demo_index.explain(body, [doc], 10, "t", "q")[doc]).values() if n.kind == "bm25"]
+    assert {n.details["term"] for n in leaves if n.matched} >= {"hike", "boot"}  # reached from "hikr", "boat"
+    body = BODIES["cross_fields"]
+    doc = demo_index.search_many({"q": body}, 1, "t")["q"][0][0]
+    root = demo_index.explain(body, [doc], 10, "t", "q")[doc]
+    nodes = flatten(root)
+    group = nodes["query.multi_match[title+description]"]
+    assert group.kind == "sum" and _exact(root.value, group.value)  # one group: the dis_max over groups is it
+    term = nodes["query.multi_match[title+description][boot]"]
+    assert term.kind == "max" and [c.path for c in term.children] == [
+        "query.multi_match[title:boot]",
+        "query.multi_match[description:boot]",
+    ]
+    # blended: the term is as rare in each field as in the group (BlendedTermQuery's document frequencies)
+    assert {c.details["docFreq"] for c in term.children} == {30.0}
+    assert _exact(term.value, max(c.value for c in term.children))
+    assert _exact(group.value, summed([c.value for c in group.children]))

@@ -132,9 +132,16 @@ class FixtureIndex:
         string is a free text, as `search` takes it. The result maps each doc id to the root of its score tree
         (`pytest_relevance.explain`), whose value is the document's score in `run()` and `search()`.
         """
+        explain = getattr(self.index, "explain", None)
+        if explain is None:  # an engine of a plugin written before explanations
+            raise RelevanceInputError(
+                "relevance_engine",
+                f"the {self.identity} engine cannot explain scores: its index has no explain() "
+                "(pytest_relevance.engines.base.Index)",
+            )
         text, judged, query_id = self.query_of(text_or_query_id)
         body = render(self.template, text, {**judged, **params}, self.instant, query_id, self.template_source)
-        return self.index.explain(body, list(doc_ids), self.depth, self.template_source, query_id)
+        return explain(body, list(doc_ids), self.depth, self.template_source, query_id)
 
     def query_of(self, text_or_query_id: str) -> tuple[str, Mapping[str, Any], str]:
         """(text, params, query id) of a judged query's id, or of a free text; a string shaped like the judgments'

@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.explain import Node
 
 _CREDENTIALS = re.compile(r"(?<=://)\S*@")  # up to the last @: a password may hold an @ of its own
 _CLIENT_LOGGERS = ("elastic_transport", "elasticsearch", "opensearch", "urllib3")
@@ -123,6 +124,8 @@ class ElasticsearchIndex:
         distribution = (info.get("version") or {}).get("distribution") or "elasticsearch"
         self.identity = f"{distribution} {(info.get('version') or {}).get('number', '?')}"
         self.id_field = id_field
+        self.corpus_source = str(getattr(corpus, "path", "the corpus"))
+        self.ids: set[str] = set()
         config = _with_id_keyword(config, id_field, source)
         if self._call("check", lambda: self.client.indices.exists(index=self.name)):
             raise RelevanceInputError(
@@ -150,6 +153,7 @@ class ElasticsearchIndex:
             from opensearchpy import helpers
         else:
             from elasticsearch import helpers
+        self.ids = {str(doc[self.id_field]) for doc in corpus}
         actions = ({"_index": self.name, "_id": str(doc[self.id_field]), "_source": doc} for doc in corpus)
         _, errors = helpers.bulk(self.client, actions, raise_on_error=False, raise_on_exception=False, chunk_size=500)
         if errors:
@@ -238,6 +242,43 @@ class ElasticsearchIndex:
             hits = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
             results[qid] = sorted(hits, key=lambda hit: (-hit[1], hit[0])) if _UNSORTED.intersection(body) else hits
         return results, failures
+
+    def explain(
+        self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
+    ) -> dict[str, Node]:
+        """The server's explanations mapped onto the embedded engine's tree shape (elasticsearch_explain). The
+        documents among the body's top `size` are explained by the search itself with `explain: true`, so
+        everything the body does (rescore, min_score, function_score) is in the root, which is the hit's score;
+        any other document by the `_explain` API of its query (a document the query does not match is a root
+        that did not match, and says why)."""
+        from pytest_relevance.engines.elasticsearch_explain import from_elasticsearch
+
+        missing = [doc for doc in doc_ids if doc not in self.ids]
+        if missing:
+            raise RelevanceInputError(self.corpus_source, f"no document with the id {missing[0]!r} (asked to explain)")
+        request = {**self.request_body(body, size), "explain": True}
+        with _quiet():
+            answer = self._call("search", lambda: self._search(request))
+            hits = {hit["_id"]: hit for hit in answer["hits"]["hits"] if "_explanation" in hit}
+            trees = {}
+            for doc in doc_ids:
+                if doc in hits:
+                    trees[doc] = from_elasticsearch(hits[doc]["_explanation"])
+                    continue
+                query = body.get("query") or {"match_all": {}}
+                found = self._call("explain with", lambda doc=doc, query=query: self._explain(doc, query))
+                trees[doc] = from_elasticsearch(found.get("explanation") or {}, bool(found.get("matched")))
+        return trees
+
+    def _search(self, request: dict[str, Any]) -> Any:
+        if self.opensearch:
+            return self.client.search(index=self.name, body=request)
+        return self.client.search(index=self.name, **request)
+
+    def _explain(self, doc: str, query: dict[str, Any]) -> Any:
+        if self.opensearch:
+            return self.client.explain(index=self.name, id=doc, body={"query": query})
+        return self.client.explain(index=self.name, id=doc, query=query)
 
     def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
         """The server's own `_analyze` on this session's index (so the index config's custom analyzers apply)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.scoring import BM25
+from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE
 from pytest_relevance.explain import Node
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ CLAUSE_KINDS = {
     "multi_match": "dis_max", "dis_max": "dis_max", "function_score": "function_score", "boosting": "product",
     "constant_score": "constant", "match_all": "constant", "range": "constant", "exists": "constant",
     "ids": "constant", "terms": "constant", "prefix": "constant", "wildcard": "constant", "regexp": "constant",
-    "match_none": "no_match", "script_score": "script", "script": "filter",
+    "match_none": "no_match", "script_score": "script", "script": "filter", "knn": "knn",
 }  # fmt: skip
 # a clause whose place makes it decide matching only: bool's filter and must_not, function and constant_score
 # filters, the post_filter
@@ -64,9 +64,10 @@ class Draft:
             value = float(self.values[k]) if matched else 0.0
         if not matched:
             query = self.details.get("query")
-            failed = (
-                _failed_clause(children) if query == "bool" else _failed_inner(children) if query in _WRAPPERS else ""
-            )
+            if query == "bool":
+                failed = _failed_clause(children)
+            else:
+                failed = _failed_inner(children, query) if query in _WRAPPERS else ""
             if failed:
                 details["failed"] = failed
         return Node(self.path, self.kind, value, details, children, matched)
@@ -96,12 +97,14 @@ def _failed_clause(children: tuple[Node, ...]) -> str:
 _WRAPPERS = frozenset(("function_score", "boosting", "constant_score", "nested", "script_score"))
 
 
-def _failed_inner(children: tuple[Node, ...]) -> str:
+def _failed_inner(children: tuple[Node, ...], query: Any) -> str:
     """Of a compound clause other than bool (function_score, boosting, constant_score...), the query it wraps
-    when that is what failed."""
+    when that is what failed; a function_score whose query matched was cut by its min_score."""
     inner = next((c for c in children if c.kind != "filter" and ".functions[" not in c.path), None)
-    if inner is None or inner.matched:
+    if inner is None:
         return ""
+    if inner.matched:
+        return "min_score" if query == "function_score" else ""
     deeper = inner.details.get("failed")
     return deeper if isinstance(deeper, str) else inner.path
 
@@ -115,6 +118,7 @@ class Recorder:
         self.notes: dict[str, dict[str, Any]] = {}
         self.seen: Counter[str] = Counter()
         self.final: tuple[np.ndarray, np.ndarray] | None = None
+        self.removed: dict[int, str] = {}  # requested document -> the stage that removed it from the hits
 
     # ---------------------------------------------------------------- per-document lookups
 
@@ -159,12 +163,6 @@ class Recorder:
         kind = "filter" if _FILTER_PLACE.search(place) else CLAUSE_KINDS.get(name, "other")
         self.close(f"{place}.{name}" if place else name, kind, scores, query=name)
 
-    def leaf(self, path: str, kind: str, docs: np.ndarray, values: np.ndarray, **details: Any) -> None:
-        """A node without children from (ordinals, float values) of the documents it matched."""
-        present, at = self.lookup(docs)
-        picked = values[at] if values.size else np.zeros(self.ordinals.size, dtype=F32)
-        self._add(path, kind, present, np.where(present, picked, 0).astype(F32), details, [])
-
     def bm25(
         self, path: str, field: str, term: str, target: Any, boost: float, doc_freq: int, idf: Any, docs: Any,
         freqs: Any, scores: Any,
@@ -180,8 +178,6 @@ class Recorder:
             norms = target.norms[self.ordinals]
             with np.errstate(all="ignore"):
                 tf = (F32(1) - F32(1) / (F32(1) + freq * similarity.cache[norms])).astype(F32)
-            from pytest_relevance.engines.embedded.scoring import LENGTH_TABLE
-
             details.update(freq=freq, dl=LENGTH_TABLE[norms], avgdl=float(similarity.avgdl), idf=float(idf), tf=tf,
                            k1=float(similarity.k1), b=float(similarity.b))  # fmt: skip
             kind = "bm25"
@@ -190,19 +186,23 @@ class Recorder:
         picked = scores[at] if scores.size else np.zeros(self.ordinals.size, dtype=F32)
         self._add(path, kind, present, np.where(present, picked, 0).astype(F32), details, [])
 
-    def settle(self, docs: np.ndarray, values: np.ndarray) -> None:
-        """The body's scores after everything that changes them (min_score, post_filter, rescore, collapse)."""
+    def settle(self, docs: np.ndarray, values: np.ndarray, stage: str) -> None:
+        """The body's scores after `stage` (min_score and post_filter, rescore, collapse): the last is the hits'.
+        A document a stage removes is remembered as removed by it."""
         present, at = self.lookup(docs)
         picked = values[at] if values.size else np.zeros(self.ordinals.size, dtype=F32)
+        if self.final is not None:
+            for k in np.flatnonzero(self.final[0] & ~present):
+                self.removed[int(k)] = stage
         self.final = (present, np.where(present, picked, 0).astype(F32))
 
     def _add(
         self, path: str, kind: str, matched: np.ndarray, values: np.ndarray, details: dict[str, Any], children: list
     ) -> None:
+        noted = self.notes.pop(path, None)  # noted by the handler under the path it knows
         self.seen[path] += 1
         if self.seen[path] > 1:
             path = f"{path}#{self.seen[path]}"
-        noted = self.notes.pop(path, None)
         if noted:
             details = {**details, **noted}
             kind = details.pop("kind", kind)
@@ -225,12 +225,15 @@ class Recorder:
                 only = children[0]
                 details = dict(only.details)
                 if only.matched and not hit:
-                    details["failed"] = "min_score"
+                    details["failed"] = self.removed.get(k, "min_score")
                 roots.append(Node(only.path, only.kind, value, details, only.children, hit))
                 continue
             details = {}
             if not hit:
                 failed = [c.path for c in children if not c.matched]
-                details["failed"] = failed[0] if failed else "min_score"
-            roots.append(Node("search", "rescore" if rescored else "sum", value, details, children, hit))
+                details["failed"] = failed[0] if failed else self.removed.get(k, "min_score")
+            # a hybrid search sums its query and knn scores; a post_filter only decides matching
+            scoring = [c for c in children if c.kind != "filter"]
+            kind = "rescore" if rescored else ("sum" if len(scoring) != 1 else scoring[0].kind)
+            roots.append(Node("search", kind, value, details, children, hit))
         return roots

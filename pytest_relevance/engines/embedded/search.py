@@ -84,7 +84,7 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
         docs, values = docs[keep], values[keep]
     recorder = RECORDING.get()
     if recorder is not None:
-        recorder.settle(docs, values)
+        recorder.settle(docs, values, "min_score")
     if body.get("collapse") is not None and body.get("rescore"):
         raise Invalid("collapse", "Elasticsearch refuses it: cannot use `collapse` in conjunction with `rescore`")
     if body.get("sort") is not None:
@@ -95,13 +95,13 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     elif body.get("rescore") is not None:
         docs, values = _rescore(index, body["rescore"], docs, values, start + size)
         if recorder is not None:
-            recorder.settle(docs, values)
+            recorder.settle(docs, values, "rescore")
     else:
         docs, values = ranked(index, docs, values, None if body.get("collapse") else start + size)
     if body.get("collapse") is not None:
         docs, values = _collapse(index, body["collapse"], docs, values)
         if recorder is not None:
-            recorder.settle(docs, values)
+            recorder.settle(docs, values, "collapse")
     docs, values = docs[start : start + size], values[start : start + size]
     return list(zip(index.id_array[docs].tolist(), values.tolist(), strict=True))
 
@@ -194,7 +194,15 @@ def _query_and_knn(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Sco
     if body.get("knn") is None:
         return evaluate(index, body.get("query") or {"match_all": {}}, "query")
     sections = body["knn"] if isinstance(body["knn"], list) else [body["knn"]]
-    parts = [nearest(index, s, f"knn[{i}]" if len(sections) > 1 else "knn", 1.0, size) for i, s in enumerate(sections)]
+    recorder = RECORDING.get()
+    parts = []
+    for i, section in enumerate(sections):
+        path = f"knn[{i}]" if len(sections) > 1 else "knn"
+        if recorder is not None:
+            recorder.open()
+        parts.append(nearest(index, section, path, 1.0, size))
+        if recorder is not None:
+            recorder.close(path, "knn", parts[-1], field=str(section.get("field")))
     if body.get("query") is not None:
         parts.append(evaluate(index, body["query"], "query"))
     matched = np.logical_or.reduce([p.matched for p in parts])

@@ -153,7 +153,14 @@ def nested(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     if options.get("query") is None:
         raise Invalid(path, "needs 'query'")
     child_index, parent_of = index.nested[nested_path]
-    inner = evaluate(child_index, options["query"], f"{path}.query", boost_of(options, path, boost))
+    recorder = RECORDING.get()
+    if recorder is None:
+        inner = evaluate(child_index, options["query"], f"{path}.query", boost_of(options, path, boost))
+    else:  # the inner query runs over the nested objects, not the documents the recorder follows: not recorded
+        token = RECORDING.set(None)
+        inner = evaluate(child_index, options["query"], f"{path}.query", boost_of(options, path, boost))
+        RECORDING.reset(token)
+        recorder.note(path, score_mode=mode, nested_path=str(nested_path))
     parents = parent_of[inner.docs]
     values = inner.values.astype(np.float64)
     docs = np.unique(parents)

@@ -85,7 +85,7 @@ def term_clauses(
                     entry = flat.setdefault(t, [0.0, p, shared])
                     entry[0] += b
                 continue
-            clauses.append((blended(index, field, expansions, clause_boost), count))
+            clauses.append((blended(index, field, expansions, clause_boost, path), count))
             continue
         postings = target.postings(term)
         if postings is None:
@@ -557,12 +557,22 @@ def cross_fields(
     per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer",
                                          "lenient") if k in options}  # fmt: skip
     parts = []
+    recorder = RECORDING.get()
     for members in groups.values():
         if len(members) == 1 or index.kinds[members[0][0]] not in ("text", "keyword"):
             for field, weight in members:
+                if recorder is not None:
+                    recorder.open()
                 parts.append(match_field(index, field, per_field, path, float(F32(weight) * F32(boost))))
+                if recorder is not None:
+                    recorder.close(f"{path}[{field}]", "sum", parts[-1], field=field, boost=weight)
             continue
+        if recorder is not None:
+            recorder.open()
         parts.append(_blended_group(index, options, members, boost, tie, path))
+        if recorder is not None:  # the fields that share an analyzer, blended: a sum over the terms
+            fields = "+".join(field for field, _ in members)
+            recorder.close(f"{path}[{fields}]", "sum", parts[-1], field=fields)
     return dis_max(index, parts, tie)
 
 
@@ -578,7 +588,10 @@ def _blended_group(
     if not terms:
         return Scores.none(index.n)
     clauses: list[Clause] = []
+    recorder = RECORDING.get()
     for term, count in Counter(terms).items():
+        if recorder is not None:
+            recorder.open()
         targets = [(index.postings_field(f, path), w) for f, w in members]
         found = [(t, w, t.postings(term)) for t, w in targets]
         doc_freqs = _blend([0 if p is None else p.doc_freq for _, _, p in found],
@@ -588,10 +601,19 @@ def _blended_group(
             if postings is None:
                 continue
             term_boost = float(F32(F32(weight) * F32(count)) * F32(boost))
-            weight_ = target.bm25.weight(term_boost, idf(doc_freq, target.bm25.doc_count))
-            scores = target.bm25.score(weight_, postings.freqs, target.norms[postings.docs])
+            term_idf = idf(doc_freq, target.bm25.doc_count)
+            scores = target.bm25.score(target.bm25.weight(term_boost, term_idf), postings.freqs,
+                                       target.norms[postings.docs])  # fmt: skip
+            if recorder is not None:
+                field = target.name
+                recorder.bm25(f"{path}[{field}:{term}]", field, term, target, term_boost, doc_freq, term_idf,
+                              postings.docs, postings.freqs, scores)  # fmt: skip
             field_scores.append(Scores.of(index.n, postings.docs, scores))
         clause = dis_max(index, field_scores, tie)
+        if recorder is not None:  # one term over the group's fields
+            fields = "+".join(field for field, _ in members)
+            recorder.close(f"{path}[{fields}][{term}]", "max" if tie == 0 else "dis_max", clause, term=term,
+                           tie_breaker=tie)  # fmt: skip
         if clause.docs.size:
             clauses.append(([(clause.docs, clause.values)], count))
     docs, total, hits = accumulate(index, clauses)

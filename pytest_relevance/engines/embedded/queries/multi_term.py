@@ -30,6 +30,7 @@ from pytest_relevance.engines.embedded.queries import (
     number,
     query,
 )
+from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
@@ -99,20 +100,26 @@ def fuzzy_expansions(
 
 
 def blended(
-    index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], boost: float
+    index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], boost: float, path: str
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The blended term clauses of one fuzzy query, as (ordinals, float32 scores) parts: each expansion a BM25 term
     clause with its own boost and the largest document frequency of the group."""
     target = index.postings_field(field, "")
-    postings = [(target.postings(t), b) for t, b in expansions]
-    found = [(p, b) for p, b in postings if p is not None]
+    postings = [(t, target.postings(t), b) for t, b in expansions]
+    found = [(t, p, b) for t, p, b in postings if p is not None]
     if not found:
         return []
-    shared_idf = idf(max(p.doc_freq for p, _ in found), target.bm25.doc_count)
+    shared = max(p.doc_freq for _, p, _ in found)
+    shared_idf = idf(shared, target.bm25.doc_count)
+    recorder = RECORDING.get()
     parts = []
-    for p, term_boost in found:
-        weight = target.bm25.weight(float(F32(term_boost) * F32(boost)), shared_idf)
-        parts.append((p.docs, target.bm25.score(weight, p.freqs, target.norms[p.docs])))
+    for term, p, term_boost in found:
+        clause_boost = float(F32(term_boost) * F32(boost))
+        scores = target.bm25.score(target.bm25.weight(clause_boost, shared_idf), p.freqs, target.norms[p.docs])
+        if recorder is not None:
+            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, shared, shared_idf, p.docs,
+                          p.freqs, scores)  # fmt: skip
+        parts.append((p.docs, scores))
     return parts
 
 
@@ -159,7 +166,8 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     edits = edits_for(options.get("fuzziness", "AUTO"), term, path)
     target = index.postings_field(field, path)
     expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-    docs, total, _ = accumulate(index, [(blended(index, field, expansions, boost_of(options, path, boost)), 1)])
+    clauses = [(blended(index, field, expansions, boost_of(options, path, boost), path), 1)]
+    docs, total, _ = accumulate(index, clauses)
     return Scores.of(index.n, docs, total.astype(F32))
 
 

@@ -312,7 +312,7 @@ class _Evaluator:
             transpositions = bool(self.options.get("fuzzy_transpositions", True))
             target = index.postings_field(name, self.path)
             found = fuzzy_expansions(target, word, edits, prefix_length, transpositions, max_expansions)
-            docs, total, _ = accumulate(index, [(blended(index, name, found, boost), 1)])
+            docs, total, _ = accumulate(index, [(blended(index, name, found, boost, self.path), 1)])
             return Scores.of(index.n, docs, total.astype(F32))
         if "*" in text or "?" in text:
             pattern = text.lower() if kind == "text" else text
