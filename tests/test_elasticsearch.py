@@ -388,3 +388,26 @@ def test_analyze_asks_the_server(es: Any) -> None:
         index.close()
     assert [t["token"] for t in tokens] == ["red", "shoes"]
     assert tokens[1] == {"token": "shoes", "start_offset": 4, "end_offset": 9, "position": 1}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_failure_explains_its_movers_on_a_second_index_and_deletes_both(project, es) -> None:
+    """The index config changed since the committed baseline: its inputs, read back from git, go into a second
+    index of the plugin's own on the same server, which is deleted with the first."""
+    import subprocess
+
+    assert run(project, "--relevance-update").ret == 0
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "baseline"]):
+        subprocess.run(["git", *args], cwd=project.path, env=env, check=True, capture_output=True)
+    index = project.path / "fixtures" / "index.yaml"
+    text_title = "      type: text\n      analyzer: english\n"
+    index.write_text(index.read_text().replace(text_title, "      type: keyword\n", 1))
+    result = run(project)
+    assert result.ret == 1, result.stdout.str()
+    text = result.stdout.str()
+    assert "index config changed" in text
+    assert any(line.strip().startswith("why ") for line in result.stdout.lines), text
+    assert "today's score trees only" not in text and "not explained" not in text
+    assert relevance_indices(es) == []
