@@ -3,13 +3,14 @@ analyzers against reference data from real Lucene 9.9.1 (tests/lucene_extra/lang
 
 from __future__ import annotations
 
+import json
 import lzma
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from pytest_relevance.engines.embedded.analysis import filters, snowball, stopwords
+from pytest_relevance.engines.embedded.analysis import Analysis, filters, snowball, stopwords
 
 REFERENCE = Path(__file__).resolve().parent / "lucene_extra"
 SAMPLE = 15  # the default run checks every 15th word of each list, and every edge case; `-m languages_full` all
@@ -139,3 +140,39 @@ def test_terms_beyond_the_bmp_are_stemmed_by_utf16_unit_as_in_java() -> None:
     assert snowball.stemmer("Lovins")("😀s") == "😀"
     assert snowball.stemmer("English")("cats\ud83d") == "cats\ud83d"
     assert snowball.stemmer("English")("a\ue000😀ing") == "a\ue000😀"  # its own private-use letter is kept
+
+
+@cache
+def lucene_tokens() -> dict:
+    """languages.json.xz (languages.py): texts by group, and per case its Elasticsearch settings and Lucene's tokens."""
+    return json.loads(lzma.decompress((REFERENCE / "languages.json.xz").read_bytes()).decode("utf-8", "surrogatepass"))
+
+
+def token_mismatches(name: str, full: bool) -> list:
+    case = lucene_tokens()["cases"][name]
+    analyzer = Analysis.from_settings(case["settings"], "languages.json.xz").analyzer(case["analyzer"], "test")
+    texts = lucene_tokens()["texts"][case["texts"]]
+    wrong = []
+    for index in range(0, len(texts), 1 if full else SAMPLE // 3):
+        got = [
+            [t.term, t.position, t.start_offset, t.end_offset, t.position_length]
+            for t in analyzer.analyze(texts[index])
+        ]
+        if got != case["tokens"][index]:
+            wrong.append((texts[index], got, case["tokens"][index]))
+    return wrong
+
+
+def token_cases() -> list[str]:
+    return sorted(lucene_tokens()["cases"])
+
+
+@pytest.mark.parametrize("name", token_cases())
+def test_language_analyzers_and_filters_equal_lucene_token_for_token(name: str) -> None:
+    assert token_mismatches(name, full=False) == []
+
+
+@pytest.mark.languages_full
+@pytest.mark.parametrize("name", token_cases())
+def test_language_analyzers_and_filters_equal_lucene_on_every_text(name: str) -> None:
+    assert token_mismatches(name, full=True) == []
