@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (Turkish dotless i and other letters of the languages are the point here)
 """Other languages: the embedded engine's stop lists, Snowball stemmers, language lowercase filters and language
 analyzers against reference data from real Lucene 9.9.1 (tests/lucene_extra/languages.py)."""
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.engines.embedded.analysis import Analysis, filters, snowball, stopwords
+from pytest_relevance.errors import RelevanceInputError
 
 REFERENCE = Path(__file__).resolve().parent / "lucene_extra"
 SAMPLE = 15  # the default run checks every 15th word of each list, and every edge case; `-m languages_full` all
@@ -176,3 +178,105 @@ def test_language_analyzers_and_filters_equal_lucene_token_for_token(name: str) 
 @pytest.mark.parametrize("name", token_cases())
 def test_language_analyzers_and_filters_equal_lucene_on_every_text(name: str) -> None:
     assert token_mismatches(name, full=True) == []
+
+
+def analyzer_of(settings: dict, name: str = "x", base: Path | None = None):
+    return Analysis.from_settings(settings, (base or Path(".")) / "index.yaml", base).analyzer(name, "test")
+
+
+def one_filter(spec: dict, tokenizer: str = "standard") -> dict:
+    return {"analysis": {"filter": {"f": spec}, "analyzer": {"x": {"tokenizer": tokenizer, "filter": ["f"]}}}}
+
+
+@pytest.mark.parametrize(
+    ("language", "snowball_name"),
+    [
+        ("danish", "Danish"),
+        ("DUTCH_KP", "Kp"),
+        ("dutchKp", "Kp"),
+        ("kp", "Kp"),
+        ("Lovins", "Lovins"),
+        ("german2", "German2"),
+        ("porter2", "English"),
+        ("yiddish", "Yiddish"),  # the factory's fallback: Strings.capitalize, then the class by that exact name
+        ("Tamil", "Tamil"),
+    ],
+)
+def test_stemmer_names_that_build_snowball_stemmers(language: str, snowball_name: str) -> None:
+    word = {"Danish": "hundene", "Kp": "fietsen", "Lovins": "nationality", "German2": "häuser", "English": "ponies",
+            "Yiddish": "גייענדיק", "Tamil": "படங்கள்"}[snowball_name]  # fmt: skip
+    stem = snowball.stemmer(snowball_name)(word)
+    assert stem != word
+    assert analyzer_of(one_filter({"type": "stemmer", "language": language}, "whitespace")).terms(word) == [stem]
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("YIDDISH", "the 'YIDDISH' stemmer is not supported by the embedded engine"),
+        ("light_german", "the 'light_german' stemmer is not supported by the embedded engine"),
+    ],
+)
+def test_stemmer_names_without_a_snowball_stemmer_stay_refused(language: str, message: str) -> None:
+    with pytest.raises(RelevanceInputError, match=message) as caught:
+        analyzer_of(one_filter({"type": "stemmer", "language": language}))
+    assert "settings.analysis.filter.f.language" in str(caught.value)
+
+
+def test_the_snowball_filter_capitalizes_the_first_letter_only() -> None:
+    assert analyzer_of(one_filter({"type": "snowball", "language": "german2"})).terms("häuser") == ["haus"]
+    assert analyzer_of(one_filter({"type": "snowball", "name": "russian"})).terms("книги") == ["книг"]
+    with pytest.raises(RelevanceInputError, match="Lucene has no Snowball stemmer 'GERMAN2'; the languages are"):
+        analyzer_of(one_filter({"type": "snowball", "language": "gERMAN2"}))
+
+
+def test_the_snowball_analyzer_takes_the_class_name_exactly_with_its_default_stop_words() -> None:
+    def analyzer(**spec: object):
+        return analyzer_of({"analysis": {"analyzer": {"x": {"type": "snowball", **spec}}}})
+
+    assert analyzer(language="French").terms("Le chat des voisins") == ["chat", "voisin"]
+    assert analyzer(language="Danish").terms("og hundene") == ["og", "hund"]  # no default stop words but these five
+    assert analyzer(language="Danish", stopwords="_danish_").terms("og hundene") == ["hund"]
+    assert analyzer(language="Turkish").terms("IŞIKLAR") == ["ışık"]
+    with pytest.raises(RelevanceInputError, match=r"'french' \(the snowball analyzer takes the name exactly\)"):
+        analyzer(language="french")
+
+
+def test_lowercase_languages_and_an_unknown_one() -> None:
+    assert analyzer_of(one_filter({"type": "lowercase", "language": "Turkish"})).terms("DİYARBAKIR") == ["diyarbakır"]
+    assert analyzer_of(one_filter({"type": "lowercase", "language": "greek"})).terms("ΆΡΗΣ") == ["αρησ"]
+    assert analyzer_of(one_filter({"type": "lowercase", "language": "irish"})).terms("nAthair") == ["n-athair"]
+    with pytest.raises(
+        RelevanceInputError, match=r"settings\.analysis\.filter\.f\.language: Elasticsearch has no 'dutch'"
+    ):
+        analyzer_of(one_filter({"type": "lowercase", "language": "dutch"}))
+
+
+def test_a_language_lowercase_filter_works_in_a_normalizer() -> None:
+    settings = {
+        "analysis": {
+            "filter": {"tr": {"type": "lowercase", "language": "turkish"}},
+            "normalizer": {"n": {"type": "custom", "filter": ["tr"]}},
+        }
+    }
+    assert Analysis.from_settings(settings, "index.yaml").normalizer("n", "test").terms("ISPARTA") == ["ısparta"]
+
+
+def test_language_analyzers_read_stopwords_path_and_stem_exclusion(tmp_path: Path) -> None:
+    (tmp_path / "stop.txt").write_text("# mine\nhunden\n_danish_\n", encoding="utf-8")
+    spec = {"type": "danish", "stopwords_path": "stop.txt", "stem_exclusion": ["katten"]}
+    analyzer = analyzer_of({"analysis": {"analyzer": {"x": spec}}}, base=tmp_path)
+    assert analyzer.terms("Hunden og katten og hestene") == ["katten", "hest"]
+    none = {"analysis": {"analyzer": {"x": {"type": "danish", "stem_exclusion": "_none_"}}}}
+    assert analyzer_of(none).terms("katten") == ["kat"]
+
+
+def test_a_misspelt_language_analyzer_option_is_one_error() -> None:
+    with pytest.raises(RelevanceInputError, match="stem_exlusion") as caught:
+        analyzer_of({"analysis": {"analyzer": {"x": {"type": "swedish", "stem_exlusion": ["katter"]}}}})
+    assert "settings.analysis.analyzer.x" in str(caught.value)
+
+
+def test_language_analyzers_others_still_need_stay_refused() -> None:
+    with pytest.raises(RelevanceInputError, match="the analyzer 'french' is not supported by the embedded engine"):
+        analyzer_of({"analysis": {}}, "french")
