@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_relevance.engines.embedded import EmbeddedEngine
 from pytest_relevance.engines.embedded.analysis import Analysis, filters, snowball, stopwords
 from pytest_relevance.errors import RelevanceInputError
 
@@ -280,3 +281,25 @@ def test_a_misspelt_language_analyzer_option_is_one_error() -> None:
 def test_language_analyzers_others_still_need_stay_refused() -> None:
     with pytest.raises(RelevanceInputError, match="the analyzer 'french' is not supported by the embedded engine"):
         analyzer_of({"analysis": {}}, "french")
+
+
+def test_a_language_analyzer_in_a_mapping_analyzes_documents_and_queries() -> None:
+    docs = [
+        {"id": "d0", "title": "Новая книга о кошках"},
+        {"id": "d1", "title": "Книги и журналы"},
+        {"id": "d2", "title": "Собаки в парке"},
+    ]
+    settings = {
+        "settings": {"analysis": {"analyzer": {"ru": {"type": "russian", "stem_exclusion": ["журналы"]}}}},
+        "mappings": {"properties": {"title": {"type": "text", "analyzer": "ru"}}},
+    }
+    index = EmbeddedEngine().open(docs, settings, "id")
+
+    def found(text: str) -> set[str]:
+        hits = index.search_many({"q": {"query": {"match": {"title": text}}}}, 10, "query.yaml")["q"]
+        return {doc for doc, _ in hits}
+
+    assert found("книгами") == {"d0", "d1"}  # книга, книги, книгами share the stem книг
+    assert found("журналы") == {"d1"}
+    assert found("журнал") == set()  # the excluded word keeps its ending, so its stem matches nothing
+    assert found("и о в") == set()  # Lucene's Russian stop words
