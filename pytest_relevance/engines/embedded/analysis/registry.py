@@ -13,14 +13,23 @@ from typing import Any
 
 import regex
 
-from pytest_relevance.engines.embedded.analysis import Analyzer, char_filters, filters, synonyms, tokenizers
+from pytest_relevance.engines.embedded.analysis import (
+    Analyzer,
+    char_filters,
+    filters,
+    languages,
+    snowball,
+    stopwords,
+    synonyms,
+    tokenizers,
+)
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
 _KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
 _ELASTIC = "; the elasticsearch engine supports it"
-_NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS}
+_NAMED_WORDS = stopwords.NAMED
 _NORMALIZING = frozenset(
     [
         "lowercase",
@@ -43,58 +52,34 @@ _NORMALIZING = frozenset(
 )
 _UNSUPPORTED_STEMMERS = [
     "arabic",
-    "armenian",
-    "basque",
     "bengali",
     "brazilian",
     "bulgarian",
-    "catalan",
     "czech",
-    "danish",
-    "dutch",
-    "dutch_kp",
-    "estonian",
-    "finnish",
-    "french",
     "light_french",
     "minimal_french",
     "galician",
     "minimal_galician",
-    "german",
-    "german2",
     "light_german",
     "minimal_german",
     "greek",
     "hindi",
-    "hungarian",
     "light_hungarian",
     "indonesian",
-    "irish",
-    "italian",
     "light_italian",
     "sorani",
     "latvian",
-    "lithuanian",
-    "norwegian",
     "light_norwegian",
     "minimal_norwegian",
     "light_nynorsk",
     "minimal_nynorsk",
-    "portuguese",
     "light_portuguese",
     "minimal_portuguese",
     "portuguese_rslp",
     "persian",
-    "romanian",
-    "russian",
     "light_russian",
-    "serbian",
-    "spanish",
     "light_spanish",
-    "swedish",
     "light_swedish",
-    "turkish",
-    "lovins",
 ]
 
 
@@ -140,7 +125,8 @@ _ELASTIC_ONLY = {
             "turkish",
             "thai",
         ]
-    ),
+    )
+    - frozenset(languages.ANALYZERS),
     "tokenizer": frozenset(["thai"]),
     "char_filter": frozenset(),
     "filter": frozenset(
@@ -213,8 +199,9 @@ _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "keyword": (),
         "stop": _WORDS,
         "english": ("stem_exclusion", *_WORDS),
-        "snowball": ("language", *_WORDS),
+        "snowball": ("language", "name", *_WORDS),
         "pattern": ("pattern", "flags", "lowercase", *_WORDS),
+        **dict.fromkeys(languages.ANALYZERS, ("stem_exclusion", *_WORDS)),
     },
     "tokenizer": {
         "standard": ("max_token_length",),
@@ -414,7 +401,11 @@ class Registry:
             if word in _NAMED_WORDS:
                 out |= _NAMED_WORDS[word]
             elif len(word) > 2 and word.startswith("_") and word.endswith("_"):
-                raise self.unsupported(f"{path}.{key}", f"the word list {word!r}")
+                raise self.error(
+                    f"{path}.{key}",
+                    f"{word!r} is not a stop list Elasticsearch names (it would stop the literal word {word!r}); "
+                    f"the lists are {', '.join(sorted(_NAMED_WORDS))}",
+                )
             else:
                 out.add(word)
         return frozenset(out)
@@ -845,20 +836,25 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
         "light_english": filters.kstem, "lightenglish": filters.kstem, "kstem": filters.kstem,
         "possessive_english": filters.possessive_english, "possessiveenglish": filters.possessive_english,
     }  # fmt: skip
-    if language.lower() not in by_language:
+    if language.lower() in by_language:
+        return by_language[language.lower()]()
+    name = languages.snowball_stemmer(language)
+    if name is None:
         raise reg.unsupported(f"{path}.{key}", f"the {language!r} stemmer")
-    return by_language[language.lower()]()
+    return filters.snowball(name)
 
 
 def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     key = "name" if "name" in spec and "language" not in spec else "language"
     language = reg.param(spec, key, path, "English", str)
-    language = language[:1].upper() + language[1:]  # Elasticsearch capitalizes the first letter, then looks it up
-    if language == "English":
-        return filters.snowball_english()
-    if language == "Porter":
-        return filters.porter()
-    raise reg.unsupported(f"{path}.{key}", f"the Snowball {language!r} stemmer")
+    name = languages.snowball_language(language)  # Elasticsearch capitalizes the first letter, then looks it up
+    if name is None:
+        raise reg.error(
+            f"{path}.{key}",
+            f"Lucene has no Snowball stemmer {language[:1].upper() + language[1:]!r}; "
+            f"the languages are {', '.join(sorted(snowball.LANGUAGES))} (the first letter may be lowercase)",
+        )
+    return filters.snowball(name)
 
 
 def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter | StreamFilter:
@@ -1029,9 +1025,15 @@ def _named(factory: Callable[[], MapFilter | StreamFilter]) -> Callable[[Registr
 
 
 def _lowercase(reg: Registry, spec: Mapping, path: str) -> MapFilter:
-    if "language" in spec:
-        raise reg.unsupported(f"{path}.language", f"the {spec['language']!r} lowercase filter")
-    return filters.lowercase()
+    if "language" not in spec:
+        return filters.lowercase()
+    language = reg.param(spec, "language", path, None, str)
+    if language.lower() not in languages.LOWERCASE:
+        raise reg.error(
+            f"{path}.language",
+            f"Elasticsearch has no {language!r} lowercase filter; the languages are greek, irish and turkish",
+        )
+    return languages.LOWERCASE[language.lower()]()
 
 
 _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
@@ -1105,13 +1107,47 @@ def _stop_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, l
     return tokenizers.lowercase(), [filters.stop(words)]
 
 
+# SnowballAnalyzerProvider.DEFAULT_LANGUAGE_STOP_WORDS: the languages with default stop words (others have none).
+_SNOWBALL_STOP_WORDS = {
+    "English": "_english_", "Dutch": "_dutch_", "German": "_german_", "German2": "_german_", "French": "_french_"
+}  # fmt: skip
+
+
 def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    if reg.param(spec, "language", path, "English", str) != "English":
-        raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
-    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
-    # Elasticsearch's SnowballAnalyzer drops English possessives before lowercasing, as the english analyzer does
-    chain = [filters.possessive_english(), filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    """Elasticsearch's SnowballAnalyzer: `language` is the Snowball class name exactly as given (no capitalizing)."""
+    key = "name" if "name" in spec and "language" not in spec else "language"
+    language = reg.param(spec, key, path, "English", str)
+    if language not in snowball.LANGUAGES:
+        raise reg.error(
+            f"{path}.{key}",
+            f"Lucene has no Snowball stemmer {language!r} (the snowball analyzer takes the name exactly); "
+            f"the languages are {', '.join(sorted(snowball.LANGUAGES))}",
+        )
+    default = _SNOWBALL_STOP_WORDS.get(language, "_none_")
+    words = reg.word_list(spec, "stopwords", path, default, named=True) or frozenset()
+    chain: list = []
+    if language in ("English", "Porter", "Lovins"):  # the possessive goes before lowercasing, for English stemmers
+        chain.append(filters.possessive_english())
+    chain.append(languages.turkish_lowercase() if language == "Turkish" else filters.lowercase())
+    chain += [filters.stop(words), filters.snowball(language)]
     return tokenizers.standard(), chain
+
+
+def _language_analyzer(chain: languages.Chain) -> Callable[[Registry, Mapping, str], tuple[Callable, list]]:
+    """A built-in language analyzer (languages.ANALYZERS) with its provider's `stopwords` and `stem_exclusion`."""
+
+    def build(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+        words = reg.word_list(spec, "stopwords", path, chain.stop_words, named=True) or frozenset()
+        out: list = [factory() for factory in chain.before]
+        out.append(filters.stop(words))
+        if spec.get("stem_exclusion") != "_none_":  # Analysis.parseStemExclusion: `_none_` is no words
+            exclusions = reg.word_list(spec, "stem_exclusion", path, None)
+            if exclusions:
+                out.append(filters.keyword_marker(exclusions.__contains__))
+        out += [factory() for factory in chain.stem]
+        return tokenizers.standard(), out
+
+    return build
 
 
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
@@ -1132,4 +1168,5 @@ _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable,
     "english": _english,
     "snowball": _snowball_analyzer,
     "pattern": _pattern_analyzer,
+    **{name: _language_analyzer(chain) for name, chain in languages.ANALYZERS.items()},
 }
