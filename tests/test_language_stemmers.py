@@ -1,0 +1,71 @@
+"""The ported Lucene stemmers and normalization filters against real Lucene 9.9.1.
+
+tests/lucene_extra/light_stems.json.gz is made by tests/lucene_extra/light_languages.py with the Lucene jar: each
+component over the top 20,000 words of its language (wordfreq) and, through standard tokenizer, lowercase and the
+component, real locale text and the adversarial strings. The default run takes every 10th word and text; the
+`languages_full` marker runs them all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+
+REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.gz"
+SAMPLE = 10
+
+
+@cache
+def reference() -> dict:
+    with gzip.open(REFERENCE, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+COMPONENTS = list(reference()["components"])
+
+
+def stemmed(word: str, edit: str) -> str:
+    """Lucene's stem from its stored `cut:added` edit of the word ("" is the word itself)."""
+    if not edit:
+        return word
+    cut, _, added = edit.partition(":")
+    return word[: len(word) - int(cut)] + added
+
+
+def chain(definition: dict, tokenizer: str, *before: str) -> Analyzer:
+    settings = {"filter": {"f": definition}, "analyzer": {"x": {"tokenizer": tokenizer, "filter": [*before, "f"]}}}
+    return Analysis.from_settings({"analysis": settings}, "test.yaml", None).analyzer("x", "test")
+
+
+def check(name: str, step: int) -> None:
+    data = reference()
+    spec = data["components"][name]
+    words = data["words"][spec["words"]]
+    pairs = [(word, stemmed(word, edit)) for word, edit in list(zip(words, spec["stems"], strict=True))[::step]]
+    got = chain(spec["filter"], "whitespace").term_lists("\n".join(word for word, _ in pairs))[0]
+    wrong = [(word, stem, ours) for (word, stem), ours in zip(pairs, got, strict=True) if ours != stem]
+    assert not wrong, f"{name}: {len(wrong)} of {len(pairs)} words differ, e.g. {wrong[:10]}"
+    analyzer = chain(spec["filter"], "standard", "lowercase")
+    texts = [*data["texts"][spec["locale"]], *data["tricky"]]
+    rows = zip(texts, data["tokens"][spec["locale"]], spec["terms"], strict=True)
+    for text, base, terms in list(rows)[::step]:
+        expected = [[term or b[0], *b[1:]] for b, term in zip(base, terms, strict=True)]
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in analyzer.analyze(text)]
+        assert got == expected, f"{name}: {text!r}"
+
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_a_sample_of_words_and_texts_equals_lucene(name: str) -> None:
+    check(name, SAMPLE)
+
+
+@pytest.mark.languages_full
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_every_word_and_text_equals_lucene(name: str) -> None:
+    check(name, 1)
