@@ -256,7 +256,6 @@ def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
             {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
             "settings.analysis.filter.f.synonyms_set",
         ),
-        ({"filter": {"f": {"type": "stop", "stopwords": "_french_"}}}, "settings.analysis.filter.f.stopwords"),
     ],
 )
 def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out(settings, key_path) -> None:

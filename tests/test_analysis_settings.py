@@ -118,8 +118,21 @@ def test_a_stop_words_file_may_name_a_list(tmp_path) -> None:
     assert analysis.analyzer("x", "test").terms("The quick fox") == ["fox"]
 
 
-def test_a_named_list_the_embedded_engine_lacks_is_refused_inside_a_list() -> None:
-    refused(one("standard", {"type": "stop", "stopwords": ["_french_", "le"]}), "'_french_'", "stopwords")
+def test_other_languages_named_lists_expand_inline_and_in_files(tmp_path) -> None:
+    spec = {"type": "stop", "stopwords": ["_french_", "chat"]}
+    assert terms(one("standard", "lowercase", spec), "Le chat et la souris") == ["souris"]
+    (tmp_path / "stop.txt").write_text("_german_\n_dutch_\n", encoding="utf-8")
+    settings = one("standard", "lowercase", {"type": "stop", "stopwords_path": "stop.txt"})
+    analysis = Analysis.from_settings(settings, tmp_path / "index.yaml", tmp_path)
+    assert analysis.analyzer("x", "test").terms("Der Hund en de kat") == ["hund", "kat"]
+
+
+def test_an_unknown_named_list_is_refused_naming_the_lists() -> None:
+    refused(
+        one("standard", {"type": "stop", "stopwords": ["_frnech_", "le"]}),
+        "settings.analysis.filter.f0.stopwords: '_frnech_' is not a stop list",
+        "_french_, _galician_",
+    )
 
 
 # CommonAnalysisPlugin: a name used without a definition is the pre-configured component, which can differ from a

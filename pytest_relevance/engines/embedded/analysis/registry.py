@@ -13,7 +13,14 @@ from typing import Any
 
 import regex
 
-from pytest_relevance.engines.embedded.analysis import Analyzer, char_filters, filters, synonyms, tokenizers
+from pytest_relevance.engines.embedded.analysis import (
+    Analyzer,
+    char_filters,
+    filters,
+    stopwords,
+    synonyms,
+    tokenizers,
+)
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
@@ -21,7 +28,7 @@ from pytest_relevance.errors import RelevanceInputError
 
 _KINDS = ("analyzer", "normalizer", "tokenizer", "filter", "char_filter")
 _ELASTIC = "; the elasticsearch engine supports it"
-_NAMED_WORDS = {"_english_": filters.ENGLISH_STOP_WORDS}
+_NAMED_WORDS = stopwords.NAMED
 _NORMALIZING = frozenset(
     [
         "lowercase",
@@ -400,7 +407,11 @@ class Registry:
             if word in _NAMED_WORDS:
                 out |= _NAMED_WORDS[word]
             elif len(word) > 2 and word.startswith("_") and word.endswith("_"):
-                raise self.unsupported(f"{path}.{key}", f"the word list {word!r}")
+                raise self.error(
+                    f"{path}.{key}",
+                    f"{word!r} is not a stop list Elasticsearch names (it would stop the literal word {word!r}); "
+                    f"the lists are {', '.join(sorted(_NAMED_WORDS))}",
+                )
             else:
                 out.add(word)
         return frozenset(out)
