@@ -69,3 +69,29 @@ def test_a_sample_of_words_and_texts_equals_lucene(name: str) -> None:
 @pytest.mark.parametrize("name", COMPONENTS)
 def test_every_word_and_text_equals_lucene(name: str) -> None:
     check(name, 1)
+
+
+ANALYZERS = list(reference()["analyzers"])
+
+
+def check_analyzer(case: str, step: int) -> None:
+    data = reference()
+    spec = data["analyzers"][case]
+    analyzer = Analysis.from_settings({"analysis": {"analyzer": {"x": spec["settings"]}}}, "test.yaml", None)
+    built = analyzer.analyzer("x", "test")
+    texts = [*data["texts"][spec["locale"]], *data["tricky"]]
+    for text, expected in list(zip(texts, spec["tokens"], strict=True))[::step]:
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in built.analyze(text)]
+        assert got == expected, f"{case}: {text!r}"
+        assert built.term_lists(text) == ([t[0] for t in expected], [t[1] for t in expected]), (case, text)
+
+
+@pytest.mark.parametrize("case", ANALYZERS)
+def test_a_sample_of_texts_through_the_language_analyzers_equals_lucene(case: str) -> None:
+    check_analyzer(case, SAMPLE)
+
+
+@pytest.mark.languages_full
+@pytest.mark.parametrize("case", ANALYZERS)
+def test_every_text_through_the_language_analyzers_equals_lucene(case: str) -> None:
+    check_analyzer(case, 1)

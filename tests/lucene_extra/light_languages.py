@@ -14,7 +14,8 @@ and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
   standard tokenizer, lowercase and the component. Compactly: a stem is `cut:added` (what goes from the word's end,
   what is appended) or "" for the word itself, a term equal to the lowercased one is "", and the
   tokens of standard + lowercase are stored once per locale, each component's only as terms (checked here to differ
-  in nothing else).
+  in nothing else). And the tokens of the same texts through each built-in language analyzer built here (the Lucene
+  analyzer class Elasticsearch's provider builds), with its defaults and with its own stop words and stem exclusions.
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ COMPONENTS = {
     ),
     "scandinavian_folding": ("scandinavianFolding", {"type": "scandinavian_folding"}, "sv", "da_DK"),
 }  # fmt: skip
+
+# built-in analyzer -> (Lucene analyzer class under org.apache.lucene.analysis, wordfreq language, faker locale)
+ANALYZERS = {
+    "french": ("fr.FrenchAnalyzer", "fr", "fr_FR"),
+    "german": ("de.GermanAnalyzer", "de", "de_DE"),
+    "spanish": ("es.SpanishAnalyzer", "es", "es_ES"),
+    "italian": ("it.ItalianAnalyzer", "it", "it_IT"),
+    "portuguese": ("pt.PortugueseAnalyzer", "pt", "pt_PT"),
+    "galician": ("gl.GalicianAnalyzer", "pt", "es_ES"),
+}
 
 # RSLPStemmerBase's patterns (Java's \s is ASCII whitespace, as re's is with re.ASCII)
 _HEADER = re.compile(r'^\{\s*"([^"]*)",\s*([0-9]+),\s*(0|1),\s*\{(.*)\},\s*$', re.ASCII)
@@ -149,6 +160,8 @@ def main() -> None:
     jpype.startJVM(
         jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
     )
+    from java.util import Arrays
+    from org.apache.lucene.analysis import CharArraySet
     from org.apache.lucene.analysis.custom import CustomAnalyzer
     from org.apache.lucene.analysis.tokenattributes import (
         CharTermAttribute,
@@ -202,6 +215,26 @@ def main() -> None:
         }  # fmt: skip
         changed = sum(1 for s in stems if s)
         print(f"{name}: {len(stems)} words ({changed} changed), {len(terms)} texts")
+    out["analyzers"] = {}
+    for name, (java_class, lang, locale) in ANALYZERS.items():
+        module, _, simple = java_class.rpartition(".")
+        analyzer_class = getattr(jpype.JPackage("org").apache.lucene.analysis, module).__getattribute__(simple)
+        # the default analyzer, and one with its own stop words and stem exclusions (the frequent words, which
+        # the stemmer changes most), as Elasticsearch builds them: CharArraySets that do not ignore case
+        stop, exclusions = words[lang][:8], words[lang][8:60]
+        variants = {
+            name: ({"type": name}, analyzer_class()),
+            f"{name}_options": (
+                {"type": name, "stopwords": stop, "stem_exclusion": exclusions},
+                analyzer_class(
+                    CharArraySet(Arrays.asList(stop), False), CharArraySet(Arrays.asList(exclusions), False)
+                ),
+            ),
+        }
+        for key, (settings, analyzer) in variants.items():
+            rows = [tokens(analyzer, text) for text in [*texts[locale], *TRICKY]]
+            out["analyzers"][key] = {"settings": settings, "locale": locale, "tokens": rows}
+            print(f"{key}: {len(rows)} texts")
     with gzip.open(HERE / "light_stems.json.gz", "wt", encoding="utf-8") as target:
         json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
 

@@ -21,6 +21,7 @@ from pytest_relevance.engines.embedded.analysis import (
     synonyms,
     tokenizers,
 )
+from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZER_OPTIONS, LIGHT_ANALYZERS
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
@@ -114,25 +115,19 @@ _ELASTIC_ONLY = {
             "dutch",
             "estonian",
             "finnish",
-            "french",
-            "galician",
-            "german",
             "greek",
             "hindi",
             "hungarian",
             "indonesian",
             "irish",
-            "italian",
             "latvian",
             "lithuanian",
             "norwegian",
             "persian",
-            "portuguese",
             "romanian",
             "russian",
             "serbian",
             "sorani",
-            "spanish",
             "swedish",
             "turkish",
             "thai",
@@ -1132,3 +1127,5 @@ _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable,
     "snowball": _snowball_analyzer,
     "pattern": _pattern_analyzer,
 }
+_BUILTIN_ANALYZERS.update(LIGHT_ANALYZERS)
+_OPTIONS["analyzer"].update(LIGHT_ANALYZER_OPTIONS)
