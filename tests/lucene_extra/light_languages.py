@@ -58,6 +58,21 @@ COMPONENTS = {
     # wordfreq has no Galician: Portuguese words and Spanish text are the nearest real ones
     "galician": ("galicianStem", {"type": "stemmer", "language": "galician"}, "pt", "es_ES"),
     "minimal_galician": ("galicianMinimalStem", {"type": "stemmer", "language": "minimal_galician"}, "pt", "es_ES"),
+    "light_swedish": ("swedishLightStem", {"type": "stemmer", "language": "light_swedish"}, "sv", "sv_SE"),
+    "light_norwegian": ("norwegianLightStem", {"type": "stemmer", "language": "light_norwegian"}, "nb", "no_NO"),
+    "minimal_norwegian": (
+        "norwegianMinimalStem", {"type": "stemmer", "language": "minimal_norwegian"}, "nb", "no_NO"
+    ),
+    # Elasticsearch builds the *_nynorsk stemmers with the factories' variant nn; wordfreq's Norwegian is Bokmål
+    "light_nynorsk": (
+        ("norwegianLightStem", "variant", "nn"), {"type": "stemmer", "language": "light_nynorsk"}, "nb", "no_NO"
+    ),
+    "minimal_nynorsk": (
+        ("norwegianMinimalStem", "variant", "nn"), {"type": "stemmer", "language": "minimal_nynorsk"}, "nb", "no_NO"
+    ),
+    "light_finnish": ("finnishLightStem", {"type": "stemmer", "language": "light_finnish"}, "fi", "fi_FI"),
+    "light_hungarian": ("hungarianLightStem", {"type": "stemmer", "language": "light_hungarian"}, "hu", "hu_HU"),
+    "light_russian": ("russianLightStem", {"type": "stemmer", "language": "light_russian"}, "ru", "ru_RU"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -187,10 +202,12 @@ def main() -> None:
         stream.close()
         return found
 
-    def build(tokenizer: str, *filters: str):
+    def build(tokenizer: str, *filters: str | tuple[str, ...]):
+        """A CustomAnalyzer; a filter is a factory name or (name, param, value, ...)."""
         builder = CustomAnalyzer.builder().withTokenizer(tokenizer)
-        for name in filters:
-            builder.addTokenFilter(name)
+        for spec in filters:
+            name, *params = (spec,) if isinstance(spec, str) else spec
+            builder.addTokenFilter(name, *params)
         return builder.build()
 
     words = {lang: wordfreq.top_n_list(lang, WORDS) for lang in sorted({c[2] for c in COMPONENTS.values()})}

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 (the suffixes are Cyrillic, Greek, Arabic... on purpose)
 """Lucene's non-Snowball stemmers and the character normalizers, ported line by line from Lucene 9.9.1's Java.
 
 Each stemmer is a pure function of one term, so each is wrapped in a bounded cache and run as a `MapFilter`
@@ -541,6 +542,293 @@ def _plural_only(language: str) -> Callable[[list[str]], str]:
     return run
 
 
+# Swedish, Norwegian, Finnish, Hungarian, Russian ---------------------------------------------------------------
+
+
+def _any(s: list[str], n: int, suffixes: tuple[str, ...]) -> bool:
+    return any(_ends(s, n, x) for x in suffixes)
+
+
+def _swedish_light(s: list[str]) -> str:
+    """SwedishLightStemmer."""
+    n = len(s)
+    if n > 4 and s[n - 1] == "s":
+        n -= 1
+    if n > 7 and _any(s, n, ("elser", "heten")):
+        n -= 5
+    elif n > 6 and _any(s, n, ("arne", "erna", "ande", "else", "aste", "orna", "aren")):
+        n -= 4
+    elif n > 5 and _any(s, n, ("are", "ast", "het")):
+        n -= 3
+    elif n > 4 and _any(s, n, ("ar", "er", "or", "en", "at", "te", "et")):
+        n -= 2
+    elif n > 3 and s[n - 1] in "taen":
+        n -= 1
+    return "".join(s[:n])
+
+
+def _norwegian_light_len(s: list[str], n: int, bokmaal: bool, nynorsk: bool) -> int:
+    if n > 4 and s[n - 1] == "s":
+        n -= 1
+    if n > 7 and ((bokmaal and _any(s, n, ("heter", "heten"))) or (nynorsk and _ends(s, n, "heita"))):
+        return n - 5
+    if n > 8 and nynorsk and _any(s, n, ("heiter", "leiken", "leikar")):
+        return n - 6
+    if n > 5 and (_ends(s, n, "dom") or (bokmaal and _ends(s, n, "het"))):
+        return n - 3
+    if n > 6 and nynorsk and _any(s, n, ("heit", "semd", "leik")):
+        return n - 4
+    if n > 7 and _any(s, n, ("elser", "elsen")):
+        return n - 5
+    if n > 6 and (
+        _ends(s, n, "else")
+        or (bokmaal and _any(s, n, ("ende", "este", "eren")))
+        or (nynorsk and _any(s, n, ("ande", "aste", "aren")))
+    ):
+        return n - 4
+    if n > 5 and (
+        _ends(s, n, "ene")
+        or (bokmaal and _any(s, n, ("ere", "est")))
+        or (nynorsk and _any(s, n, ("are", "ast", "ane")))
+    ):
+        return n - 3
+    if n > 4 and (
+        _any(s, n, ("er", "en", "et", "te")) or (nynorsk and _ends(s, n, "ar")) or (bokmaal and _ends(s, n, "st"))
+    ):
+        return n - 2
+    if n > 3 and s[n - 1] in "aen":
+        return n - 1
+    return n
+
+
+def _norwegian_minimal_len(s: list[str], n: int, nynorsk: bool) -> int:
+    if n > 4 and s[n - 1] == "s":
+        n -= 1
+    if n > 5 and (_ends(s, n, "ene") or (nynorsk and _ends(s, n, "ane"))):
+        return n - 3
+    if n > 4 and (_any(s, n, ("er", "en", "et")) or (nynorsk and _ends(s, n, "ar"))):
+        return n - 2
+    if n > 3 and s[n - 1] in "ae":
+        return n - 1
+    return n
+
+
+def _norwegian(minimal: bool, nynorsk: bool) -> Callable[[list[str]], str]:
+    """NorwegianLightStemmer / NorwegianMinimalStemmer with the Bokmål flag (Elasticsearch's `*_norwegian`) or the
+    Nynorsk one (`*_nynorsk`, the factories' variant `nn`)."""
+
+    def run(s: list[str]) -> str:
+        if minimal:
+            return "".join(s[: _norwegian_minimal_len(s, len(s), nynorsk)])
+        return "".join(s[: _norwegian_light_len(s, len(s), not nynorsk, nynorsk)])
+
+    return run
+
+
+def _fi_vowel(c: str) -> bool:
+    return c in "aeiouy"
+
+
+def _fi_step1(s: list[str], n: int) -> int:
+    while True:
+        if n > 8 and _ends(s, n, "kin"):
+            n -= 3
+        elif n > 8 and _ends(s, n, "ko"):
+            n -= 2
+        else:
+            break
+    if n > 11:
+        if _ends(s, n, "dellinen"):
+            return n - 8
+        if _ends(s, n, "dellisuus"):
+            return n - 9
+    return n
+
+
+def _fi_step2(s: list[str], n: int) -> int:
+    if n > 5:
+        if _any(s, n, ("lla", "tse", "sti")):
+            return n - 3
+        if _ends(s, n, "ni"):
+            return n - 2
+        if _ends(s, n, "aa"):
+            return n - 1
+    return n
+
+
+def _fi_step3(s: list[str], n: int) -> int:
+    if n > 8:
+        if _ends(s, n, "nnen"):
+            s[n - 4] = "s"
+            return n - 3
+        if _ends(s, n, "ntena"):
+            s[n - 5] = "s"
+            return n - 4
+        if _ends(s, n, "tten"):
+            return n - 4
+        if _ends(s, n, "eiden"):
+            return n - 5
+    if n > 6:
+        if _any(s, n, ("neen", "niin", "seen", "teen", "inen")):
+            return n - 4
+        if s[n - 3] == "h" and _fi_vowel(s[n - 2]) and s[n - 1] == "n":
+            return n - 3
+        if _ends(s, n, "den"):
+            s[n - 3] = "s"
+            return n - 2
+        if _ends(s, n, "ksen"):
+            s[n - 4] = "s"
+            return n - 3
+        if _any(s, n, ("ssa", "sta", "lla", "lta", "tta", "ksi", "lle")):
+            return n - 3
+    if n > 5:
+        if _any(s, n, ("na", "ne")):
+            return n - 2
+        if _ends(s, n, "nei"):
+            return n - 3
+    if n > 4:
+        if _any(s, n, ("ja", "ta")):
+            return n - 2
+        if s[n - 1] == "a":
+            return n - 1
+        if s[n - 1] == "n" and _fi_vowel(s[n - 2]):
+            return n - 2
+        if s[n - 1] == "n":
+            return n - 1
+    return n
+
+
+def _fi_norm1(s: list[str], n: int) -> int:
+    if n > 5 and _ends(s, n, "hde"):
+        s[n - 3 : n] = ["k", "s", "i"]
+    if n > 4 and _any(s, n, ("ei", "at")):
+        return n - 2
+    if n > 3 and s[n - 1] in "tsjeai":
+        return n - 1
+    return n
+
+
+def _fi_norm2(s: list[str], n: int) -> int:
+    if n > 8 and s[n - 1] in "eou":
+        n -= 1
+    if n > 4:
+        if s[n - 1] == "i":
+            n -= 1
+        if n > 4:
+            ch = s[0]
+            i = 1
+            while i < n:
+                if s[i] == ch and ch in "kpt":
+                    del s[i]
+                    n -= 1
+                else:
+                    ch = s[i]
+                    i += 1
+    return n
+
+
+def _finnish_light(s: list[str]) -> str:
+    """FinnishLightStemmer."""
+    n = len(s)
+    if n < 4:
+        return "".join(s)
+    _fold(s, n, {"ä": "a", "å": "a", "ö": "o"})
+    for step in (_fi_step1, _fi_step2, _fi_step3, _fi_norm1, _fi_norm2):
+        n = step(s, n)
+    return "".join(s[:n])
+
+
+_HU_FOLD = _table("á:a ëé:e í:i óőõö:o úűũûü:u")
+
+
+def _hu_remove_case(s: list[str], n: int) -> int:
+    v = _fi_vowel
+    if n > 6 and _ends(s, n, "kent"):
+        return n - 4
+    if n > 5:
+        cases = ("nak", "nek", "val", "vel", "ert", "rol", "ban", "ben", "bol", "nal", "nel", "hoz", "hez", "tol")
+        if _any(s, n, cases):
+            return n - 3
+        if _any(s, n, ("al", "el")) and not v(s[n - 3]) and s[n - 3] == s[n - 4]:
+            return n - 3
+    if n > 4:
+        if _any(s, n, ("at", "et", "ot", "va", "ve", "ra", "re", "ba", "be", "ul", "ig")):
+            return n - 2
+        if _any(s, n, ("on", "en")) and not v(s[n - 3]):
+            return n - 2
+        if s[n - 1] in "tn":
+            return n - 1
+        if s[n - 1] in "ae" and s[n - 2] == s[n - 3] and not v(s[n - 2]):
+            return n - 2
+    return n
+
+
+def _hu_remove_possessive(s: list[str], n: int) -> int:
+    v = _fi_vowel
+    if n > 6:
+        if not v(s[n - 5]) and _any(s, n, ("atok", "otok", "etek")):
+            return n - 4
+        if _any(s, n, ("itek", "itok")):
+            return n - 4
+    if n > 5:
+        if not v(s[n - 4]) and _any(s, n, ("unk", "tok", "tek")):
+            return n - 3
+        if v(s[n - 4]) and _ends(s, n, "juk"):
+            return n - 3
+        if _ends(s, n, "ink"):
+            return n - 3
+    if n > 4:
+        if not v(s[n - 3]) and _any(s, n, ("am", "em", "om", "ad", "ed", "od", "uk")):
+            return n - 2
+        if v(s[n - 3]) and _any(s, n, ("nk", "ja", "je")):
+            return n - 2
+        if _any(s, n, ("im", "id", "ik")):
+            return n - 2
+    if n > 3:
+        last = s[n - 1]
+        if (last in "ae" and not v(s[n - 2])) or (last in "md" and v(s[n - 2])) or last == "i":
+            return n - 1
+    return n
+
+
+def _hungarian_light(s: list[str]) -> str:
+    """HungarianLightStemmer."""
+    n = len(s)
+    _fold(s, n, _HU_FOLD)
+    n = _hu_remove_case(s, n)
+    n = _hu_remove_possessive(s, n)
+    if n > 3 and s[n - 1] == "k":  # removePlural
+        n -= 2 if s[n - 2] in "aoe" and n > 4 else 1
+    if n > 3 and s[n - 1] in "aeio":  # normalize
+        n -= 1
+    return "".join(s[:n])
+
+
+_RU_CASES_3 = (
+    "иям", "иях", "оях", "ями", "оям", "оьв", "ами", "его", "ему", "ери", "ими", "ого", "ому", "ыми", "оев",
+)  # fmt: skip
+_RU_CASES_2 = (
+    "ая", "яя", "ях", "юю", "ах", "ею", "их", "ия", "ию", "ьв", "ою", "ую", "ям", "ых", "ея", "ам", "ем", "ей", "ём",
+    "ев", "ий", "им", "ое", "ой", "ом", "ов", "ые", "ый", "ым", "ми",
+)  # fmt: skip
+
+
+def _russian_light(s: list[str]) -> str:
+    """RussianLightStemmer (Dolamic and Savoy)."""
+    n = len(s)
+    if n > 6 and _any(s, n, ("иями", "оями")):
+        n -= 4
+    elif n > 5 and _any(s, n, _RU_CASES_3):
+        n -= 3
+    elif n > 4 and _any(s, n, _RU_CASES_2):
+        n -= 2
+    elif n > 3 and s[n - 1] in "аеиоуйыяь":
+        n -= 1
+    if n > 3 and (s[n - 1] in "ьи" or (s[n - 1] == "н" and s[n - 2] == "н")):
+        n -= 1
+    return "".join(s[:n])
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -602,6 +890,14 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "portuguese_rslp": _portuguese_rslp,
     "galician": _galician,
     "minimal_galician": _plural_only("galician"),
+    "light_swedish": _swedish_light,
+    "light_norwegian": _norwegian(minimal=False, nynorsk=False),
+    "minimal_norwegian": _norwegian(minimal=True, nynorsk=False),
+    "light_nynorsk": _norwegian(minimal=False, nynorsk=True),
+    "minimal_nynorsk": _norwegian(minimal=True, nynorsk=True),
+    "light_finnish": _finnish_light,
+    "light_hungarian": _hungarian_light,
+    "light_russian": _russian_light,
 }
 
 
@@ -623,6 +919,10 @@ for _alias, _name in (
     ("lightfrench", "light_french"), ("minimalfrench", "minimal_french"), ("lightgerman", "light_german"),
     ("minimalgerman", "minimal_german"), ("lightspanish", "light_spanish"), ("lightitalian", "light_italian"),
     ("lightportuguese", "light_portuguese"), ("minimalportuguese", "minimal_portuguese"),
+    ("lightswedish", "light_swedish"), ("lightnorwegian", "light_norwegian"), ("lightnynorsk", "light_nynorsk"),
+    ("minimalnorwegian", "minimal_norwegian"),
+    ("minimalnynorsk", "minimal_nynorsk"), ("light_finish", "light_finnish"), ("lightfinish", "light_finnish"),
+    ("lightfinnish", "light_finnish"), ("lighthungarian", "light_hungarian"), ("lightrussian", "light_russian"),
 ):  # fmt: skip
     LIGHT_STEMMERS[_alias] = LIGHT_STEMMERS[_name]
 
