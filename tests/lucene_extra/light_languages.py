@@ -73,6 +73,13 @@ COMPONENTS = {
     "light_finnish": ("finnishLightStem", {"type": "stemmer", "language": "light_finnish"}, "fi", "fi_FI"),
     "light_hungarian": ("hungarianLightStem", {"type": "stemmer", "language": "light_hungarian"}, "hu", "hu_HU"),
     "light_russian": ("russianLightStem", {"type": "stemmer", "language": "light_russian"}, "ru", "ru_RU"),
+    "arabic": ("arabicStem", {"type": "stemmer", "language": "arabic"}, "ar", "ar_AA"),
+    "arabic_stem": ("arabicStem", {"type": "arabic_stem"}, "ar", "ar_AA"),
+    "arabic_normalization": ("arabicNormalization", {"type": "arabic_normalization"}, "ar", "ar_AA"),
+    "persian": ("persianStem", {"type": "stemmer", "language": "persian"}, "fa", "fa_IR"),
+    "persian_stem": ("persianStem", {"type": "persian_stem"}, "fa", "fa_IR"),
+    "persian_normalization": ("persianNormalization", {"type": "persian_normalization"}, "fa", "fa_IR"),
+    "hindi_normalization": ("hindiNormalization", {"type": "hindi_normalization"}, "hi", "hi_IN"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),

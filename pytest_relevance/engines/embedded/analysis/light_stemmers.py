@@ -829,6 +829,105 @@ def _russian_light(s: list[str]) -> str:
     return "".join(s[:n])
 
 
+# Arabic, Persian, Hindi ------------------------------------------------------------------------------------------
+
+
+def arabic_normalization(term: str) -> str:
+    """ArabicNormalizer: hamza-seated alefs -> alef, alef maksura -> yeh, teh marbuta -> heh, no harakat or tatweel."""
+    return term.translate(_ARABIC_NORM)
+
+
+_ARABIC_NORM = str.maketrans(
+    {"\u0622": "\u0627", "\u0623": "\u0627", "\u0625": "\u0627", "\u0649": "\u064a", "\u0629": "\u0647"}
+    | dict.fromkeys("\u0640\u064b\u064c\u064d\u064e\u064f\u0650\u0651\u0652")
+)
+_AR_PREFIXES = (
+    "\u0627\u0644",
+    "\u0648\u0627\u0644",
+    "\u0628\u0627\u0644",
+    "\u0643\u0627\u0644",
+    "\u0641\u0627\u0644",
+    "\u0644\u0644",
+    "\u0648",
+)
+_AR_SUFFIXES = (
+    "\u0647\u0627", "\u0627\u0646", "\u0627\u062a", "\u0648\u0646", "\u064a\u0646", "\u064a\u0647", "\u064a\u0629",
+    "\u0647", "\u0629", "\u064a",
+)  # fmt: skip
+
+
+def _arabic(s: list[str]) -> str:
+    """ArabicStemmer: one prefix (al-, wal-, bal-, kal-, fal-, lil-, wa-), then every suffix in turn that leaves
+    two characters."""
+    word = "".join(s)
+    for prefix in _AR_PREFIXES:
+        if len(word) >= (4 if len(prefix) == 1 else len(prefix) + 2) and word.startswith(prefix):
+            word = word[len(prefix) :]
+            break
+    for suffix in _AR_SUFFIXES:
+        if len(word) >= len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+    return word
+
+
+def persian_normalization(term: str) -> str:
+    """PersianNormalizer: farsi yeh and yeh barree -> yeh, keheh -> kaf, heh yeh and heh goal -> heh, no hamza above."""
+    return term.translate(_PERSIAN_NORM)
+
+
+_PERSIAN_NORM = str.maketrans(
+    {"\u06cc": "\u064a", "\u06d2": "\u064a", "\u06a9": "\u0643", "\u06c0": "\u0647", "\u06c1": "\u0647", "\u0654": None}
+)
+_FA_SUFFIXES = (
+    "\u0627\u062a",
+    "\u0627\u0646",
+    "\u062a\u0631\u064a\u0646",
+    "\u062a\u0631",
+    "\u064a\u064a",
+    "\u064a",
+    "\u0647\u0627",
+    "\u200c",
+)
+
+
+def _persian(s: list[str]) -> str:
+    """PersianStemmer: every suffix in turn that leaves two characters."""
+    word = "".join(s)
+    for suffix in _FA_SUFFIXES:
+        if len(word) >= len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+    return word
+
+
+_HINDI_NORM = str.maketrans(
+    {
+        "\u0901": "\u0902", "\u093c": None, "\u0929": "\u0928", "\u0931": "\u0930", "\u0934": "\u0933",
+        "\u0958": "\u0915", "\u0959": "\u0916", "\u095a": "\u0917", "\u095b": "\u091c", "\u095c": "\u0921",
+        "\u095d": "\u0922", "\u095e": "\u092b", "\u095f": "\u092f", "\u200d": None, "\u200c": None,
+        "\u094d": None, "\u0945": "\u0947", "\u0946": "\u0947", "\u0949": "\u094b", "\u094a": "\u094b",
+        "\u090d": "\u090f", "\u090e": "\u090f", "\u0911": "\u0913", "\u0912": "\u0913", "\u0972": "\u0905",
+        "\u0906": "\u0905", "\u0908": "\u0907", "\u090a": "\u0909", "\u0960": "\u090b", "\u0961": "\u090c",
+        "\u0910": "\u090f", "\u0914": "\u0913", "\u0940": "\u093f", "\u0942": "\u0941", "\u0944": "\u0943",
+        "\u0963": "\u0962", "\u0948": "\u0947", "\u094c": "\u094b",
+    }
+)  # fmt: skip
+
+
+def hindi_normalization(term: str) -> str:
+    """HindiNormalizer: dead n (na + virama) -> anusvara first, then the one-character rules in one pass."""
+    out: list[str] = []
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == "\u0928" and term[i + 1 : i + 2] == "\u094d":
+            out.append("\u0902")
+            i += 2
+            continue
+        out.append(c.translate(_HINDI_NORM))
+        i += 1
+    return "".join(out)
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -898,6 +997,8 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "light_finnish": _finnish_light,
     "light_hungarian": _hungarian_light,
     "light_russian": _russian_light,
+    "arabic": _arabic,
+    "persian": _persian,
 }
 
 
@@ -932,4 +1033,9 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "german_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(german_normalization)),
     "scandinavian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_normalization)),
     "scandinavian_folding": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_folding)),
+    "arabic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(arabic_normalization)),
+    "persian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(persian_normalization)),
+    "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
+    "arabic_stem": _stemmer_filter("arabic"),
+    "persian_stem": _stemmer_filter("persian"),
 }

@@ -51,7 +51,6 @@ _NORMALIZING = frozenset(
     ]
 )
 _UNSUPPORTED_STEMMERS = [
-    "arabic",
     "armenian",
     "basque",
     "bengali",
@@ -70,7 +69,6 @@ _UNSUPPORTED_STEMMERS = [
     "greek",
     "hindi",
     "hungarian",
-    "light_hungarian",
     "indonesian",
     "irish",
     "italian",
@@ -78,19 +76,12 @@ _UNSUPPORTED_STEMMERS = [
     "latvian",
     "lithuanian",
     "norwegian",
-    "light_norwegian",
-    "minimal_norwegian",
-    "light_nynorsk",
-    "minimal_nynorsk",
     "portuguese",
-    "persian",
     "romanian",
     "russian",
-    "light_russian",
     "serbian",
     "spanish",
     "swedish",
-    "light_swedish",
     "turkish",
     "lovins",
 ]
@@ -137,8 +128,6 @@ _ELASTIC_ONLY = {
     "char_filter": frozenset(),
     "filter": frozenset(
         [
-            "arabic_normalization",
-            "arabic_stem",
             "bengali_normalization",
             "brazilian_stem",
             "cjk_bigram",
@@ -150,7 +139,6 @@ _ELASTIC_ONLY = {
             "dutch_stem",
             "fingerprint",
             "french_stem",
-            "hindi_normalization",
             "hunspell",
             "hyphenation_decompounder",
             "indic_normalization",
@@ -158,8 +146,6 @@ _ELASTIC_ONLY = {
             "min_hash",
             "multiplexer",
             "pattern_capture",
-            "persian_normalization",
-            "persian_stem",
             "predicate_token_filter",
             "russian_stem",
             "serbian_normalization",
