@@ -95,3 +95,27 @@ def test_a_sample_of_texts_through_the_language_analyzers_equals_lucene(case: st
 @pytest.mark.parametrize("case", ANALYZERS)
 def test_every_text_through_the_language_analyzers_equals_lucene(case: str) -> None:
     check_analyzer(case, 1)
+
+
+CHAINS = list(reference()["chains"])
+
+
+def check_chain(case: str, step: int) -> None:
+    data = reference()
+    spec = data["chains"][case]
+    built = Analysis.from_settings({"analysis": spec["settings"]}, "test.yaml", None).analyzer("x", "test")
+    texts = [*data["texts"][spec["locale"]], *data["tricky"]]
+    for text, expected in list(zip(texts, spec["tokens"], strict=True))[::step]:
+        got = [[t.term, t.position, t.start_offset, t.end_offset, t.position_length] for t in built.analyze(text)]
+        assert got == expected, f"{case}: {text!r}"
+
+
+@pytest.mark.parametrize("case", CHAINS)
+def test_a_sample_of_texts_through_cjk_bigram_chains_equals_lucene(case: str) -> None:
+    check_chain(case, SAMPLE)
+
+
+@pytest.mark.languages_full
+@pytest.mark.parametrize("case", CHAINS)
+def test_every_text_through_cjk_bigram_chains_equals_lucene(case: str) -> None:
+    check_chain(case, 1)

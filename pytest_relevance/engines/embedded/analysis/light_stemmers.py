@@ -5,8 +5,9 @@ Each stemmer is a pure function of one term, so each is wrapped in a bounded cac
 (`skip_keyword`, as every Lucene stem filter honours KeywordAttribute). The Java works on UTF-16 `char[]` buffers:
 `_utf16` gives a term with characters outside the BMP to the port as surrogate halves, so lengths and
 `Character.isLetter` (false for a surrogate) see what Java sees. The RSLP stemmers (portuguese_rslp,
-minimal_portuguese, galician, minimal_galician) read their rules from rslp_rules.json.gz, which
-tests/lucene_extra/light_languages.py generates from the resource files inside the Lucene jar.
+minimal_portuguese, galician, minimal_galician) read their rules from light_data.json.gz, which
+tests/lucene_extra/light_languages.py generates from the resource files inside the Lucene jar (with CJKAnalyzer's
+stop words).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pytest_relevance.engines.embedded.analysis.stream import MapFilter
 
 __all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "light_stemmer"]
 
-_RULES = Path(__file__).with_name("rslp_rules.json.gz")
+_DATA = Path(__file__).with_name("light_data.json.gz")
 
 
 def _utf16(fn: Callable[[list[str]], str]) -> Callable[[str], str]:
@@ -488,9 +489,19 @@ class _Step:
 
 
 @cache
+def _data() -> dict:
+    with gzip.open(_DATA, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@cache
 def _steps(language: str) -> dict[str, _Step]:
-    with gzip.open(_RULES, "rt", encoding="utf-8") as handle:
-        return {name: _Step(spec) for name, spec in json.load(handle)[language].items()}
+    return {name: _Step(spec) for name, spec in _data()["rslp"][language].items()}
+
+
+def cjk_stop_words() -> frozenset[str]:
+    """CJKAnalyzer's default stop words (its stopwords.txt: English words and `s`, `t`, `www`)."""
+    return frozenset(_data()["cjk_stopwords"])
 
 
 _RSLP_PT_ACCENTS = _table("àáâãäå:a ç:c èéêë:e ìíîï:i ñ:n òóôõö:o ùúûü:u ýÿ:y")

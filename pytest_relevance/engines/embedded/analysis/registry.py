@@ -21,6 +21,7 @@ from pytest_relevance.engines.embedded.analysis import (
     synonyms,
     tokenizers,
 )
+from pytest_relevance.engines.embedded.analysis.cjk import CJK_FILTERS, CJK_OPTIONS
 from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZER_OPTIONS, LIGHT_ANALYZERS
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
@@ -100,7 +101,6 @@ _ELASTIC_ONLY = {
             "brazilian",
             "bulgarian",
             "catalan",
-            "cjk",
             "czech",
             "danish",
             "dutch",
@@ -130,7 +130,6 @@ _ELASTIC_ONLY = {
         [
             "bengali_normalization",
             "brazilian_stem",
-            "cjk_bigram",
             "common_grams",
             "condition",
             "czech_stem",
@@ -1047,6 +1046,8 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "classic": _named(filters.classic),
 }
 _FILTERS.update({name: _named(factory) for name, factory in LIGHT_FILTERS.items()})
+_FILTERS.update(CJK_FILTERS)
+_OPTIONS["filter"].update(CJK_OPTIONS)
 _FILTERS["nGram"] = _renamed("ngram")
 _FILTERS["edgeNGram"] = _renamed("edge_ngram")
 
