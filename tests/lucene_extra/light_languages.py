@@ -80,6 +80,9 @@ COMPONENTS = {
     "persian_stem": ("persianStem", {"type": "persian_stem"}, "fa", "fa_IR"),
     "persian_normalization": ("persianNormalization", {"type": "persian_normalization"}, "fa", "fa_IR"),
     "hindi_normalization": ("hindiNormalization", {"type": "hindi_normalization"}, "hi", "hi_IN"),
+    "czech": ("czechStem", {"type": "stemmer", "language": "czech"}, "cs", "cs_CZ"),
+    "czech_stem": ("czechStem", {"type": "czech_stem"}, "cs", "cs_CZ"),
+    "bulgarian": ("bulgarianStem", {"type": "stemmer", "language": "bulgarian"}, "bg", "bg_BG"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -95,7 +98,13 @@ ANALYZERS = {
     "portuguese": ("pt.PortugueseAnalyzer", "pt", "pt_PT"),
     "galician": ("gl.GalicianAnalyzer", "pt", "es_ES"),
     "cjk": ("cjk.CJKAnalyzer", None, "cjk"),
+    "czech": ("cz.CzechAnalyzer", "cs", "cs_CZ"),
+    "bulgarian": ("bg.BulgarianAnalyzer", "bg", "bg_BG"),
+    "arabic": ("ar.ArabicAnalyzer", "ar", "ar_AA"),
+    "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }
+# Elasticsearch's provider of these reads no stem_exclusion
+STOPWORDS_ONLY = {"persian"}
 # its own stop words for the cjk analyzer's options case (CJKAnalyzer has no stem exclusions)
 CJK_STOP = ["中国", "日本", "the", "한국", "です"]
 # custom chains: name -> (Lucene filters after the standard tokenizer, Elasticsearch filters, faker locale)
@@ -273,11 +282,9 @@ def main() -> None:
         analyzer_class = getattr(jpype.JPackage("org").apache.lucene.analysis, module).__getattribute__(simple)
         # the default analyzer, and one with its own stop words and stem exclusions (the frequent words, which
         # the stemmer changes most), as Elasticsearch builds them: CharArraySets that do not ignore case
-        if lang is None:
-            options = (
-                {"type": name, "stopwords": CJK_STOP},
-                analyzer_class(CharArraySet(Arrays.asList(CJK_STOP), False)),
-            )
+        if lang is None or name in STOPWORDS_ONLY:
+            stop = CJK_STOP if lang is None else words[lang][:8]
+            options = ({"type": name, "stopwords": stop}, analyzer_class(CharArraySet(Arrays.asList(stop), False)))
         else:
             stop, exclusions = words[lang][:8], words[lang][8:60]
             options = (

@@ -27,13 +27,14 @@ def _language(
     stemmer: Callable[[], Any],
     before: tuple[Callable[[], Any], ...] = (),
     elision: frozenset = frozenset(),
+    pre_stop: tuple[Callable[[], Any], ...] = (),
 ) -> Callable[[Any, Mapping, str], tuple[Callable, list]]:
-    """standard tokenizer, [elision], lowercase, stop, [stem exclusions], `before` (normalizers), stemmer."""
+    """standard tokenizer, [elision], lowercase, `pre_stop`, stop, [stem exclusions], `before`, stemmer."""
 
     def build(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
         words = reg.word_list(spec, "stopwords", path, stop_list, named=True) or frozenset()
         chain: list = [filters.elision(elision, ignore_case=True)] if elision else []
-        chain += [filters.lowercase(), filters.stop(words)]
+        chain += [filters.lowercase(), *(make() for make in pre_stop), filters.stop(words)]
         exclusions = reg.word_list(spec, "stem_exclusion", path, None)
         if exclusions:
             chain.append(filters.keyword_marker(exclusions.__contains__))
@@ -44,6 +45,48 @@ def _language(
     return build
 
 
+def _arabic(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+    """ArabicAnalyzer: the stop words are matched before normalization (Lucene's own comment: they are not
+    normalized), the stem exclusions after it."""
+    words = reg.word_list(spec, "stopwords", path, "_arabic_", named=True) or frozenset()
+    chain: list = [
+        filters.lowercase(),
+        filters.decimal_digit(),
+        filters.stop(words),
+        LIGHT_FILTERS["arabic_normalization"](),
+    ]
+    exclusions = reg.word_list(spec, "stem_exclusion", path, None)
+    if exclusions:
+        chain.append(filters.keyword_marker(exclusions.__contains__))
+    return tokenizers.standard(), [*chain, LIGHT_STEMMERS["arabic"]()]
+
+
+def _zwnj_as_space(tokenize: Callable) -> Callable:
+    """PersianAnalyzer's PersianCharFilter: a zero-width non-joiner reads as a space (one character for one, so every
+    offset stays)."""
+
+    def run(text: str) -> list:
+        return tokenize(text.replace("\u200c", " "))
+
+    run.terms = lambda text: tokenize.terms(text.replace("\u200c", " "))  # type: ignore[attr-defined]
+    return run
+
+
+def _persian(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+    """PersianAnalyzer (Elasticsearch's provider reads stopwords only): lowercase, decimal digits, Arabic and Persian
+    normalization, then the stop words (normalized like the text). Lucene 9.9.1's has no stemmer (persian_stem is
+    a filter of its own)."""
+    words = reg.word_list(spec, "stopwords", path, "_persian_", named=True) or frozenset()
+    chain = [
+        filters.lowercase(),
+        filters.decimal_digit(),
+        LIGHT_FILTERS["arabic_normalization"](),
+        LIGHT_FILTERS["persian_normalization"](),
+        filters.stop(words),
+    ]
+    return _zwnj_as_space(tokenizers.standard()), chain
+
+
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {
     "french": _language("_french_", LIGHT_STEMMERS["light_french"], elision=filters.FRENCH_ARTICLES),
     "german": _language("_german_", LIGHT_STEMMERS["light_german"], (LIGHT_FILTERS["german_normalization"],)),
@@ -51,8 +94,13 @@ LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]]
     "italian": _language("_italian_", LIGHT_STEMMERS["light_italian"], elision=ITALIAN_ARTICLES),
     "portuguese": _language("_portuguese_", LIGHT_STEMMERS["light_portuguese"]),
     "galician": _language("_galician_", LIGHT_STEMMERS["galician"]),
+    "czech": _language("_czech_", LIGHT_STEMMERS["czech"]),
+    "bulgarian": _language("_bulgarian_", LIGHT_STEMMERS["bulgarian"]),
+    "arabic": _arabic,
+    "persian": _persian,
 }
 # the options each provider reads
 LIGHT_ANALYZER_OPTIONS = dict.fromkeys(LIGHT_ANALYZERS, ("stem_exclusion", "stopwords", "stopwords_path"))
 LIGHT_ANALYZERS.update(CJK_ANALYZERS)
 LIGHT_ANALYZER_OPTIONS["cjk"] = ("stopwords", "stopwords_path")
+LIGHT_ANALYZER_OPTIONS["persian"] = ("stopwords", "stopwords_path")

@@ -939,6 +939,107 @@ def hindi_normalization(term: str) -> str:
     return "".join(out)
 
 
+# Czech, Bulgarian ------------------------------------------------------------------------------------------------
+
+_CS_CASES_3 = (
+    "ech", "ich", "ích", "ého", "ěmi", "emi", "ému", "ěte", "ete", "ěti", "eti", "ího", "iho", "ími", "ímu", "imu",
+    "ách", "ata", "aty", "ých", "ama", "ami", "ové", "ovi", "ými",
+)  # fmt: skip
+_CS_CASES_2 = ("em", "es", "ém", "ím", "ům", "at", "ám", "os", "us", "ým", "mi", "ou")
+
+
+def _czech(s: list[str]) -> str:
+    """CzechStemmer (Dolamic and Savoy's light stemmer): case endings, possessives, then consonant normalization."""
+    n = len(s)
+    if n > 7 and _ends(s, n, "atech"):
+        n -= 5
+    elif n > 6 and _any(s, n, ("ětem", "etem", "atům")):
+        n -= 4
+    elif n > 5 and _any(s, n, _CS_CASES_3):
+        n -= 3
+    elif n > 4 and _any(s, n, _CS_CASES_2):
+        n -= 2
+    elif n > 3 and s[n - 1] in "aeiouůyáéíýě":
+        n -= 1
+    if n > 5 and _any(s, n, ("ov", "in", "ův")):
+        n -= 2
+    if n > 0:
+        if _ends(s, n, "čt") or _ends(s, n, "št"):
+            s[n - 2 : n] = ["c" if s[n - 2] == "č" else "s", "k"]
+        elif s[n - 1] in "cč":
+            s[n - 1] = "k"
+        elif s[n - 1] in "zž":
+            s[n - 1] = "h"
+        elif n > 1 and s[n - 2] == "e":
+            s[n - 2] = s[n - 1]
+            n -= 1
+        elif n > 2 and s[n - 2] == "ů":
+            s[n - 2] = "o"
+    return "".join(s[:n])
+
+
+def _bg_remove_article(s: list[str], n: int) -> int:
+    if n > 6 and _ends(s, n, "ият"):
+        return n - 3
+    if n > 5 and _any(s, n, ("ът", "то", "те", "та", "ия")):
+        return n - 2
+    if n > 4 and _ends(s, n, "ят"):
+        return n - 2
+    return n
+
+
+def _bg_remove_plural(s: list[str], n: int) -> int:
+    if n > 6:
+        if _any(s, n, ("овци", "ове")):
+            return n - 3
+        if _ends(s, n, "еве"):
+            s[n - 3] = "й"
+            return n - 2
+    if n > 5:
+        if _ends(s, n, "ища"):
+            return n - 3
+        if _ends(s, n, "та"):
+            return n - 2
+        if _ends(s, n, "ци"):
+            s[n - 2] = "к"
+            return n - 1
+        if _ends(s, n, "зи"):
+            s[n - 2] = "г"
+            return n - 1
+        if s[n - 3] == "е" and s[n - 1] == "и":
+            s[n - 3] = "я"
+            return n - 1
+    if n > 4:
+        if _ends(s, n, "си"):
+            s[n - 2] = "х"
+            return n - 1
+        if _ends(s, n, "и"):
+            return n - 1
+    return n
+
+
+def _bulgarian(s: list[str]) -> str:
+    """BulgarianStemmer (Savoy's light stemmer)."""
+    n = len(s)
+    if n < 4:
+        return "".join(s)
+    if n > 5 and _ends(s, n, "ища"):
+        return "".join(s[: n - 3])
+    n = _bg_remove_plural(s, _bg_remove_article(s, n))
+    if n > 3:
+        if _ends(s, n, "я"):
+            n -= 1
+        if _any(s, n, ("а", "о", "е")):
+            n -= 1
+    if n > 4 and _ends(s, n, "ен"):
+        s[n - 2] = "н"
+        n -= 1
+    if n > 5 and s[n - 2] == "ъ":
+        s[n - 2] = s[n - 1]
+        n -= 1
+    return "".join(s[:n])
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1010,6 +1111,8 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "light_russian": _russian_light,
     "arabic": _arabic,
     "persian": _persian,
+    "czech": _czech,
+    "bulgarian": _bulgarian,
 }
 
 
@@ -1049,4 +1152,5 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
     "arabic_stem": _stemmer_filter("arabic"),
     "persian_stem": _stemmer_filter("persian"),
+    "czech_stem": _stemmer_filter("czech"),
 }
