@@ -83,6 +83,8 @@ COMPONENTS = {
     "czech": ("czechStem", {"type": "stemmer", "language": "czech"}, "cs", "cs_CZ"),
     "czech_stem": ("czechStem", {"type": "czech_stem"}, "cs", "cs_CZ"),
     "bulgarian": ("bulgarianStem", {"type": "stemmer", "language": "bulgarian"}, "bg", "bg_BG"),
+    "latvian": ("latvianStem", {"type": "stemmer", "language": "latvian"}, "lv", "lv_LV"),
+    "indonesian": ("indonesianStem", {"type": "stemmer", "language": "indonesian"}, "id", "id_ID"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -101,6 +103,8 @@ ANALYZERS = {
     "czech": ("cz.CzechAnalyzer", "cs", "cs_CZ"),
     "bulgarian": ("bg.BulgarianAnalyzer", "bg", "bg_BG"),
     "arabic": ("ar.ArabicAnalyzer", "ar", "ar_AA"),
+    "latvian": ("lv.LatvianAnalyzer", "lv", "lv_LV"),
+    "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }
 # Elasticsearch's provider of these reads no stem_exclusion

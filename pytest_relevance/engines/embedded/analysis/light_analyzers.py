@@ -96,6 +96,8 @@ LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]]
     "galician": _language("_galician_", LIGHT_STEMMERS["galician"]),
     "czech": _language("_czech_", LIGHT_STEMMERS["czech"]),
     "bulgarian": _language("_bulgarian_", LIGHT_STEMMERS["bulgarian"]),
+    "latvian": _language("_latvian_", LIGHT_STEMMERS["latvian"]),
+    "indonesian": _language("_indonesian_", LIGHT_STEMMERS["indonesian"]),
     "arabic": _arabic,
     "persian": _persian,
 }

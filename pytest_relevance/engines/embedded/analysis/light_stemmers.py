@@ -1040,6 +1040,155 @@ def _bulgarian(s: list[str]) -> str:
     return "".join(s[:n])
 
 
+# Latvian, Indonesian ---------------------------------------------------------------------------------------------
+
+# (suffix, vowels the word needs beyond it, whether removing it unpalatalizes) in LatvianStemmer's order
+_LV_AFFIXES = [
+    ("ajiem", 3, False), ("ajai", 3, False), ("ajam", 2, False), ("ajām", 2, False), ("ajos", 2, False),
+    ("ajās", 2, False), ("iem", 2, True), ("ajā", 2, False), ("ais", 2, False), ("ai", 2, False), ("ei", 2, False),
+    ("ām", 1, False), ("am", 1, False), ("ēm", 1, False), ("īm", 1, False), ("im", 1, False), ("um", 1, False),
+    ("us", 1, True), ("as", 1, False), ("ās", 1, False), ("es", 1, False), ("os", 1, True), ("ij", 1, False),
+    ("īs", 1, False), ("ēs", 1, False), ("is", 1, False), ("ie", 1, False), ("u", 1, True), ("a", 1, True),
+    ("i", 1, True), ("e", 1, False), ("ā", 1, False), ("ē", 1, False), ("ī", 1, False), ("ū", 1, False),
+    ("o", 1, False), ("s", 0, False), ("š", 0, False),
+]  # fmt: skip
+_LV_PAIRS = {"šņ": "sn", "žņ": "zn", "šļ": "sl", "žļ": "zl", "ļņ": "ln", "ļļ": "ll"}
+
+
+def _lv_unpalatalize(s: list[str], n: int) -> int:
+    if s[n] == "u":  # the removed suffix began with u: genitive plural of declensions II, V and VI
+        if _ends(s, n, "kš"):
+            s[n - 1 : n + 1] = ["s", "t"]
+            return n + 1
+        if _ends(s, n, "ņņ"):
+            s[n - 2 : n] = ["n", "n"]
+            return n
+    if _any(s, n, ("pj", "bj", "mj", "vj")):
+        return n - 1
+    for pair, plain in _LV_PAIRS.items():
+        if _ends(s, n, pair):
+            s[n - 2 : n] = list(plain)
+            return n
+    if n > 0 and s[n - 1] in "čļņ":
+        s[n - 1] = {"č": "c", "ļ": "l", "ņ": "n"}[s[n - 1]]
+    return n
+
+
+def _latvian(s: list[str]) -> str:
+    """LatvianStemmer (a light version of Kreslins' algorithm)."""
+    n = len(s)
+    vowels = sum(1 for c in s if c in "aeiouāīēū")
+    for suffix, needed, palatalizes in _LV_AFFIXES:
+        if vowels > needed and n >= len(suffix) + 3 and _ends(s, n, suffix):
+            n -= len(suffix)
+            if palatalizes:
+                n = _lv_unpalatalize(s, n)
+            break
+    return "".join(s[:n])
+
+
+class _Indonesian:
+    """IndonesianStemmer (Tala), with derivational stemming as IndonesianStemFilter's default."""
+
+    KE, PENG, DI, MENG, TER, BER, PE = 1, 2, 4, 8, 16, 32, 64
+
+    def __init__(self, word: str) -> None:
+        self.w = word
+        self.flags = 0
+        self.syllables = sum(1 for c in word if c in "aeiou")
+
+    def cut_end(self, k: int) -> None:
+        self.syllables -= 1
+        self.w = self.w[:-k]
+
+    def cut_start(self, k: int, flag: int = 0) -> None:
+        self.flags |= flag
+        self.syllables -= 1
+        self.w = self.w[k:]
+
+    def stem(self) -> str:
+        if self.syllables > 2 and self.w.endswith(("kah", "lah", "pun")):
+            self.cut_end(3)
+        if self.syllables > 2:
+            if self.w.endswith(("ku", "mu")):
+                self.cut_end(2)
+            elif self.w.endswith("nya"):
+                self.cut_end(3)
+        old = len(self.w)
+        if self.syllables > 2:
+            self.first_order_prefix()
+        if old != len(self.w):
+            old = len(self.w)
+            if self.syllables > 2:
+                self.suffix()
+            if old != len(self.w) and self.syllables > 2:
+                self.second_order_prefix()
+        else:
+            if self.syllables > 2:
+                self.second_order_prefix()
+            if self.syllables > 2:
+                self.suffix()
+        return self.w
+
+    def first_order_prefix(self) -> None:
+        w = self.w
+        vowel4 = len(w) > 4 and w[4] in "aeiou"
+        if w.startswith("meng"):
+            self.cut_start(4, self.MENG)
+        elif w.startswith("meny") and vowel4:
+            self.w = "s" + w[4:]
+            self.flags |= self.MENG
+            self.syllables -= 1
+        elif w.startswith(("men", "mem")):
+            self.cut_start(3, self.MENG)
+        elif w.startswith("me"):
+            self.cut_start(2, self.MENG)
+        elif w.startswith("peng"):
+            self.cut_start(4, self.PENG)
+        elif w.startswith("peny") and vowel4:
+            self.w = "s" + w[4:]
+            self.flags |= self.PENG
+            self.syllables -= 1
+        elif w.startswith("peny"):
+            self.cut_start(4, self.PENG)
+        elif w.startswith("pen") and len(w) > 3 and w[3] in "aeiou":
+            self.w = "t" + w[3:]
+            self.flags |= self.PENG
+            self.syllables -= 1
+        elif w.startswith(("pen", "pem")):
+            self.cut_start(3, self.PENG)
+        elif w.startswith("di"):
+            self.cut_start(2, self.DI)
+        elif w.startswith("ter"):
+            self.cut_start(3, self.TER)
+        elif w.startswith("ke"):
+            self.cut_start(2, self.KE)
+
+    def second_order_prefix(self) -> None:
+        w = self.w
+        if w.startswith("ber") or (len(w) == 7 and w.startswith("belajar")):
+            self.cut_start(3, self.BER)
+        elif w.startswith("be") and len(w) > 4 and w[2] not in "aeiou" and w[3] == "e" and w[4] == "r":
+            self.cut_start(2, self.BER)
+        elif w.startswith("per") or (len(w) == 7 and w.startswith("pelajar")):
+            self.cut_start(3)
+        elif w.startswith("pe"):
+            self.cut_start(2, self.PE)
+
+    def suffix(self) -> None:
+        w, f = self.w, self.flags
+        if w.endswith("kan") and not f & (self.KE | self.PENG | self.PE):
+            self.cut_end(3)
+        elif w.endswith("an") and not f & (self.DI | self.MENG | self.TER):
+            self.cut_end(2)
+        elif w.endswith("i") and not w.endswith("si") and not f & (self.BER | self.KE | self.PENG):
+            self.cut_end(1)
+
+
+def _indonesian(s: list[str]) -> str:
+    return _Indonesian("".join(s)).stem()
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1113,6 +1262,8 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "persian": _persian,
     "czech": _czech,
     "bulgarian": _bulgarian,
+    "latvian": _latvian,
+    "indonesian": _indonesian,
 }
 
 
