@@ -26,3 +26,14 @@ def demo(pytester: pytest.Pytester) -> pytest.Pytester:
         "    assert relevance_snapshot == relevance_index.run()\n"
     )
     return pytester
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The `languages_full` tests run only when asked for (`-m languages_full`): the default run samples the same
+    reference."""
+    if "languages_full" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="the full other-languages reference runs with -m languages_full")
+    for item in items:
+        if "languages_full" in item.keywords:
+            item.add_marker(skip)

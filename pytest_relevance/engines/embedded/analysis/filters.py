@@ -10,8 +10,8 @@ from collections.abc import Callable, Collection
 from functools import lru_cache
 
 import regex
-import Stemmer
 
+from pytest_relevance.engines.embedded.analysis import snowball as snowball_ext
 from pytest_relevance.engines.embedded.analysis.folding_table import FOLDING
 from pytest_relevance.engines.embedded.analysis.kstem import kstem as kstem_stem
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
@@ -200,11 +200,6 @@ def minimal_english() -> MapFilter:
     return MapFilter(run, skip_keyword=True)
 
 
-def _snowball(algorithm: str) -> MapFilter:
-    stemmer = Stemmer.Stemmer(algorithm)
-    return MapFilter(stemmer.stemWord, skip_keyword=True)
-
-
 # the stemmers are pure functions costing microseconds in Python: one bounded cache each, shared by every analyzer
 # (an index's casings and possessives of a word reach the stemmer as the same term)
 porter_cached = lru_cache(maxsize=1 << 18)(porter_stem)
@@ -221,9 +216,14 @@ def kstem() -> MapFilter:
     return MapFilter(kstem_cached, skip_keyword=True)
 
 
+def snowball(name: str) -> MapFilter:
+    """SnowballFilter with `org.tartarus.snowball.ext.<name>Stemmer` (a name in snowball.LANGUAGES)."""
+    return MapFilter(snowball_ext.stemmer(name), skip_keyword=True)
+
+
 def snowball_english() -> MapFilter:
     """SnowballFilter(English): Porter2."""
-    return _snowball("english")
+    return snowball("English")
 
 
 def keyword_marker(test: Callable[[str], bool]) -> MapFilter:

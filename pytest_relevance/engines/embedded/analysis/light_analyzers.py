@@ -2,7 +2,9 @@
 
 Each is the chain Lucene's `*Analyzer.createComponents` builds, with the stop words and stem exclusions
 Elasticsearch's `*AnalyzerProvider` reads (`stopwords` / `stopwords_path`, default the language's `_lang_` list, and
-`stem_exclusion`), so a built-in and a custom chain share every line of code. The registry merges these tables.
+`stem_exclusion`), so a built-in and a custom chain share every line of code. Those of the common shape are
+`languages.Chain`s, built by the registry as the Snowball languages are; arabic, persian and cjk differ in where
+their stop words or exclusions apply and are built here. The registry merges these tables.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters, tokenizers
 from pytest_relevance.engines.embedded.analysis.cjk import CJK_ANALYZERS
+from pytest_relevance.engines.embedded.analysis.languages import Chain
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 
-__all__ = ["LIGHT_ANALYZERS", "LIGHT_ANALYZER_OPTIONS"]
+__all__ = ["LIGHT_ANALYZERS", "LIGHT_ANALYZER_OPTIONS", "LIGHT_CHAINS"]
 
 # ItalianAnalyzer.DEFAULT_ARTICLES (ignoring case); FrenchAnalyzer's are filters.FRENCH_ARTICLES
 ITALIAN_ARTICLES = frozenset(
@@ -22,27 +25,12 @@ ITALIAN_ARTICLES = frozenset(
 )
 
 
-def _language(
-    stop_list: str,
-    stemmer: Callable[[], Any],
-    before: tuple[Callable[[], Any], ...] = (),
-    elision: frozenset = frozenset(),
-    pre_stop: tuple[Callable[[], Any], ...] = (),
-) -> Callable[[Any, Mapping, str], tuple[Callable, list]]:
-    """standard tokenizer, [elision], lowercase, `pre_stop`, stop, [stem exclusions], `before`, stemmer."""
-
-    def build(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
-        words = reg.word_list(spec, "stopwords", path, stop_list, named=True) or frozenset()
-        chain: list = [filters.elision(elision, ignore_case=True)] if elision else []
-        chain += [filters.lowercase(), *(make() for make in pre_stop), filters.stop(words)]
-        exclusions = reg.word_list(spec, "stem_exclusion", path, None)
-        if exclusions:
-            chain.append(filters.keyword_marker(exclusions.__contains__))
-        chain += [make() for make in before]
-        chain.append(stemmer())
-        return tokenizers.standard(), chain
-
-    return build
+def _exclusions(reg: Any, spec: Mapping, path: str) -> list:
+    """The keyword marker of `stem_exclusion` (none for `_none_`, Analysis.parseStemExclusion's word for no words)."""
+    if spec.get("stem_exclusion") == "_none_":
+        return []
+    exclusions = reg.word_list(spec, "stem_exclusion", path, None)
+    return [filters.keyword_marker(exclusions.__contains__)] if exclusions else []
 
 
 def _arabic(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
@@ -87,22 +75,33 @@ def _persian(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
     return _zwnj_as_space(tokenizers.standard()), chain
 
 
+def _elision(articles: frozenset[str]) -> Callable[[], Any]:
+    return lambda: filters.elision(articles, ignore_case=True)
+
+
+# the analyzers of the common shape (languages.Chain: standard tokenizer, `before`, stop, stem exclusions, `stem`)
+LIGHT_CHAINS: dict[str, Chain] = {
+    "french": Chain(
+        "_french_", (LIGHT_STEMMERS["light_french"],), (_elision(filters.FRENCH_ARTICLES), filters.lowercase)
+    ),
+    "german": Chain("_german_", (LIGHT_FILTERS["german_normalization"], LIGHT_STEMMERS["light_german"])),
+    "spanish": Chain("_spanish_", (LIGHT_STEMMERS["light_spanish"],)),
+    "italian": Chain("_italian_", (LIGHT_STEMMERS["light_italian"],), (_elision(ITALIAN_ARTICLES), filters.lowercase)),
+    "portuguese": Chain("_portuguese_", (LIGHT_STEMMERS["light_portuguese"],)),
+    "galician": Chain("_galician_", (LIGHT_STEMMERS["galician"],)),
+    "czech": Chain("_czech_", (LIGHT_STEMMERS["czech"],)),
+    "bulgarian": Chain("_bulgarian_", (LIGHT_STEMMERS["bulgarian"],)),
+    "latvian": Chain("_latvian_", (LIGHT_STEMMERS["latvian"],)),
+    "indonesian": Chain("_indonesian_", (LIGHT_STEMMERS["indonesian"],)),
+}
+# the others, built here: (registry, definition, key path) -> (tokenizer, filters), and the options they read
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {
-    "french": _language("_french_", LIGHT_STEMMERS["light_french"], elision=filters.FRENCH_ARTICLES),
-    "german": _language("_german_", LIGHT_STEMMERS["light_german"], (LIGHT_FILTERS["german_normalization"],)),
-    "spanish": _language("_spanish_", LIGHT_STEMMERS["light_spanish"]),
-    "italian": _language("_italian_", LIGHT_STEMMERS["light_italian"], elision=ITALIAN_ARTICLES),
-    "portuguese": _language("_portuguese_", LIGHT_STEMMERS["light_portuguese"]),
-    "galician": _language("_galician_", LIGHT_STEMMERS["galician"]),
-    "czech": _language("_czech_", LIGHT_STEMMERS["czech"]),
-    "bulgarian": _language("_bulgarian_", LIGHT_STEMMERS["bulgarian"]),
-    "latvian": _language("_latvian_", LIGHT_STEMMERS["latvian"]),
-    "indonesian": _language("_indonesian_", LIGHT_STEMMERS["indonesian"]),
     "arabic": _arabic,
     "persian": _persian,
+    **CJK_ANALYZERS,
 }
-# the options each provider reads
-LIGHT_ANALYZER_OPTIONS = dict.fromkeys(LIGHT_ANALYZERS, ("stem_exclusion", "stopwords", "stopwords_path"))
-LIGHT_ANALYZERS.update(CJK_ANALYZERS)
-LIGHT_ANALYZER_OPTIONS["cjk"] = ("stopwords", "stopwords_path")
-LIGHT_ANALYZER_OPTIONS["persian"] = ("stopwords", "stopwords_path")
+LIGHT_ANALYZER_OPTIONS = {
+    "arabic": ("stem_exclusion", "stopwords", "stopwords_path"),
+    "persian": ("stopwords", "stopwords_path"),
+    "cjk": ("stopwords", "stopwords_path"),
+}

@@ -17,12 +17,18 @@ from pytest_relevance.engines.embedded.analysis import (
     Analyzer,
     char_filters,
     filters,
+    languages,
+    snowball,
     stopwords,
     synonyms,
     tokenizers,
 )
 from pytest_relevance.engines.embedded.analysis.cjk import CJK_FILTERS, CJK_OPTIONS
-from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZER_OPTIONS, LIGHT_ANALYZERS
+from pytest_relevance.engines.embedded.analysis.light_analyzers import (
+    LIGHT_ANALYZER_OPTIONS,
+    LIGHT_ANALYZERS,
+    LIGHT_CHAINS,
+)
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
@@ -52,35 +58,11 @@ _NORMALIZING = frozenset(
     ]
 )
 _UNSUPPORTED_STEMMERS = [
-    "armenian",
-    "basque",
     "bengali",
     "brazilian",
-    "catalan",
-    "danish",
-    "dutch",
-    "dutch_kp",
-    "estonian",
-    "finnish",
-    "french",
-    "german",
-    "german2",
     "greek",
     "hindi",
-    "hungarian",
-    "irish",
-    "italian",
     "sorani",
-    "lithuanian",
-    "norwegian",
-    "portuguese",
-    "romanian",
-    "russian",
-    "serbian",
-    "spanish",
-    "swedish",
-    "turkish",
-    "lovins",
 ]
 
 
@@ -113,7 +95,8 @@ _ELASTIC_ONLY = {
             "turkish",
             "thai",
         ]
-    ),
+    )
+    - frozenset(languages.ANALYZERS),
     "tokenizer": frozenset(["thai"]),
     "char_filter": frozenset(),
     "filter": frozenset(
@@ -175,8 +158,9 @@ _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "keyword": (),
         "stop": _WORDS,
         "english": ("stem_exclusion", *_WORDS),
-        "snowball": ("language", *_WORDS),
+        "snowball": ("language", "name", *_WORDS),
         "pattern": ("pattern", "flags", "lowercase", *_WORDS),
+        **dict.fromkeys(languages.ANALYZERS, ("stem_exclusion", *_WORDS)),
     },
     "tokenizer": {
         "standard": ("max_token_length",),
@@ -812,20 +796,25 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
         "possessive_english": filters.possessive_english, "possessiveenglish": filters.possessive_english,
     }  # fmt: skip
     by_language.update(LIGHT_STEMMERS)
-    if language.lower() not in by_language:
+    if language.lower() in by_language:
+        return by_language[language.lower()]()
+    name = languages.snowball_stemmer(language)
+    if name is None:
         raise reg.unsupported(f"{path}.{key}", f"the {language!r} stemmer")
-    return by_language[language.lower()]()
+    return filters.snowball(name)
 
 
 def _snowball(reg: Registry, spec: Mapping, path: str) -> MapFilter:
     key = "name" if "name" in spec and "language" not in spec else "language"
     language = reg.param(spec, key, path, "English", str)
-    language = language[:1].upper() + language[1:]  # Elasticsearch capitalizes the first letter, then looks it up
-    if language == "English":
-        return filters.snowball_english()
-    if language == "Porter":
-        return filters.porter()
-    raise reg.unsupported(f"{path}.{key}", f"the Snowball {language!r} stemmer")
+    name = languages.snowball_language(language)  # Elasticsearch capitalizes the first letter, then looks it up
+    if name is None:
+        raise reg.error(
+            f"{path}.{key}",
+            f"Lucene has no Snowball stemmer {language[:1].upper() + language[1:]!r}; "
+            f"the languages are {', '.join(sorted(snowball.LANGUAGES))} (the first letter may be lowercase)",
+        )
+    return filters.snowball(name)
 
 
 def _stop(reg: Registry, spec: Mapping, path: str) -> MapFilter | StreamFilter:
@@ -996,9 +985,15 @@ def _named(factory: Callable[[], MapFilter | StreamFilter]) -> Callable[[Registr
 
 
 def _lowercase(reg: Registry, spec: Mapping, path: str) -> MapFilter:
-    if "language" in spec:
-        raise reg.unsupported(f"{path}.language", f"the {spec['language']!r} lowercase filter")
-    return filters.lowercase()
+    if "language" not in spec:
+        return filters.lowercase()
+    language = reg.param(spec, "language", path, None, str)
+    if language.lower() not in languages.LOWERCASE:
+        raise reg.error(
+            f"{path}.language",
+            f"Elasticsearch has no {language!r} lowercase filter; the languages are greek, irish and turkish",
+        )
+    return languages.LOWERCASE[language.lower()]()
 
 
 _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
@@ -1075,13 +1070,47 @@ def _stop_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, l
     return tokenizers.lowercase(), [filters.stop(words)]
 
 
+# SnowballAnalyzerProvider.DEFAULT_LANGUAGE_STOP_WORDS: the languages with default stop words (others have none).
+_SNOWBALL_STOP_WORDS = {
+    "English": "_english_", "Dutch": "_dutch_", "German": "_german_", "German2": "_german_", "French": "_french_"
+}  # fmt: skip
+
+
 def _snowball_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
-    if reg.param(spec, "language", path, "English", str) != "English":
-        raise reg.unsupported(f"{path}.language", f"the snowball analyzer for {spec['language']!r}")
-    words = reg.word_list(spec, "stopwords", path, "_english_", named=True) or frozenset()
-    # Elasticsearch's SnowballAnalyzer drops English possessives before lowercasing, as the english analyzer does
-    chain = [filters.possessive_english(), filters.lowercase(), filters.stop(words), filters.snowball_english()]
+    """Elasticsearch's SnowballAnalyzer: `language` is the Snowball class name exactly as given (no capitalizing)."""
+    key = "name" if "name" in spec and "language" not in spec else "language"
+    language = reg.param(spec, key, path, "English", str)
+    if language not in snowball.LANGUAGES:
+        raise reg.error(
+            f"{path}.{key}",
+            f"Lucene has no Snowball stemmer {language!r} (the snowball analyzer takes the name exactly); "
+            f"the languages are {', '.join(sorted(snowball.LANGUAGES))}",
+        )
+    default = _SNOWBALL_STOP_WORDS.get(language, "_none_")
+    words = reg.word_list(spec, "stopwords", path, default, named=True) or frozenset()
+    chain: list = []
+    if language in ("English", "Porter", "Lovins"):  # the possessive goes before lowercasing, for English stemmers
+        chain.append(filters.possessive_english())
+    chain.append(languages.turkish_lowercase() if language == "Turkish" else filters.lowercase())
+    chain += [filters.stop(words), filters.snowball(language)]
     return tokenizers.standard(), chain
+
+
+def _language_analyzer(chain: languages.Chain) -> Callable[[Registry, Mapping, str], tuple[Callable, list]]:
+    """A built-in language analyzer (languages.ANALYZERS) with its provider's `stopwords` and `stem_exclusion`."""
+
+    def build(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
+        words = reg.word_list(spec, "stopwords", path, chain.stop_words, named=True) or frozenset()
+        out: list = [factory() for factory in chain.before]
+        out.append(filters.stop(words))
+        if spec.get("stem_exclusion") != "_none_":  # Analysis.parseStemExclusion: `_none_` is no words
+            exclusions = reg.word_list(spec, "stem_exclusion", path, None)
+            if exclusions:
+                out.append(filters.keyword_marker(exclusions.__contains__))
+        out += [factory() for factory in chain.stem]
+        return tokenizers.standard(), out
+
+    return build
 
 
 def _pattern_analyzer(reg: Registry, spec: Mapping, path: str) -> tuple[Callable, list]:
@@ -1102,6 +1131,8 @@ _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable,
     "english": _english,
     "snowball": _snowball_analyzer,
     "pattern": _pattern_analyzer,
+    **{name: _language_analyzer(chain) for name, chain in languages.ANALYZERS.items()},
 }
+_BUILTIN_ANALYZERS.update({name: _language_analyzer(chain) for name, chain in LIGHT_CHAINS.items()})
 _BUILTIN_ANALYZERS.update(LIGHT_ANALYZERS)
-_OPTIONS["analyzer"].update(LIGHT_ANALYZER_OPTIONS)
+_OPTIONS["analyzer"].update(dict.fromkeys(LIGHT_CHAINS, ("stem_exclusion", *_WORDS)), **LIGHT_ANALYZER_OPTIONS)
