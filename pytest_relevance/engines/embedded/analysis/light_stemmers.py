@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
+from pytest_relevance.engines.embedded.analysis import filters
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter
 
-__all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "light_stemmer"]
+__all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "STEM_FILTERS", "light_stemmer"]
 
 _DATA = Path(__file__).with_name("light_data.json.gz")
 
@@ -1294,7 +1296,6 @@ for _alias, _name in (
 
 # token filter types -> filter factory (they read no option)
 LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
-    "german_stem": _stemmer_filter("german_stem"),
     "german_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(german_normalization)),
     "scandinavian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_normalization)),
     "scandinavian_folding": lambda: MapFilter(lru_cache(maxsize=1 << 16)(scandinavian_folding)),
@@ -1304,4 +1305,31 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "arabic_stem": _stemmer_filter("arabic"),
     "persian_stem": _stemmer_filter("persian"),
     "czech_stem": _stemmer_filter("czech"),
+}
+
+
+def _with_exclusions(make: Callable[[], MapFilter]) -> Callable[[Any, Mapping, str], MapFilter]:
+    """The `*_stem` filters whose factory reads `stem_exclusion` (a SetKeywordMarkerFilter before the stemmer): one
+    filter that marks the listed terms, so later stemmers spare them too, and stems the rest."""
+
+    def build(reg: Any, spec: Mapping, path: str) -> MapFilter:
+        stemmer = make()
+        words = None if spec.get("stem_exclusion") == "_none_" else reg.word_list(spec, "stem_exclusion", path, None)
+        if not words:
+            return stemmer
+        stem = stemmer.fn
+        assert stem is not None
+        return MapFilter(
+            lambda term: term if term in words else stem(term), keyword=words.__contains__, skip_keyword=True
+        )
+
+    return build
+
+
+# token filter types that read `stem_exclusion` -> (registry, definition, key path) -> filter
+STEM_FILTERS: dict[str, Callable[[Any, Mapping, str], MapFilter]] = {
+    "german_stem": _with_exclusions(_stemmer_filter("german_stem")),
+    "french_stem": _with_exclusions(lambda: filters.snowball("French")),
+    "dutch_stem": _with_exclusions(lambda: filters.snowball("Dutch")),
+    "russian_stem": _with_exclusions(lambda: filters.snowball("Russian")),
 }

@@ -29,7 +29,7 @@ from pytest_relevance.engines.embedded.analysis.light_analyzers import (
     LIGHT_ANALYZERS,
     LIGHT_CHAINS,
 )
-from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
+from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS, STEM_FILTERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
@@ -107,9 +107,7 @@ _ELASTIC_ONLY = {
             "condition",
             "delimited_payload",
             "dictionary_decompounder",
-            "dutch_stem",
             "fingerprint",
-            "french_stem",
             "hunspell",
             "hyphenation_decompounder",
             "indic_normalization",
@@ -118,7 +116,6 @@ _ELASTIC_ONLY = {
             "multiplexer",
             "pattern_capture",
             "predicate_token_filter",
-            "russian_stem",
             "serbian_normalization",
             "sorani_normalization",
         ]
@@ -1030,8 +1027,8 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "classic": _named(filters.classic),
 }
 _FILTERS.update({name: _named(factory) for name, factory in LIGHT_FILTERS.items()})
-_FILTERS.update(CJK_FILTERS)
-_OPTIONS["filter"].update(CJK_OPTIONS)
+_FILTERS.update(CJK_FILTERS, **STEM_FILTERS)
+_OPTIONS["filter"].update(CJK_OPTIONS, **dict.fromkeys(STEM_FILTERS, ("stem_exclusion",)))
 _FILTERS["nGram"] = _renamed("ngram")
 _FILTERS["edgeNGram"] = _renamed("edge_ngram")
 
