@@ -89,6 +89,8 @@ COMPONENTS = {
     "french_stem": (("snowballPorter", "language", "French"), {"type": "french_stem"}, "fr", "fr_FR"),
     "dutch_stem": (("snowballPorter", "language", "Dutch"), {"type": "dutch_stem"}, "nl", "nl_NL"),
     "russian_stem": (("snowballPorter", "language", "Russian"), {"type": "russian_stem"}, "ru", "ru_RU"),
+    "brazilian": ("brazilianStem", {"type": "stemmer", "language": "brazilian"}, "pt", "pt_BR"),
+    "brazilian_stem": ("brazilianStem", {"type": "brazilian_stem"}, "pt", "pt_BR"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -108,6 +110,7 @@ ANALYZERS = {
     "bulgarian": ("bg.BulgarianAnalyzer", "bg", "bg_BG"),
     "arabic": ("ar.ArabicAnalyzer", "ar", "ar_AA"),
     "latvian": ("lv.LatvianAnalyzer", "lv", "lv_LV"),
+    "brazilian": ("br.BrazilianAnalyzer", "pt", "pt_BR"),
     "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }

@@ -93,6 +93,7 @@ LIGHT_CHAINS: dict[str, Chain] = {
     "bulgarian": Chain("_bulgarian_", (LIGHT_STEMMERS["bulgarian"],)),
     "latvian": Chain("_latvian_", (LIGHT_STEMMERS["latvian"],)),
     "indonesian": Chain("_indonesian_", (LIGHT_STEMMERS["indonesian"],)),
+    "brazilian": Chain("_brazilian_", (LIGHT_STEMMERS["brazilian"],)),
 }
 # the others, built here: (registry, definition, key path) -> (tokenizer, filters), and the options they read
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {

@@ -1191,6 +1191,167 @@ def _indonesian(s: list[str]) -> str:
     return _Indonesian("".join(s)).stem()
 
 
+# Brazilian -------------------------------------------------------------------------------------------------------
+
+# BrazilianStemmer.step1, in its order: (CT length it needs, suffix, region it must end, replacement or None for a
+# rule that fires without changing the term ("logias", as Lucene has it), suffix the rest must end in)
+_BR_STEP1 = [
+    (0, "uciones", "R2", "u", ""),
+    *[(6, x, "R2", "", "") for x in ("imentos", "amentos", "adores", "adoras")],
+    (6, "logias", "R2", None, ""),
+    (6, "encias", "R2", "ente", ""),
+    (6, "amente", "R1", "", ""),
+    (6, "idades", "R2", "", ""),
+    *[(5, x, "R2", "", "") for x in ("acoes", "imento", "amento", "adora", "ismos", "istas")],
+    (5, "logia", "R2", "log", ""),
+    (5, "ucion", "R2", "u", ""),
+    (5, "encia", "R2", "ente", ""),
+    (5, "mente", "R2", "", ""),
+    (5, "idade", "R2", "", ""),
+    *[
+        (4, x, "R2", "", "")
+        for x in (
+            "acao",
+            "ezas",
+            "icos",
+            "icas",
+            "ismo",
+            "avel",
+            "ivel",
+            "ista",
+            "osos",
+            "osas",
+            "ador",
+            "ivas",
+            "ivos",
+        )
+    ],
+    (4, "iras", "RV", "ir", "e"),
+    *[(3, x, "R2", "", "") for x in ("eza", "ico", "ica", "oso", "osa", "iva", "ivo")],
+    (3, "ira", "RV", "ir", "e"),
+]
+# step2: verb endings in RV, by the RV length each group needs; ("ira", "ava") removes "ava", which a term ending in
+# "ira" does not end with, so it fires without a change, as Lucene has it
+_BR_STEP2 = [
+    (7, ["issemos", "essemos", "assemos", "ariamos", "eriamos", "iriamos"]),
+    (6, ["iremos", "eremos", "aremos", "avamos", "iramos", "eramos", "aramos", "asseis", "esseis", "isseis", "arieis",
+         "erieis", "irieis"]),
+    (5, ["irmos", "iamos", "armos", "ermos", "areis", "ereis", "ireis", "asses", "esses", "isses", "astes", "assem",
+         "essem", "issem", "ardes", "erdes", "irdes", "ariam", "eriam", "iriam", "arias", "erias", "irias", "estes",
+         "istes", "areis", "aveis"]),
+    (4, ["aria", "eria", "iria", "asse", "esse", "isse", "aste", "este", "iste", "arei", "erei", "irei", "aram",
+         "eram", "iram", "avam", "arem", "erem", "irem", "ando", "endo", "indo", "arao", "erao", "irao", "adas", "idas",
+         "aras", "eras", "iras", "avas", "ares", "eres", "ires", "ados", "idos", "amos", "emos", "imos", "iras",
+         "ieis"]),
+    (3, ["ada", "ida", "ara", "era", ("ira", "ava"), "iam", "ado", "ido", "ias", "ais", "eis", "ira", "ear"]),
+    (2, ["ia", "ei", "am", "em", "ar", "er", "ir", "as", "es", "is", "eu", "iu", "iu", "ou"]),
+]  # fmt: skip
+_BR_CHANGE = _table("áâã:a éê:e í:i óôõ:o úü:u ç:c ñ:n")
+
+
+def _br_vowel(c: str) -> bool:
+    return c in "aeiou"
+
+
+def _br_r1(value: str | None) -> str | None:
+    if value is None:
+        return None
+    last, j = len(value) - 1, 0
+    while j < last and not _br_vowel(value[j]):
+        j += 1
+    if j >= last:
+        return None
+    while j < last and _br_vowel(value[j]):
+        j += 1
+    return value[j + 1 :] if j < last else None
+
+
+def _br_rv(value: str) -> str | None:
+    last = len(value) - 1
+    if last > 0 and not _br_vowel(value[1]):
+        j = 2
+        while j < last and not _br_vowel(value[j]):
+            j += 1
+        if j < last:
+            return value[j + 1 :]
+    if last > 1 and _br_vowel(value[0]) and _br_vowel(value[1]):
+        j = 2
+        while j < last and _br_vowel(value[j]):
+            j += 1
+        if j < last:
+            return value[j + 1 :]
+    return value[3:] if last > 2 else None
+
+
+def _ends_in(value: str | None, suffix: str) -> bool:
+    return value is not None and value.endswith(suffix)
+
+
+def _cut(value: str, suffix: str) -> str:
+    """removeSuffix: the value without the suffix, when it ends with it."""
+    return value[: -len(suffix)] if suffix and value.endswith(suffix) else value
+
+
+def _preceded(value: str | None, suffix: str, before: str) -> bool:
+    return value is not None and value.endswith(suffix) and _cut(value, suffix).endswith(before)
+
+
+def brazilian_stem(term: str) -> str:
+    """BrazilianStemmer (BrazilianStemFilter): lowercase (pt-BR), accents off, one leading and one trailing
+    punctuation mark off, then the RSLP-like steps on words of letters of 3 to 29 characters; a term of another
+    length stays as it was."""
+    ct = "".join(_BR_CHANGE.get(c, c) for c in term.lower())
+    if len(ct) >= 2 and ct[0] in "\"'-,;.?!":
+        ct = ct[1:]
+    if len(ct) >= 2 and ct[-1] in "-,;.?!'\"":
+        ct = ct[:-1]
+    if not 2 < len(ct) < 30:
+        return term
+    if not all(_letter(c) and ord(c) < 0x10000 for c in ct):
+        return ct
+    regions = {"R1": _br_r1(ct), "RV": _br_rv(ct)}
+    regions["R2"] = _br_r1(regions["R1"])
+    rv = regions["RV"]
+    altered = False
+    for least, suffix, region, replacement, before in _BR_STEP1:
+        if len(ct) >= least and ct.endswith(suffix) and _ends_in(regions[region], suffix):
+            if before and not _preceded(ct, suffix, before):
+                continue
+            if replacement is not None:
+                ct = ct[: -len(suffix)] + replacement
+            altered = True
+            break
+    if not altered and rv is not None:
+        for least, suffixes in _BR_STEP2:
+            if len(rv) < least:
+                continue
+            for entry in suffixes:
+                suffix, removed = entry if isinstance(entry, tuple) else (entry, entry)
+                if rv.endswith(suffix):
+                    ct = _cut(ct, removed)
+                    altered = True
+                    break
+            if altered:
+                break
+    if rv is not None:
+        if altered:
+            if _preceded(rv, "i", "c"):
+                ct = _cut(ct, "i")
+        else:
+            for suffix in ("os", "a", "i", "o"):
+                if rv.endswith(suffix):
+                    ct = _cut(ct, suffix)
+                    break
+        if rv.endswith("e"):
+            if _preceded(rv, "e", "gu"):
+                ct = _cut(_cut(ct, "e"), "u")
+            elif _preceded(rv, "e", "ci"):
+                ct = _cut(_cut(ct, "e"), "i")
+            else:
+                ct = _cut(ct, "e")
+    return ct
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1272,8 +1433,8 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
 @cache
 def light_stemmer(name: str) -> Callable[[str], str]:
     """The cached stemming function of a ported stemmer (one cache per stemmer, shared by every analyzer)."""
-    if name == "german_stem":
-        return lru_cache(maxsize=1 << 18)(german_stem)
+    if name in ("german_stem", "brazilian"):
+        return lru_cache(maxsize=1 << 18)(german_stem if name == "german_stem" else brazilian_stem)
     return lru_cache(maxsize=1 << 18)(_utf16(_PORTS[name]))
 
 
@@ -1282,7 +1443,7 @@ def _stemmer_filter(name: str) -> Callable[[], MapFilter]:
 
 
 # `stemmer` language names (lowercased, as StemmerTokenFilterFactory compares them) -> filter factory
-LIGHT_STEMMERS: dict[str, Callable[[], MapFilter]] = {name: _stemmer_filter(name) for name in _PORTS}
+LIGHT_STEMMERS: dict[str, Callable[[], MapFilter]] = {name: _stemmer_filter(name) for name in [*_PORTS, "brazilian"]}
 for _alias, _name in (
     ("lightfrench", "light_french"), ("minimalfrench", "minimal_french"), ("lightgerman", "light_german"),
     ("minimalgerman", "minimal_german"), ("lightspanish", "light_spanish"), ("lightitalian", "light_italian"),
@@ -1332,4 +1493,5 @@ STEM_FILTERS: dict[str, Callable[[Any, Mapping, str], MapFilter]] = {
     "french_stem": _with_exclusions(lambda: filters.snowball("French")),
     "dutch_stem": _with_exclusions(lambda: filters.snowball("Dutch")),
     "russian_stem": _with_exclusions(lambda: filters.snowball("Russian")),
+    "brazilian_stem": _with_exclusions(LIGHT_STEMMERS["brazilian"]),
 }

@@ -59,7 +59,6 @@ _NORMALIZING = frozenset(
 )
 _UNSUPPORTED_STEMMERS = [
     "bengali",
-    "brazilian",
     "greek",
     "hindi",
     "sorani",
@@ -102,7 +101,6 @@ _ELASTIC_ONLY = {
     "filter": frozenset(
         [
             "bengali_normalization",
-            "brazilian_stem",
             "common_grams",
             "condition",
             "delimited_payload",
