@@ -251,7 +251,7 @@ def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
     ("settings", "key_path"),
     [
         ({"filter": {"f": {"type": "hunspell"}}}, "settings.analysis.filter.f"),
-        ({"filter": {"f": {"type": "stemmer", "language": "light_german"}}}, "settings.analysis.filter.f.language"),
+        ({"filter": {"f": {"type": "stemmer", "language": "bengali"}}}, "settings.analysis.filter.f.language"),
         (
             {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
             "settings.analysis.filter.f.synonyms_set",
@@ -318,9 +318,9 @@ def test_a_misspelt_component_is_unknown_not_unsupported() -> None:
     with pytest.raises(RelevanceInputError, match=r"filter\[0\]: unknown token filter 'lowecase'; check the spelling"):
         analysis(custom("standard", "lowecase"), "cfg.yaml").analyzer("x", "test")
     with pytest.raises(
-        RelevanceInputError, match=r"t.analyzer: the analyzer 'french' is not supported .* elasticsearch"
+        RelevanceInputError, match=r"t.analyzer: the analyzer 'fingerprint' is not supported .* elasticsearch"
     ):
-        analysis({}).analyzer("french", "mappings.properties.t.analyzer")
+        analysis({}).analyzer("fingerprint", "mappings.properties.t.analyzer")
 
 
 def test_unsupported_tokenizer_and_unknown_analyzer() -> None:

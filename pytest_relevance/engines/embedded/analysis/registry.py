@@ -23,6 +23,13 @@ from pytest_relevance.engines.embedded.analysis import (
     synonyms,
     tokenizers,
 )
+from pytest_relevance.engines.embedded.analysis.cjk import CJK_FILTERS, CJK_OPTIONS
+from pytest_relevance.engines.embedded.analysis.light_analyzers import (
+    LIGHT_ANALYZER_OPTIONS,
+    LIGHT_ANALYZERS,
+    LIGHT_CHAINS,
+)
+from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS, STEM_FILTERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
@@ -51,35 +58,10 @@ _NORMALIZING = frozenset(
     ]
 )
 _UNSUPPORTED_STEMMERS = [
-    "arabic",
     "bengali",
-    "brazilian",
-    "bulgarian",
-    "czech",
-    "light_french",
-    "minimal_french",
-    "galician",
-    "minimal_galician",
-    "light_german",
-    "minimal_german",
     "greek",
     "hindi",
-    "light_hungarian",
-    "indonesian",
-    "light_italian",
     "sorani",
-    "latvian",
-    "light_norwegian",
-    "minimal_norwegian",
-    "light_nynorsk",
-    "minimal_nynorsk",
-    "light_portuguese",
-    "minimal_portuguese",
-    "portuguese_rslp",
-    "persian",
-    "light_russian",
-    "light_spanish",
-    "light_swedish",
 ]
 
 
@@ -89,38 +71,25 @@ _ELASTIC_ONLY = {
     "analyzer": frozenset(
         [
             "fingerprint",
-            "arabic",
             "armenian",
             "basque",
             "bengali",
             "brazilian",
-            "bulgarian",
             "catalan",
-            "cjk",
-            "czech",
             "danish",
             "dutch",
             "estonian",
             "finnish",
-            "french",
-            "galician",
-            "german",
             "greek",
             "hindi",
             "hungarian",
-            "indonesian",
             "irish",
-            "italian",
-            "latvian",
             "lithuanian",
             "norwegian",
-            "persian",
-            "portuguese",
             "romanian",
             "russian",
             "serbian",
             "sorani",
-            "spanish",
             "swedish",
             "turkish",
             "thai",
@@ -131,22 +100,12 @@ _ELASTIC_ONLY = {
     "char_filter": frozenset(),
     "filter": frozenset(
         [
-            "arabic_normalization",
-            "arabic_stem",
             "bengali_normalization",
-            "brazilian_stem",
-            "cjk_bigram",
             "common_grams",
             "condition",
-            "czech_stem",
             "delimited_payload",
             "dictionary_decompounder",
-            "dutch_stem",
             "fingerprint",
-            "french_stem",
-            "german_normalization",
-            "german_stem",
-            "hindi_normalization",
             "hunspell",
             "hyphenation_decompounder",
             "indic_normalization",
@@ -154,12 +113,7 @@ _ELASTIC_ONLY = {
             "min_hash",
             "multiplexer",
             "pattern_capture",
-            "persian_normalization",
-            "persian_stem",
             "predicate_token_filter",
-            "russian_stem",
-            "scandinavian_folding",
-            "scandinavian_normalization",
             "serbian_normalization",
             "sorani_normalization",
         ]
@@ -836,6 +790,7 @@ def _stemmer(reg: Registry, spec: Mapping, path: str) -> MapFilter:
         "light_english": filters.kstem, "lightenglish": filters.kstem, "kstem": filters.kstem,
         "possessive_english": filters.possessive_english, "possessiveenglish": filters.possessive_english,
     }  # fmt: skip
+    by_language.update(LIGHT_STEMMERS)
     if language.lower() in by_language:
         return by_language[language.lower()]()
     name = languages.snowball_stemmer(language)
@@ -1069,6 +1024,9 @@ _FILTERS: dict[str, Callable[[Registry, Mapping, str], Any]] = {
     "apostrophe": _named(filters.apostrophe),
     "classic": _named(filters.classic),
 }
+_FILTERS.update({name: _named(factory) for name, factory in LIGHT_FILTERS.items()})
+_FILTERS.update(CJK_FILTERS, **STEM_FILTERS)
+_OPTIONS["filter"].update(CJK_OPTIONS, **dict.fromkeys(STEM_FILTERS, ("stem_exclusion",)))
 _FILTERS["nGram"] = _renamed("ngram")
 _FILTERS["edgeNGram"] = _renamed("edge_ngram")
 
@@ -1170,3 +1128,6 @@ _BUILTIN_ANALYZERS: dict[str, Callable[[Registry, Mapping, str], tuple[Callable,
     "pattern": _pattern_analyzer,
     **{name: _language_analyzer(chain) for name, chain in languages.ANALYZERS.items()},
 }
+_BUILTIN_ANALYZERS.update({name: _language_analyzer(chain) for name, chain in LIGHT_CHAINS.items()})
+_BUILTIN_ANALYZERS.update(LIGHT_ANALYZERS)
+_OPTIONS["analyzer"].update(dict.fromkeys(LIGHT_CHAINS, ("stem_exclusion", *_WORDS)), **LIGHT_ANALYZER_OPTIONS)

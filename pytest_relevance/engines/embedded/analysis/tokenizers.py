@@ -124,10 +124,42 @@ def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """StandardTokenizer: UAX#29 words; `terms_many` segments a batch of texts at once (see `bulk.py`)."""
     from pytest_relevance.engines.embedded.analysis.bulk import standard_terms_many
 
-    tokenize = _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
-    terms = tokenize.terms  # type: ignore[attr-defined]
+    untyped = _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
+    terms = untyped.terms  # type: ignore[attr-defined]
+
+    def tokenize(text: str) -> list[Tok]:
+        out = untyped(text)
+        if not text.isascii():
+            for tok in out:
+                tok.type = uax29_type(tok.term)
+        return out
+
+    tokenize.terms = terms  # type: ignore[attr-defined]
     tokenize.terms_many = lambda values: standard_terms_many(values, max_token_length, terms)  # type: ignore[attr-defined]
     return tokenize
+
+
+_EXTENDING = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+# the grammar's earlier rules win a tie: an ideograph or kana that is also a word character (々, 〆) is a word
+_WORDLIKE = r"[\p{WB=ALetter}\p{WB=Numeric}\p{WB=Katakana}]"
+_CJK_TYPES = [
+    ("<IDEOGRAPHIC>", regex.compile(rf"(?V1)[\p{{Script=Han}}--{_WORDLIKE}]{_EXTENDING}")),
+    ("<HIRAGANA>", regex.compile(rf"(?V1)[\p{{Script=Hiragana}}--{_WORDLIKE}]{_EXTENDING}")),
+    ("<KATAKANA>", regex.compile(rf"(?V1)(?:\p{{WB=Katakana}}{_EXTENDING})+")),
+    ("<HANGUL>", regex.compile(rf"(?V1)(?:[\p{{Script=Hangul}}&&\p{{WB=ALetter}}]{_EXTENDING})+")),
+]
+
+
+def uax29_type(term: str) -> str:
+    """The CJK token types of StandardTokenizer's grammar, which cjk_bigram reads: one ideograph or hiragana, or a run
+    of only katakana or only Hangul (a longer match of the word rule, such as Hangul with Latin letters, is a word).
+    Every other token keeps the default type, as nothing else here reads it."""
+    if term.isascii():
+        return "word"
+    for kind, pattern in _CJK_TYPES:
+        if pattern.fullmatch(term):
+            return kind
+    return "word"
 
 
 def whitespace(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
@@ -395,9 +427,8 @@ def uax_url_email(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
                 continue
             start, end = word.span()
             for piece in range(start, end, max_token_length):
-                out.append(
-                    Tok(text[piece : min(piece + max_token_length, end)], piece, min(piece + max_token_length, end))
-                )
+                term = text[piece : min(piece + max_token_length, end)]
+                out.append(Tok(term, piece, min(piece + max_token_length, end), type=uax29_type(term)))
             at = end
 
     return tokenize
