@@ -342,12 +342,37 @@ def test_a_sort_on_an_unmapped_field_with_unmapped_type_changes_no_order_and_sco
          "nothing; add it to mappings.properties"),
         ({"k": {"type": "keywrd"}}, {},
          "mappings.properties.k.type: unknown field type 'keywrd'; check the spelling (Elasticsearch types)"),
+        # copy_to into a nested document from outside it
+        ({"t": {"type": "text", "copy_to": "o.t"}, "o": {"type": "nested", "properties": {"t": {"type": "text"}}}},
+         {},
+         "t: copy_to 'o.t': Illegal combination of [copy_to] and [nested] mappings: [copy_to] may only copy data to "
+         "the current nested document or any of its parents, however one [copy_to] directive is trying to copy "
+         "data from nested object [null] to [o], as Elasticsearch 8 refuses it"),
     ],
 )  # fmt: skip
 def test_mappings_elasticsearch_8_refuses_or_a_plugin_maps_are_named_so(
     properties: dict[str, Any], mappings: dict[str, Any], message: str
 ) -> None:
     assert open_error(properties, [{"id": "1"}], **mappings) == f"index.yaml: {message}"
+
+
+def test_copy_to_from_a_nested_object_into_a_root_field() -> None:
+    """Each nested object's value goes into the root document's field (its parent, as DocumentParser copies it);
+    the nested query still reaches the objects themselves."""
+    properties = {
+        "title": {"type": "text", "copy_to": "all"},
+        "all": {"type": "text"},
+        "parts": {"type": "nested", "properties": {"name": {"type": "text", "copy_to": "all"}}},
+    }
+    docs = [
+        {"id": "1", "title": "boots", "parts": [{"name": "red laces"}, {"name": "green sole"}]},
+        {"id": "2", "title": "shoes", "parts": [{"name": "blue laces"}]},
+    ]
+    index = open_index(properties, docs)
+    assert [doc for doc, _ in hits(index, {"match": {"all": "green"}})] == ["1"]
+    assert [doc for doc, _ in hits(index, {"match": {"all": "laces shoes"}})] == ["2", "1"]
+    nested = {"nested": {"path": "parts", "query": {"match": {"parts.name": "blue"}}}}
+    assert [doc for doc, _ in hits(index, nested)] == ["2"]
 
 
 def test_a_query_on_a_plugins_field_type_names_the_plugin() -> None:

@@ -204,8 +204,8 @@ class EmbeddedIndex:
             name: [] if field.nested else [field.parent or name] for name, field in self.fields.items()
         }
         for name, field in self.fields.items():
-            for target in field.copy_to:
-                if not field.nested:
+            for target in field.copy_to:  # into a root field, from a nested object too: its parent's field
+                if not self.fields[target].nested:
                     copies[target].append(field.parent or name)
         nulls = self._null_values()
         own = {name: field.parent or name for name, field in self.fields.items()}
@@ -727,11 +727,25 @@ def _child_config(config: dict[str, Any], path: str) -> dict[str, Any]:
     properties: Any = (config.get("mappings") or {}).get("properties") or {}
     for part in path.split("."):
         properties = (properties.get(part) or {}).get("properties") or {}
-    inner: dict[str, Any] = {"properties": dict(properties)}
+    inner: dict[str, Any] = {"properties": _copies_within(properties, f"{path}.")}
     for part in reversed(path.split(".")[1:]):
         inner = {"properties": {part: inner}}
     child_properties = {path.split(".")[0]: inner, "_child": {"type": "keyword"}}
     return {**config, "mappings": {"dynamic": False, "properties": child_properties}}
+
+
+def _copies_within(properties: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """A nested path's properties with only the copy_to targets inside it: a copy into the root document is the
+    parent index's to make."""
+    out: dict[str, Any] = {}
+    for key, spec in properties.items():
+        if isinstance(spec, Mapping) and "copy_to" in spec:
+            targets = [spec["copy_to"]] if isinstance(spec["copy_to"], str) else list(spec["copy_to"])
+            spec = {**spec, "copy_to": [t for t in targets if str(t).startswith(prefix)]}
+        if isinstance(spec, Mapping) and isinstance(spec.get("properties"), Mapping):
+            spec = {**spec, "properties": _copies_within(spec["properties"], prefix)}
+        out[key] = spec
+    return out
 
 
 def _without_vector_similarity(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:

@@ -190,6 +190,23 @@ class IndexMapping:
             for target in spec.copy_to:
                 if target not in fields:
                     raise RelevanceInputError(self.source, f"{name}: copy_to {target!r}: {self._unmapped_copy(target)}")
+                into = fields[target].nested
+                if into is not None and not (spec.nested or "").startswith(into):
+                    # DocumentParser: a copy may go to the current nested document or one of its parents only
+                    raise RelevanceInputError(
+                        self.source,
+                        f"{name}: copy_to {target!r}: Illegal combination of [copy_to] and [nested] mappings: "
+                        "[copy_to] may only copy data to the current nested document or any of its parents, "
+                        f"however one [copy_to] directive is trying to copy data from nested object "
+                        f"[{spec.nested or 'null'}] to [{into}], as Elasticsearch 8 refuses it",
+                    )
+                if into is not None and into != spec.nested:
+                    raise RelevanceInputError(
+                        self.source,
+                        f"{name}: copy_to {target!r}: a copy from nested object [{spec.nested}] into its enclosing "
+                        f"nested object [{into}] is not supported by the embedded engine (into the root document, "
+                        "or within the same nested object, is); the elasticsearch engine supports it",
+                    )
 
     def _dynamic_date_formats(self, mappings: MappingABC[str, Any]) -> tuple[str, ...]:
         """RootObjectMapper's `dynamic_date_formats`: a list of formats (or one), each checked as a format."""
