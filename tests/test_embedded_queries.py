@@ -721,6 +721,21 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"query": {"function_score": {"functions": [{"filter": {"query": {"term": {"tag": "audio"}}}, "weight": 2}]}}},
          "query.function_score.functions[0].filter: unknown query [query], as Elasticsearch 8 refuses it: a clause "
          "is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}"),
+        # function_score keys FunctionScoreQueryBuilder.fromXContent refuses, in its words
+        ({"query": {"function_score": {"query": {"match_all": {}}, "filter": {"query": {"term": {"tag": "audio"}}}}}},
+         "query.function_score.filter: unknown field [filter]: no score function has that name, as Elasticsearch 8 "
+         "refuses it (a filter goes in `functions: [{filter: ..., weight: ...}]`)"),
+        ({"query": {"function_score": {"gauss": {"n": {"origin": 0, "scale": 1}}, "weight": 2}}},
+         "query.function_score: failed to parse [function_score] query. already found function [gauss], now "
+         "encountering [weight]. use [functions] array if you want to define several functions, as Elasticsearch 8 "
+         "refuses it"),
+        ({"query": {"function_score": {"functions": [{"weight": 2}], "weight": 3}}},
+         "query.function_score: failed to parse [function_score] query. [you can either define [functions] array or "
+         "a single function, not both. already found [functions] array, now encountering [weight].], as "
+         "Elasticsearch 8 refuses it"),
+        ({"query": {"function_score": {"query": {"match_all": {}}, "boost_factor": 2}}},
+         "query.function_score.boost_factor: failed to parse [function_score] query. field [boost_factor] is not "
+         "supported, as Elasticsearch 8 refuses it"),
         ({"query": {"constant_score": {"query": {"term": {"tag": "audio"}}}}},
          "query.constant_score.query: [constant_score] query does not support [query], as Elasticsearch 8 refuses "
          "it: its clause is `filter`"),

@@ -182,8 +182,9 @@ _FUNCTIONS = ("gauss", "exp", "linear", "field_value_factor", "script_score", "r
 
 @query("function_score")
 def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"query", "functions", "score_mode", "boost_mode", "boost", "max_boost", "min_score",
-                             *_FUNCTIONS}, path)  # fmt: skip
+    keys = {"query", "functions", "score_mode", "boost_mode", "boost", "max_boost", "min_score"}
+    _refuse_as_elasticsearch(spec, keys, path)
+    options = allowed(spec, {*keys, *_FUNCTIONS}, path)
     boost = boost_of(options, path, boost)
     base = evaluate(index, options.get("query") or {"match_all": {}}, f"{path}.query", boost)
     functions = options.get("functions")
@@ -227,6 +228,35 @@ def function_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         keep = final >= number(options, "min_score", path)
         docs, final = docs[keep], final[keep]
     return Scores.of(index.n, docs, final)
+
+
+def _refuse_as_elasticsearch(spec: Any, keys: set[str], path: str) -> None:
+    """What FunctionScoreQueryBuilder.fromXContent refuses, in its words: a key that names no score function (an
+    object is read as the single function's name: Elasticsearch 1.x's top-level `filter` is one), a value that is
+    no option, two single functions."""
+    if not isinstance(spec, dict):
+        return
+    single = [key for key in spec if key in _FUNCTIONS]
+    if len(single) > 1:
+        raise Invalid(path, f"failed to parse [function_score] query. already found function [{single[0]}], now "
+                            f"encountering [{single[1]}]. use [functions] array if you want to define several "
+                            "functions, as Elasticsearch 8 refuses it")  # fmt: skip
+    if single and "functions" in spec:
+        order = [key for key in spec if key in (single[0], "functions")]
+        first, then = ("[functions] array", single[0]) if order[0] == "functions" else (f"[{single[0]}]", "functions")
+        raise Invalid(path, "failed to parse [function_score] query. [you can either define [functions] array or a "
+                            f"single function, not both. already found {first}, now encountering [{then}].], as "
+                            "Elasticsearch 8 refuses it")  # fmt: skip
+    for key, value in spec.items():
+        if key in keys or key in _FUNCTIONS or key == "_name":
+            continue
+        if isinstance(value, dict):
+            hint = " (a filter goes in `functions: [{filter: ..., weight: ...}]`)" if key == "filter" else ""
+            raise Invalid(f"{path}.{key}", f"unknown field [{key}]: no score function has that name, as "
+                                           f"Elasticsearch 8 refuses it{hint}")  # fmt: skip
+        kind = "array" if isinstance(value, list) else "field"
+        raise Invalid(f"{path}.{key}", f"failed to parse [function_score] query. {kind} [{key}] is not supported, "
+                                       "as Elasticsearch 8 refuses it")  # fmt: skip
 
 
 def _combine(mode: str, compiled: list[tuple[np.ndarray | None, np.ndarray, float]], m: int) -> np.ndarray:
