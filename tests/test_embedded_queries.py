@@ -721,6 +721,11 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"query": {"function_score": {"functions": [{"filter": {"query": {"term": {"tag": "audio"}}}, "weight": 2}]}}},
          "query.function_score.functions[0].filter: unknown query [query], as Elasticsearch 8 refuses it: a clause "
          "is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}"),
+        # the OpenSearch k-NN plugin's knn form
+        ({"query": {"knn": {"v": {"vector": [1, 2], "k": 2}}}},
+         "query.knn.v: [knn] unknown field [v], as Elasticsearch 8 refuses it: {field: {vector: ..., k: ...}} is the "
+         "OpenSearch k-NN plugin's form; Elasticsearch's knn takes field, query_vector and k (the embedded engine "
+         "runs that)"),
         # function_score keys FunctionScoreQueryBuilder.fromXContent refuses, in its words
         ({"query": {"function_score": {"query": {"match_all": {}}, "filter": {"query": {"term": {"tag": "audio"}}}}}},
          "query.function_score.filter: unknown field [filter]: no score function has that name, as Elasticsearch 8 "

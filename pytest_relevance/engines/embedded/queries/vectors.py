@@ -47,6 +47,12 @@ def similarity_scores(index: EmbeddedIndex, field: str, vector: np.ndarray, docs
 
 def nearest(index: EmbeddedIndex, spec: Any, path: str, boost: float, default_k: int) -> Scores:
     """The k documents nearest to `query_vector` among those with a vector (and matching `filter`)."""
+    opensearch = [key for key, value in (spec.items() if isinstance(spec, dict) else ()) if key not in _KNN_KEYS
+                  and isinstance(value, dict) and "vector" in value]  # fmt: skip
+    if opensearch:  # {field: {vector, k}}: the k-NN plugin's form, which KnnVectorQueryBuilder's parser refuses
+        raise Invalid(f"{path}.{opensearch[0]}", f"[knn] unknown field [{opensearch[0]}], as Elasticsearch 8 refuses "
+                      "it: {field: {vector: ..., k: ...}} is the OpenSearch k-NN plugin's form; Elasticsearch's knn "
+                      "takes field, query_vector and k (the embedded engine runs that)")  # fmt: skip
     options = allowed(spec, _KNN_KEYS, path)
     if options.get("query_vector_builder") is not None:
         problem = "needs a model on the server; give query_vector (the elasticsearch engine runs it)"
