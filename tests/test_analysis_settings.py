@@ -71,6 +71,15 @@ def test_gram_sizes_lucene_refuses_are_errors(kind: str, lo: int, hi: int, probl
     refused(one("standard", spec), problem)
 
 
+def test_edge_ngram_side_is_front_or_back() -> None:
+    """EdgeNGramTokenFilterFactory.parseSide: `back` is a ReverseStringFilter on each side of the edge grams (the
+    Lucene reference is the edge_ngram_filter_back case of tests/lucene_extra/tokens.json.gz); anything else is
+    its IllegalArgumentException."""
+    back = {"type": "edge_ngram", "min_gram": 1, "max_gram": 3, "side": "back"}
+    assert terms(one("standard", back), "boots") == ["s", "ts", "ots"]
+    refused(one("standard", {**back, "side": "middle"}), "filter.f0.side: invalid side: middle")
+
+
 # StemmerTokenFilterFactory: `language.equalsIgnoreCase(...)`, with lightEnglish, minimalEnglish, possessiveEnglish;
 # SnowballTokenFilterFactory: Strings.capitalize(language), `name` when `language` is absent.
 

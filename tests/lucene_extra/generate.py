@@ -171,6 +171,13 @@ CASES = {
          "analyzer": {"x": {"tokenizer": "standard", "filter": ["e"]}}},
         ("standard", {}), [("edgeNGram", {"minGramSize": "2", "maxGramSize": "3", "preserveOriginal": "true"})], [],
     ),
+    # side: back, which EdgeNGramTokenFilterFactory builds as ReverseStringFilter, EdgeNGramTokenFilter, reverse
+    "edge_ngram_filter_back": (
+        {"filter": {"e": {"type": "edge_ngram", "min_gram": 1, "max_gram": 3, "side": "back"}},
+         "analyzer": {"x": {"tokenizer": "standard", "filter": ["e"]}}},
+        ("standard", {}),
+        [("reverseString", {}), ("edgeNGram", {"minGramSize": "1", "maxGramSize": "3"}), ("reverseString", {})], [],
+    ),
     "pattern_replace_char_and_filter": (
         {"char_filter": {"p": {"type": "pattern_replace", "pattern": "(\\d+)-(?=\\d)", "replacement": "$1_"}},
          "filter": {"r": {"type": "pattern_replace", "pattern": "o", "replacement": "0"}},

@@ -361,9 +361,12 @@ def classic() -> StreamFilter:
     return StreamFilter(run)
 
 
-def ngram(min_gram: int, max_gram: int, preserve_original: bool, edges_only: bool = False) -> StreamFilter:
+def ngram(
+    min_gram: int, max_gram: int, preserve_original: bool, edges_only: bool = False, back: bool = False
+) -> StreamFilter:
     """NGramTokenFilter / EdgeNGramTokenFilter: grams of each term, all with the term's offsets; the first gram
-    takes the term's position, the others stack on it (counted in code points, as Lucene)."""
+    takes the term's position, the others stack on it (counted in code points, as Lucene). `back`: the edge grams
+    of the term's end, which Elasticsearch's `side: back` makes with a ReverseStringFilter before and after."""
 
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out = []
@@ -377,7 +380,7 @@ def ngram(min_gram: int, max_gram: int, preserve_original: bool, edges_only: boo
                 for size in range(min_gram, max_gram + 1):
                     if s + size > n:
                         break
-                    grams.append(term[s : s + size])
+                    grams.append(term[n - size :] if back else term[s : s + size])
             if preserve_original and (n < min_gram or n > max_gram):
                 grams.append(term)
             if not grams:

@@ -874,9 +874,11 @@ def _pattern_replace(reg: Registry, spec: Mapping, path: str) -> MapFilter:
 
 def _ngram_filter(reg: Registry, spec: Mapping, path: str, edge: bool) -> StreamFilter:
     lo, hi = _gram_sizes(reg, spec, path, edge)
-    if edge and reg.param(spec, "side", path, "front", str) != "front":
-        raise reg.unsupported(f"{path}.side", "side: back")
-    return filters.ngram(lo, hi, reg.param(spec, "preserve_original", path, False, bool), edges_only=edge)
+    side = reg.param(spec, "side", path, "front", str) if edge else "front"
+    if side not in ("front", "back"):  # EdgeNGramTokenFilterFactory.parseSide
+        raise RelevanceInputError(reg.source, f"{path}.side: invalid side: {side}")
+    keep = reg.param(spec, "preserve_original", path, False, bool)
+    return filters.ngram(lo, hi, keep, edges_only=edge, back=side == "back")
 
 
 def _shingle(reg: Registry, spec: Mapping, path: str) -> StreamFilter:
