@@ -103,6 +103,7 @@ def test_an_unknown_construct_names_itself_and_its_place(index: EmbeddedIndex) -
 def test_response_shaping_keys_are_ignored_and_from_skips(index: EmbeddedIndex) -> None:
     body = {"query": {"match": {"title": "headphones"}}, "highlight": {"fields": {"title": {}}}, "_source": False}
     body |= {"aggs": {"b": {"terms": {"field": "brand"}}}, "size": 1, "track_total_hits": True, "timeout": "1s"}
+    body |= {"stats": ["search-page"]}  # statistics groups: counted on the server, no effect on ranking
     everything = index.search_many({"q": body}, 10, "t")["q"]
     assert [d for d, _ in everything] == ["a", "b"]  # the plugin's depth, not the body's size, decides
     assert index.search_many({"q": {**body, "from": 1}}, 10, "t")["q"] == everything[1:]

@@ -789,8 +789,8 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"search_after": [1]},
          "'search_after' at the search body is not supported by the embedded engine (supported: _source, "
          "aggregations, aggs, collapse, docvalue_fields, explain, fields, from, highlight, knn, min_score, "
-         "post_filter, profile, query, rescore, retriever, seq_no_primary_term, size, sort, stored_fields, suggest, "
-         "timeout, track_scores, track_total_hits, version); the elasticsearch engine supports it"),
+         "post_filter, profile, query, rescore, retriever, seq_no_primary_term, size, sort, stats, stored_fields, "
+         "suggest, timeout, track_scores, track_total_hits, version); the elasticsearch engine supports it"),
         ({"ext": {"ltr_log": {}}},
          "ext: [ltr_log] is a search extension, which only a server plugin registers (Elasticsearch has none of its "
          "own); needs the plugin that provides it; the Elasticsearch engine with that plugin runs it"),

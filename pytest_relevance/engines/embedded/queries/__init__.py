@@ -115,7 +115,7 @@ HANDLERS: dict[str, Handler] = {}
 IGNORED_BODY_KEYS = frozenset(
     {"highlight", "aggs", "aggregations", "suggest", "_source", "stored_fields", "fields", "docvalue_fields",
      "explain", "track_total_hits", "track_scores", "timeout", "profile", "version", "seq_no_primary_term",
-     "from", "size"}
+     "from", "size", "stats"}
 )  # fmt: skip
 
 
