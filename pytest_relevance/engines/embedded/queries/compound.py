@@ -406,6 +406,8 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
         raise Unsupported(f"{kind} multi_value_mode {mode}", path)
     field, params = field_spec(index, {k: v for k, v in spec.items() if k != "multi_value_mode"}, path, "origin")
     allowed(params, {"origin", "scale", "offset", "decay"}, path)
+    if field in index.geo:
+        return _geo_decay(index, kind, field, params, path)
     kind_of_field = index.kinds[field]
     if kind_of_field not in ("date", "number"):
         raise Unsupported(f"{kind} decay on the {kind_of_field} field {field!r}", path)
@@ -439,6 +441,48 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
         column = index.numeric[field]
         distance = column.min_per_doc(np.maximum(0.0, np.abs(column.values - origin) - offset))
         distance = np.where(np.isnan(distance), 0.0, distance)
+        cached = _DECAYS[kind](distance, scale, decay)
+        index.function_cache[key] = cached
+    return cached
+
+
+def _geo_decay(index: EmbeddedIndex, kind: str, field: str, params: dict[str, Any], path: str) -> np.ndarray:
+    """DecayFunctionBuilder's geo variable: the distance of each stored point (GeoEncodingUtils' 32-bit encoding)
+    from the origin by SloppyMath.haversinMeters, less the offset, the nearest point counting (multi_value_mode
+    min), a document without a point at distance 0; scale and offset in metres unless they name a unit."""
+    from pytest_relevance.engines.embedded import parse_point
+    from pytest_relevance.engines.embedded.queries.specialized import _metres
+    from pytest_relevance.engines.embedded.sloppy_math import haversin_meters, stored_latitude, stored_longitude
+
+    where = f"{path}.{field}"
+    if params.get("scale") is None:
+        raise Invalid(path, "needs 'scale' (for a geo_point: a distance, e.g. 2km)")
+    if params.get("origin") is None:
+        raise Invalid(path, "needs 'origin' (for a geo_point: {lat, lon}, 'lat,lon' or [lon, lat])")
+    try:
+        lat0, lon0 = parse_point(params["origin"])
+    except (TypeError, ValueError, KeyError) as exc:
+        raise Invalid(f"{where}.origin", f"cannot read the point {params['origin']!r} ({exc})") from None
+    scale = _metres(params["scale"], f"{where}.scale")
+    offset = _metres(params.get("offset", "0m"), f"{where}.offset")
+    decay = number(params, "decay", where, 0.5)
+    if scale <= 0:
+        raise Invalid(f"{where}.scale", f"{params['scale']!r}: the scale must be greater than 0")
+    if offset < 0:
+        raise Invalid(f"{where}.offset", f"{params['offset']!r}: the offset must be >= 0")
+    if not 0 < decay < 1:
+        raise Invalid(f"{where}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(path, field=field, origin=f"{lat0},{lon0}", scale=scale, offset=offset, decay=decay)
+    key = (kind, field, lat0, lon0, scale, offset, decay)
+    cached = index.function_cache.get(key)
+    if cached is None:
+        geo = index.geo[field]
+        meters = haversin_meters(lat0, lon0, stored_latitude(geo.lat), stored_longitude(geo.lon))
+        nearest = np.full(geo.n_docs, np.inf)
+        np.minimum.at(nearest, geo.doc_of, np.maximum(0.0, meters - offset))
+        distance = np.where(geo.has_value, nearest, 0.0)
         cached = _DECAYS[kind](distance, scale, decay)
         index.function_cache[key] = cached
     return cached
