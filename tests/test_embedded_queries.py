@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
@@ -844,3 +845,21 @@ def test_random_phrases_repeating_terms_score_as_lucenes_sloppy_phrase_matcher()
     assert sum(map(len, data["runs"].values())) > 10_000  # the reference is not empty
     synonyms = index.search_many({"m": {"query": {"match": {"body": "tv"}}}}, index.n, "match")["m"]
     assert dict(ours["c c tv~0"]) == pytest.approx(dict(synonyms))  # one position: the match query's SynonymQuery
+
+
+def test_rank_features_each_key_a_feature_and_an_unmapped_feature_matches_nothing(tmp_path: Path) -> None:
+    """RankFeaturesFieldMapper: `f.pop` is a feature of the rank_features field `f`, scored as a rank_feature field
+    (the saturation pivot the mean of its stored values, FeatureField's encoding); RankFeatureQueryBuilder rewrites
+    a feature no document has, or an unmapped field, to match_none. The same from the index cache."""
+    docs = [{"id": "a", "f": {"pop": 3.0, "new": 1.5}}, {"id": "b", "f": {"pop": 1.0}}, {"id": "c"}]
+    mapping = {"mappings": {"properties": {"f": {"type": "rank_features"}}}}
+    for engine in (EmbeddedEngine(), EmbeddedEngine(tmp_path), EmbeddedEngine(tmp_path)):
+        index = engine.open(docs, mapping, "id")
+        pivot = 1.75  # the stored frequencies of 3.0 and 1.0 (0x8080, 0x7f00) average to 0x7fc0: 1.75
+        assert hits(index, {"rank_feature": {"field": "f.pop"}}) == {
+            "a": float(np.float32(1) - np.float32(pivot) / np.float32(3.0 + pivot)),
+            "b": float(np.float32(1) - np.float32(pivot) / np.float32(1.0 + pivot)),
+        }
+        assert set(hits(index, {"rank_feature": {"field": "f.new", "log": {"scaling_factor": 1}}})) == {"a"}
+        assert hits(index, {"rank_feature": {"field": "f.none"}}) == {}
+        assert hits(index, {"rank_feature": {"field": "nope"}}) == {}

@@ -396,6 +396,10 @@ class EmbeddedIndex:
         def visit(value: Any, prefix: str, ordinal: int) -> None:
             for key, inner in value.items():
                 name = f"{prefix}{key}"
+                if name in self.fields and self.fields[name].type == "rank_features" and isinstance(inner, Mapping):
+                    # each key a feature of its own: a rank_feature field `name.key` (RankFeaturesFieldMapper)
+                    found.update({f"{name}.{feature}": {"rank_features": name} for feature in inner})
+                    continue
                 if name in seen or self.mapping.is_disabled(name):
                     continue
                 first = inner[0] if isinstance(inner, list) and inner else inner

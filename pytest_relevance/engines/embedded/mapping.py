@@ -556,6 +556,9 @@ def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:
     dynamic template's mapping, else the defaults: a string a date when date detection reads it (with the format
     that read it), else text with a `keyword` multi-field (ignore_above 256), a whole number long, a fraction float,
     a bool boolean."""
+    if isinstance(value, MappingABC) and "rank_features" in value:  # a feature of a rank_features field
+        parent = mapping.fields[value["rank_features"]]
+        return [Field(name, "rank_feature", "other", norms=False, params={**parent.params, "type": "rank_feature"})]
     fmt = mapping.detect_date(value) if isinstance(value, str) else None
     xcontent_type = _xcontent_type(value, fmt)
     if xcontent_type is None:

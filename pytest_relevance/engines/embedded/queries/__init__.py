@@ -159,7 +159,7 @@ class Unmapped(Invalid):
 # Elasticsearch rewrites these to match_none when their field is unmapped (a `must_not` on one then excludes nothing)
 MATCH_NONE_WHEN_UNMAPPED = frozenset(
     ("term", "terms", "range", "exists", "prefix", "wildcard", "regexp", "fuzzy", "match", "match_phrase",
-     "match_phrase_prefix", "match_bool_prefix")
+     "match_phrase_prefix", "match_bool_prefix", "rank_feature")
 )  # fmt: skip
 
 
