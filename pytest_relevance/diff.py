@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance import project, revisions
+from pytest_relevance import project, revisions, synonyms_sets
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.keys import SETTINGS
 
@@ -46,6 +46,8 @@ class Side:
     paths: dict[str, Path]
     #: "before" or "after": an Elasticsearch index name's suffix
     key: str
+    #: the synonyms sets (relevance_synonyms_sets) as this side has them
+    sets: dict[str, Path]
 
 
 class Project:
@@ -65,6 +67,10 @@ class Project:
     def path(self, key: str) -> Path:
         """A path setting as the plugin resolves it (against the rootdir, here the ini file's directory)."""
         return (self.root / self.values[key]).resolve()
+
+    def sets(self) -> dict[str, Path]:
+        """relevance_synonyms_sets, each file resolved against the rootdir."""
+        return synonyms_sets.parse(self.values[synonyms_sets.KEY], self.root)
 
     def settings(self) -> Any:
         from pytest_relevance.settings import SettingError, read
@@ -93,7 +99,7 @@ def run(
         after = (
             _side_at(proj, top, against, after_commit, Path(scratch), "after")
             if against is not None and after_commit is not None
-            else Side("working tree", {key: proj.path(key) for key in _SIDE_INPUTS}, "after")
+            else Side("working tree", {key: proj.path(key) for key in _SIDE_INPUTS}, "after", proj.sets())
         )
         with _frozen(settings.now), contextlib.ExitStack() as opened:
             old = _measure(proj, before, judgments, settings, opened)
@@ -124,10 +130,13 @@ def _side_at(proj: Project, top: Path, ref: str, commit: str, scratch: Path, key
     label = f"{ref} ({commit[:7]})" if ref != commit[: len(ref)] else commit[:7]
     files = {key: proj.path(key) for key in _SIDE_INPUTS}
     written = revisions.materialize(top, commit, files.values(), scratch, label)
-    config_path = written[files["relevance_index_config"]]
-    extra = {(files["relevance_index_config"].parent / name) for name in referenced_files(load_mapping(config_path))}
-    revisions.materialize(top, commit, sorted(extra), scratch, label)
-    return Side(label, {name: written[path] for name, path in files.items()}, key)
+    working_config = files["relevance_index_config"]
+    sets = proj.sets()
+    config = synonyms_sets.resolve(load_mapping(written[working_config]), sets, working_config)
+    extra = {(working_config.parent / name).resolve() for name in referenced_files(config)}
+    written |= revisions.materialize(top, commit, sorted(extra), scratch, label)
+    at = {name: written[path.resolve()] for name, path in sets.items() if path.resolve() in written}
+    return Side(label, {name: written[path] for name, path in files.items()}, key, at)
 
 
 @contextlib.contextmanager
@@ -164,6 +173,8 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     corpus = CorpusFile(side.paths["relevance_corpus"], id_field)
     config_path, query_path = side.paths["relevance_index_config"], side.paths["relevance_query"]
     config = load_mapping(config_path)
+    if proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
+        config = synonyms_sets.resolve(config, side.sets, config_path)
     index = _engine(proj, side.key).open(corpus, config, id_field, str(config_path))
     opened.callback(index.close)
     inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)

@@ -26,6 +26,10 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_es_batch": ("queries per msearch request", "100"),
     "relevance_es_concurrency": ("msearch requests in flight at once", "4"),
     "relevance_id_field": ("the document id field of the corpus", "id"),
+    "relevance_synonyms_sets": (
+        "the embedded engine's synonyms sets: 'id=path ...', each a file of Solr-format rules (synonyms_set: id)",
+        "",
+    ),
     "relevance_min_judged": ("warn when judged@k of a stratum falls below this share", "0.8"),
     "relevance_floor_margin": ("warn when a value is within this of its constant-answer floor", "0.05"),
     "relevance_alpha": ("if set (e.g. 0.05), fail only on drops beyond tolerance that are also significant", ""),

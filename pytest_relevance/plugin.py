@@ -267,7 +267,13 @@ def relevance_session_index(
     config_path = resolve(config, setting(config, "relevance_index_config"))
     source = str(config_path)
     corpus, id_field = _relevance_corpus_file, setting(config, "relevance_id_field")
-    index = _input(engine.open, corpus, relevance_index_config, id_field, source)
+    index_config = relevance_index_config
+    if setting(config, "relevance_engine") == "embedded":  # the server keeps its own synonyms sets
+        from pytest_relevance import synonyms_sets
+
+        sets = _input(synonyms_sets.parse, setting(config, synonyms_sets.KEY), config.rootpath)
+        index_config = _input(synonyms_sets.resolve, relevance_index_config, sets, config_path)
+    index = _input(engine.open, corpus, index_config, id_field, source)
     if getattr(index, "cache_note", None):
         state.notes.append(index.cache_note)
     query_path = resolve(config, setting(config, "relevance_query"))
@@ -290,7 +296,7 @@ def relevance_session_index(
         setting(config, "relevance_query"),
         config.getoption("relevance_repeat"),
         len(ids),
-        index_inputs(corpus.fingerprint, config_path, relevance_index_config, query_path),
+        index_inputs(corpus.fingerprint, config_path, index_config, query_path),
     )
     yield fixture
     _input(fixture.close)

@@ -943,8 +943,12 @@ def _type_table(reg: Registry, spec: Mapping, path: str) -> dict[str, int]:
 
 
 def _synonym_filter(reg: Registry, spec: Mapping, path: str, rules_analyzer: Analyzer, graph: bool) -> StreamFilter:
-    if "synonyms_set" in spec:
-        raise reg.unsupported(f"{path}.synonyms_set", "an updateable synonyms set referenced by id")
+    if "synonyms_set" in spec:  # the plugin reads relevance_synonyms_sets and rewrites it to a synonyms_path
+        raise reg.error(
+            f"{path}.synonyms_set",
+            f"the synonyms set {spec['synonyms_set']!r} lives on the server (the Synonyms API); for the embedded "
+            'engine map it to a local file of rules with relevance_synonyms_sets = "id=path"',
+        )
     if reg.param(spec, "format", path, "solr", str) != "solr":
         raise reg.unsupported(f"{path}.format", "the wordnet synonym format")
     if "synonyms_path" in spec:
