@@ -131,3 +131,27 @@ def test_the_lexer_takes_the_longest_token_and_the_grammars_kinds() -> None:
         ("CARAT", "^"), ("NUMBER", "3"), ("RANGEIN_START", "["), ("RANGE_GOOP", "1"), ("RANGE_TO", "TO"),
         ("RANGE_GOOP", "*"), ("RANGEEX_END", "}"), ("BAREOPER", "! "), ("TERM", "x"), ("EOF", ""),
     ]  # fmt: skip
+
+
+def test_analyze_wildcard_analyzes_the_prefix_text() -> None:
+    docs = [{"id": "a", "title": "Running shoes"}, {"id": "b", "title": "on-call runners"}]
+    mapping = {"mappings": {"properties": {"title": {"type": "text", "analyzer": "english"}}}}
+    index = EmbeddedEngine().open(docs, mapping, "id")
+    for kind in ("query_string", "simple_query_string"):
+        plain = {"query": "Running*", "fields": ["title"]}
+        assert hits(index, {kind: plain}) == {}  # the normalized prefix "running": the index holds "run"
+        assert set(hits(index, {kind: {**plain, "analyze_wildcard": True}})) == {"a", "b"}  # prefix "run"
+    # several tokens: terms, then a prefix on the last one, joined by the default operator
+    on_call = hits(index, {"query_string": {"query": "on-call*", "fields": ["title"], "analyze_wildcard": True}})
+    assert set(on_call) == {"b"}
+    expected = {"bool": {"should": [{"term": {"title": "on"}}, {"prefix": {"title": "call"}}]}}
+    assert on_call == pytest.approx(hits(index, expected))
+
+
+def test_query_string_type_phrase_makes_every_part_a_phrase(index: EmbeddedIndex) -> None:
+    body = {"query": "running shoes OR guide", "fields": ["title", "body"], "type": "phrase"}
+    phrase = {"multi_match": {"query": "running shoes", "fields": ["title", "body"], "type": "phrase"}}
+    guide = {"multi_match": {"query": "guide", "fields": ["title", "body"], "type": "phrase"}}
+    expected = hits(index, {"bool": {"should": [phrase, guide]}})
+    assert hits(index, {"query_string": body}) == pytest.approx(expected)
+    assert set(expected) == {"1", "2", "3"}

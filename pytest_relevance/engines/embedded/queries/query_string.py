@@ -187,11 +187,39 @@ class Builder:
             return self.refuse(f"Can only use {kind} queries on keyword and text fields - not on [{field}] "
                                f"which is of type [{self.index.fields[field].type}]")  # fmt: skip
         self.index.check_field(field, f"{self.path}.query")
+        if kind == "prefix" and self.options.get("analyze_wildcard") and self.index.kinds[field] == "text":
+            return self.analyzed_prefix(field, text)
         if kind == "wildcard":
             text = _normalize_wildcard(lambda chunk: self.normalized(field, chunk), text)
         elif kind != "regexp":
             text = self.normalized(field, text)
         return Leaf(kind, field, text, edits=edits)
+
+    def analyzed_prefix(self, field: str, text: str) -> Any:
+        """`analyze_wildcard`: the prefix text through the search analyzer; the last token is the prefix, the ones
+        before it terms, joined by the default operator (getPossiblyAnalyzedPrefixQuery / newPossiblyAnalyzedQuery);
+        no token: no query."""
+        terms, positions = self.index.search_tokens(field, text, self.analyzer, path=self.path)
+        groups: list[list[str]] = []
+        for term, position, previous in zip(terms, positions, [None, *positions], strict=False):
+            if position == previous:
+                groups[-1].append(term)
+            else:
+                groups.append([term])
+        if not groups:
+            return None
+        if len(groups) == 1 and len(groups[0]) == 1:
+            return Leaf("prefix", field, groups[0][0])
+        clauses: list[tuple[str, Any]] = []
+        for at, group in enumerate(groups):
+            last = at == len(groups) - 1
+            if len(group) == 1:
+                clauses.append((self.occur, Leaf("prefix" if last else "term", field, group[0])))
+            elif last:
+                clauses.append((self.occur, Bool([(SHOULD, Leaf("prefix", field, t)) for t in group])))
+            else:
+                raise Unsupported("analyze_wildcard on a prefix whose analysis stacks synonyms", self.path)
+        return Bool(clauses)
 
 
 def _normalize_wildcard(normalize: Any, pattern: str) -> str:
@@ -235,6 +263,8 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
             spec["analyzer"] = builder.analyzer
         if leaf.msm is not None:
             spec["minimum_should_match"] = leaf.msm
+        if "auto_generate_synonyms_phrase_query" in builder.options:
+            spec["auto_generate_synonyms_phrase_query"] = builder.options["auto_generate_synonyms_phrase_query"]
         return match_field(index, field, spec, path, boost)
     if leaf.kind == "term":
         return term_disjunction(index, field, [leaf.text], boost, None, path)
@@ -975,6 +1005,8 @@ class ClassicParser:
         fields = self.fields_for(field, False)
         if not fields:
             return NONE
+        if self.builder.options.get("type") == "phrase":  # every part of the text a phrase, slop phrase_slop
+            return self.builder.phrase(fields, text, self.phrase_slop, self.tie)
         if len(fields) == 1:
             ((name, weight),) = fields.items()
             return with_boost(self.single_field(name, text), weight)
@@ -1016,6 +1048,8 @@ class ClassicParser:
                 bounds["gte" if low_in else "gt"] = low
             if high is not None:
                 bounds["lte" if high_in else "lt"] = high
+            if self.builder.index.kinds[name] == "date" and self.builder.options.get("time_zone") is not None:
+                bounds["time_zone"] = self.builder.options["time_zone"]
             if self.builder.index.kinds[name] in ("text", "keyword"):
                 self.builder.index.check_field(name, f"{self.builder.path}.query")
             parts.append(with_boost(Leaf("range", name, bounds=bounds), weight))
@@ -1066,7 +1100,7 @@ class ClassicParser:
 _COMMON = {"query", "fields", "default_operator", "analyzer", "quote_analyzer", "lenient", "boost", "_name",
            "minimum_should_match", "fuzzy_max_expansions", "fuzzy_prefix_length", "fuzzy_transpositions",
            "analyze_wildcard", "auto_generate_synonyms_phrase_query", "quote_field_suffix"}  # fmt: skip
-_TIES = {"best_fields": 0.0, "most_fields": 1.0}
+_TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0}
 
 
 def _operator(options: dict[str, Any], path: str) -> None:
