@@ -4,6 +4,8 @@ field resolution, `minimum_should_match` on the built query, several fields, and
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
@@ -155,3 +157,29 @@ def test_query_string_type_phrase_makes_every_part_a_phrase(index: EmbeddedIndex
     expected = hits(index, {"bool": {"should": [phrase, guide]}})
     assert hits(index, {"query_string": body}) == pytest.approx(expected)
     assert set(expected) == {"1", "2", "3"}
+
+
+PIECES = ["hiking", "trail", " ", "AND", "OR", "NOT", "&&", "||", "!", "+", "-", "(", ")", '"', "*", "?", "~", "~1",
+          "^2", ":", "title:", "n:", "\\", "[", "]", "{", "}", "TO", "/", "|", "the", "_exists_:", "*:", ">=3",
+          "\\u0041", "\\u00", "~0.5", "^", '""', "()", "x*y", "\\*"]  # fmt: skip
+
+
+def test_any_text_is_a_result_or_one_clear_error(index: EmbeddedIndex) -> None:
+    """Seeded random texts from the syntax's pieces: each runs or is refused with a message naming the query,
+    never a traceback (a Python error from inside the engine)."""
+    rng = random.Random(20)
+    refused = 0
+    for _ in range(400):
+        text = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 10)))
+        for kind in ("query_string", "simple_query_string"):
+            try:
+                hits(index, {kind: {"query": text, "fields": ["title^2", "body", "n"], "lenient": True}})
+            except RelevanceInputError as error:
+                assert f"query.{kind}.query" in str(error)
+                refused += 1
+    assert refused > 0
+
+
+def test_a_regular_expression_the_engine_cannot_read_is_refused(index: EmbeddedIndex) -> None:
+    with pytest.raises(RelevanceInputError, match=r"'\(the' is not a regular expression this engine reads"):
+        hits(index, {"query_string": {"query": "/(the/", "fields": ["title"]}})

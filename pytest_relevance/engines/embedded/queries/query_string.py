@@ -50,6 +50,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     literal_prefix,
     lucene_regexp,
     regexp_operators,
+    searched_value,
     wildcard_regex,
 )
 
@@ -191,7 +192,10 @@ class Builder:
             return self.analyzed_prefix(field, text)
         if kind == "wildcard":
             text = _normalize_wildcard(lambda chunk: self.normalized(field, chunk), text)
-        elif kind != "regexp":
+        elif kind == "regexp":
+            text = searched_value(self.index, field, text)
+            _regexp_parts(text, self.path)
+        else:
             text = self.normalized(field, text)
         return Leaf(kind, field, text, edits=edits)
 
@@ -290,9 +294,8 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         compiled = re.compile(wildcard_regex(leaf.text), re.DOTALL)
         start, accept = literal_prefix(leaf.text), compiled.fullmatch
     else:
-        alternatives = lucene_regexp(leaf.text, f"{path}.query", regexp_operators("ALL", path))
-        compiled = re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
-        start, accept = "", compiled.fullmatch
+        parts = _regexp_parts(leaf.text, path)
+        start, accept = "", lambda term: all(part.fullmatch(term) is not None for part in parts)
     matched = np.zeros(index.n, dtype=bool)
     for term in target.sorted_terms:
         if term.startswith(start) and (accept is None or accept(term)):
@@ -300,6 +303,16 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
             if postings is not None:
                 matched[postings.docs] = True
     return Scores.constant(matched, boost)
+
+
+def _regexp_parts(pattern: str, path: str) -> list[re.Pattern[str]]:
+    """Lucene's RegExp (flags ALL) as the patterns a term must all match; one it cannot read is refused, as
+    Elasticsearch refuses the query."""
+    try:
+        operators = regexp_operators("ALL", path)
+        return [re.compile(part, re.DOTALL | re.ASCII) for part in lucene_regexp(pattern, f"{path}.query", operators)]
+    except re.error as exc:
+        raise Invalid(f"{path}.query", f"{pattern!r} is not a regular expression this engine reads ({exc})") from None
 
 
 def apply_msm(node: Any, msm: Any, path: str) -> Any:
