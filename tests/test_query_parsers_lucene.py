@@ -29,6 +29,8 @@ def build(variant: str, text: str) -> dict[str, Any]:
     """The Elasticsearch query for one reference case: the variant's fields and default operator."""
     spec = RUNS[variant]
     options = {"query": text, "fields": spec["fields"], "default_operator": "and" if spec["and"] else "or"}
+    if spec["msm"] is not None:
+        options["minimum_should_match"] = f"{spec['msm']}%"
     return {PARSER[variant.partition("_")[0]]: options}
 
 

@@ -5,7 +5,8 @@
 
 Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
 query text is parsed as Elasticsearch configures the parsers (default operator OR, leading wildcards allowed,
-splitOnWhitespace false) in five variants: both parsers on the body field, both with default operator AND, and
+splitOnWhitespace false) in seven variants: both parsers on the body field, both with default operator AND, both with
+`minimum_should_match: 70%` (applied as Elasticsearch applies it, to a BooleanQuery result only), and
 SimpleQueryParser over title^2 and body (whose terms Elasticsearch also sums over the fields). The top 20 hits are
 kept with their float32 scores, in tests/data/lucene_extra/v_query_parsers.json.gz. Texts are adversarial:
 operators, unbalanced quotes and parentheses, escapes, field groups, boosts, fuzzy and slop. Scores are in
@@ -63,13 +64,19 @@ AND_TEXTS = [
     '"heat transfer" plate', "heat | transfer plate", "heat -transfer", "(heat | transfer) plate",
     "heat transfer~1", "heat || transfer mass",
 ]  # fmt: skip
-# name: (parser, fields and weights, default operator AND, texts)
+MSM_TEXTS = [
+    "heat transfer plate", "heat transfer plate mass", "heat | transfer | plate", "(heat transfer) plate jet",
+    "heat", "+heat transfer plate", "heat transfer -plate jet", '"heat transfer" plate jet', "heat OR transfer OR jet",
+]  # fmt: skip
+# name: (parser, fields and weights, default operator AND, minimum_should_match percent, texts)
 VARIANTS = {
-    "simple": ("simple", {"body": 1.0}, False, SIMPLE),
-    "simple_and": ("simple", {"body": 1.0}, True, AND_TEXTS),
-    "simple_multi": ("simple", {"title": 2.0, "body": 1.0}, False, [t for t in SIMPLE if '"' not in t]),
-    "classic": ("classic", {"body": 1.0}, False, CLASSIC),
-    "classic_and": ("classic", {"body": 1.0}, True, AND_TEXTS),
+    "simple": ("simple", {"body": 1.0}, False, None, SIMPLE),
+    "simple_and": ("simple", {"body": 1.0}, True, None, AND_TEXTS),
+    "simple_multi": ("simple", {"title": 2.0, "body": 1.0}, False, None, [t for t in SIMPLE if '"' not in t]),
+    "simple_msm": ("simple", {"body": 1.0}, False, 70, MSM_TEXTS),
+    "classic": ("classic", {"body": 1.0}, False, None, CLASSIC),
+    "classic_and": ("classic", {"body": 1.0}, True, None, AND_TEXTS),
+    "classic_msm": ("classic", {"body": 1.0}, False, 70, MSM_TEXTS),
 }
 
 
@@ -166,7 +173,23 @@ def main() -> None:
         return [[str(stored.document(h.doc).get("id")), float(h.score)] for h in top.scoreDocs]
 
     out: dict[str, dict[str, object]] = {}
-    for name, (kind, fields, and_default, texts) in VARIANTS.items():
+
+    def with_msm(query: object, percent: int | None) -> object:
+        """Elasticsearch's Queries.maybeApplyMinimumShouldMatch: only a BooleanQuery, percent of its optional
+        clauses rounded down, when that is above 0."""
+        if percent is None or not isinstance(query, BooleanQuery):
+            return query
+        optional = sum(1 for c in query.clauses() if c.getOccur() == BooleanClause.Occur.SHOULD)
+        required = optional * percent // 100
+        if required <= 0:
+            return query
+        builder = BooleanQuery.Builder()
+        for clause in query.clauses():
+            builder.add(clause)
+        builder.setMinimumNumberShouldMatch(required)
+        return builder.build()
+
+    for name, (kind, fields, and_default, msm, texts) in VARIANTS.items():
         cases = []
         for text in texts:
             try:
@@ -187,8 +210,10 @@ def main() -> None:
             except Exception as exc:  # a ParseException or TokenMgrError: Lucene refuses the text
                 cases.append({"text": text, "error": True, "lucene": str(exc).splitlines()[0], "hits": []})
                 continue
+            query = with_msm(query, msm)
             cases.append({"text": text, "error": False, "lucene": str(query), "hits": hits(query)})
-        out[name] = {"fields": [f"{f}^{w}" for f, w in fields.items()], "and": and_default, "cases": cases}
+        spec = {"fields": [f"{f}^{w}" for f, w in fields.items()], "and": and_default, "msm": msm, "cases": cases}
+        out[name] = spec
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / "v_query_parsers.json.gz"
     target.write_bytes(gzip.compress(json.dumps(out, indent=0).encode(), mtime=0))
