@@ -18,6 +18,7 @@ Both build a small tree of Lucene queries first (so the shape, which decides flo
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import fnmatch
 import re
@@ -108,6 +109,7 @@ def with_boost(node: Any, boost: float) -> Any:
 
 
 def dis_max_of(parts: list[Any], tie: float) -> Any:
+    """Elasticsearch's combineGrouped: no query for no part, the part itself for one, else a dis_max."""
     parts = [p for p in parts if p is not None]
     if not parts:
         return None
@@ -130,13 +132,14 @@ class Builder:
             return NONE
         raise Invalid(f"{self.path}.query", problem)
 
-    def searchable(self, field: str) -> bool:
+    def mapped(self, field: str) -> bool:
+        """An unmapped field is Elasticsearch's MatchNoDocsQuery (newUnmappedFieldQuery), also when required."""
         return field in self.index.kinds
 
-    def match(self, field: str, text: str, occur: str | None = None) -> Any:
+    def match(self, field: str, text: str) -> Any:
         """MatchQueryParser on one field; None when the text analyzes to no token (zero_terms_query NULL)."""
         index = self.index
-        if not self.searchable(field):
+        if not self.mapped(field):
             return NONE
         kind = index.kinds[field]
         if kind == "text":
@@ -144,8 +147,7 @@ class Builder:
             if not index.search_terms(field, text, self.analyzer, self.path):
                 return None
         elif kind == "keyword":
-            if not index.normalize(field, text) and index.fields[field].normalizer is not None:
-                return None
+            index.check_field(field, f"{self.path}.query")
         elif kind not in ("number", "date", "boolean"):
             return self.refuse(f"field {field!r} of type [{index.fields[field].type}] cannot be searched with text")
         else:
@@ -153,7 +155,7 @@ class Builder:
                 index.equal(field, [text], 1.0, f"{self.path}.query")
             except Invalid:
                 return self.refuse(f"{text!r} does not fit the {kind} field {field!r}")
-        return Leaf("match", field, text, occur or self.occur)
+        return Leaf("match", field, text, self.occur)
 
     def multi_match(self, weights: dict[str, float], text: str, tie: float) -> Any:
         parts = [with_boost(self.match(f, text), w) for f, w in weights.items()]
@@ -162,7 +164,7 @@ class Builder:
     def phrase(self, weights: dict[str, float], text: str, slop: int, tie: float) -> Any:
         parts = []
         for field, weight in weights.items():
-            if not self.searchable(field):
+            if not self.mapped(field):
                 parts.append(NONE)
                 continue
             kind = self.index.kinds[field]
@@ -182,7 +184,7 @@ class Builder:
 
     def multi_term(self, kind: str, field: str, text: str, edits: int = 0) -> Any:
         """prefix, wildcard, fuzzy or regexp on one field, on text and keyword fields only."""
-        if not self.searchable(field):
+        if not self.mapped(field):
             return NONE
         if self.index.kinds[field] not in ("text", "keyword"):
             return self.refuse(f"Can only use {kind} queries on keyword and text fields - not on [{field}] "
@@ -243,6 +245,8 @@ def _normalize_wildcard(normalize: Any, pattern: str) -> str:
 
 
 def run(builder: Builder, node: Any, boost: float) -> Scores:
+    """The tree's scores: boosts multiply down (float32), booleans sum their scoring clauses, leaves are the
+    engine's clause builders (BM25 terms, phrases and blended fuzzy terms; constant-score multi-term queries)."""
     index, path = builder.index, builder.path
     if isinstance(node, Boost):
         return run(builder, node.node, float(F32(node.boost) * F32(boost)))
@@ -297,8 +301,11 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         parts = _regexp_parts(leaf.text, path)
         start, accept = "", lambda term: all(part.fullmatch(term) is not None for part in parts)
     matched = np.zeros(index.n, dtype=bool)
-    for term in target.sorted_terms:
-        if term.startswith(start) and (accept is None or accept(term)):
+    terms = target.sorted_terms
+    low = bisect.bisect_left(terms, start)
+    high = bisect.bisect_left(terms, start + "\U0010ffff") if start else len(terms)
+    for term in terms[low:high]:
+        if accept is None or accept(term):
             postings = target.postings(term)
             if postings is not None:
                 matched[postings.docs] = True
@@ -641,6 +648,8 @@ _POST_MULTI_TERM_DISALLOWED = {"COLON", "STAR", "FUZZY_SLOP", "CARAT", "AND", "O
 
 @dataclass
 class Token:
+    """One token of QueryParserTokenManager: its kind (the grammar's name), its text and where it starts."""
+
     kind: str
     image: str
     at: int
@@ -667,7 +676,7 @@ def _term_end(text: str, at: int, wild: bool, first: bool = True) -> int:
 
 
 class ClassicSyntaxError(Exception):
-    pass
+    """Lucene's ParseException or TokenMgrError: the text is not in the grammar (Elasticsearch refuses it)."""
 
 
 def lex(text: str) -> list[Token]:
