@@ -180,6 +180,11 @@ def test_any_text_is_a_result_or_one_clear_error(index: EmbeddedIndex) -> None:
     assert refused > 0
 
 
+def test_fields_and_default_field_together_are_refused_as_elasticsearch_refuses_them(index: EmbeddedIndex) -> None:
+    with pytest.raises(RelevanceInputError, match=r"cannot use \[fields\] parameter in conjunction with \[default_"):
+        hits(index, {"query_string": {"query": "trail", "fields": ["title"], "default_field": "body"}})
+
+
 def test_a_regular_expression_the_engine_cannot_read_is_refused(index: EmbeddedIndex) -> None:
     with pytest.raises(RelevanceInputError, match=r"'\(the' is not a regular expression this engine reads"):
         hits(index, {"query_string": {"query": "/(the/", "fields": ["title"]}})

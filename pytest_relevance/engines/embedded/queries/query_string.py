@@ -1142,8 +1142,11 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the query string)")
     _operator(options, path)
-    default, fields = options.get("default_field"), options.get("fields")
-    if default is not None and not fields:
+    default = options.get("default_field")
+    if default is not None and options.get("fields"):
+        raise Invalid(path, "cannot use [fields] parameter in conjunction with [default_field] (Elasticsearch's "
+                      "refusal: give one of them)")  # fmt: skip
+    if default is not None:
         weights, every = field_weights(index, {"fields": [default]}, path, "")
         default_field = "*" if every else str(default)
     else:
