@@ -188,3 +188,15 @@ def test_fields_and_default_field_together_are_refused_as_elasticsearch_refuses_
 def test_a_regular_expression_the_engine_cannot_read_is_refused(index: EmbeddedIndex) -> None:
     with pytest.raises(RelevanceInputError, match=r"'\(the' is not a regular expression this engine reads"):
         hits(index, {"query_string": {"query": "/(the/", "fields": ["title"]}})
+
+
+@pytest.mark.parametrize("kind", ["cross_fields", "phrase_prefix"])
+def test_query_string_cross_fields_and_phrase_prefix_are_multi_match_of_that_type(
+    index: EmbeddedIndex, kind: str
+) -> None:
+    fields = ["title^2", "body"]
+    body = {"query": "running sho OR guide", "fields": fields, "type": kind}
+    parts = [{"multi_match": {"query": q, "fields": fields, "type": kind}} for q in ("running sho", "guide")]
+    expected = hits(index, {"bool": {"should": parts}})
+    assert hits(index, {"query_string": body}) == pytest.approx(expected)
+    assert expected

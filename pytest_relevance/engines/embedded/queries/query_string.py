@@ -85,7 +85,8 @@ class Boost:
 @dataclass
 class Leaf:
     """One Lucene query on one field: kind is match (`text` analyzed, `occur` between its tokens), term, phrase,
-    prefix, wildcard, fuzzy, regexp, range, exists, all or none."""
+    prefix, wildcard, fuzzy, regexp, range, exists, all or none; or dsl, a multi_match over several fields (the
+    cross_fields and phrase_prefix types, which Elasticsearch builds with the multi_match code)."""
 
     kind: str
     field: str = ""
@@ -95,6 +96,7 @@ class Leaf:
     edits: int = 0
     bounds: dict[str, str] = dataclass_field(default_factory=dict)
     msm: Any = None
+    spec: dict[str, Any] = dataclass_field(default_factory=dict)  # dsl: the multi_match this part is
 
 
 NONE = Leaf("none")
@@ -283,6 +285,8 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         return Scores.constant(index.has_value(field), boost)
     if leaf.kind == "range":
         return evaluate(index, {"range": {field: leaf.bounds}}, f"{path}.query", boost)
+    if leaf.kind == "dsl":
+        return evaluate(index, leaf.spec, f"{path}.query", boost)
     target = index.postings_field(field, path)
     if leaf.kind == "fuzzy":
         options = builder.options
@@ -1027,12 +1031,31 @@ class ClassicParser:
         fields = self.fields_for(field, False)
         if not fields:
             return NONE
-        if self.builder.options.get("type") == "phrase":  # every part of the text a phrase, slop phrase_slop
+        kind = self.builder.options.get("type")
+        if kind == "phrase":  # every part of the text a phrase, slop phrase_slop
             return self.builder.phrase(fields, text, self.phrase_slop, self.tie)
+        if kind in ("cross_fields", "phrase_prefix"):
+            return self.multi_match_type(kind, fields, text)
         if len(fields) == 1:
             ((name, weight),) = fields.items()
             return with_boost(self.single_field(name, text), weight)
         return self.builder.multi_match(fields, text, self.tie)
+
+    def multi_match_type(self, kind: str, fields: dict[str, float], text: str) -> Any:
+        """A part of the text as the multi_match of that type over the fields (MultiMatchQueryParser.parse); no
+        query when it analyzes to no token in every field (zero_terms_query NULL)."""
+        builder, index = self.builder, self.builder.index
+        if all(index.kinds[f] == "text" and not index.search_terms(f, text, builder.analyzer, builder.path)
+               for f in fields):  # fmt: skip
+            return None
+        spec: dict[str, Any] = {"query": text, "fields": [f"{f}^{w}" for f, w in fields.items()], "type": kind,
+                                "tie_breaker": self.tie, "lenient": builder.lenient,
+                                "operator": "and" if builder.occur == MUST else "or"}  # fmt: skip
+        if builder.analyzer is not None:
+            spec["analyzer"] = builder.analyzer
+        if kind == "phrase_prefix":
+            spec["slop"] = self.phrase_slop
+        return Leaf("dsl", spec={"multi_match": spec})
 
     def single_field(self, name: str, text: str) -> Any:
         """One field's query, shaped as Lucene's QueryBuilder makes it: a term, or a boolean of terms."""
@@ -1122,7 +1145,7 @@ class ClassicParser:
 _COMMON = {"query", "fields", "default_operator", "analyzer", "quote_analyzer", "lenient", "boost", "_name",
            "minimum_should_match", "fuzzy_max_expansions", "fuzzy_prefix_length", "fuzzy_transpositions",
            "analyze_wildcard", "auto_generate_synonyms_phrase_query", "quote_field_suffix"}  # fmt: skip
-_TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0}
+_TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0, "cross_fields": 0.0, "phrase_prefix": 0.0}
 
 
 def _operator(options: dict[str, Any], path: str) -> None:
