@@ -134,6 +134,7 @@ class IndexMapping:
         self.analysis.check_definitions()
         self._similarities = self._read_similarities(settings)
         self.max_result_window = self._result_window()
+        self.query_default_field = _query_default_field(settings, self.source)
         default = self.analysis.analyzer(
             "default" if self.analysis.has_analyzer("default") else "standard", "settings.analysis.analyzer.default"
         )
@@ -599,3 +600,25 @@ def _xcontent_type(value: Any, date_format_found: str | None) -> str | None:
     if isinstance(value, MappingABC):
         return "object"
     return None
+
+
+def _query_default_field(settings: MappingABC[str, Any], source: str) -> list[str]:
+    """`index.query.default_field`, where query_string and simple_query_string search when a query names neither
+    `fields` nor `default_field` (Elasticsearch's default `*`: every searchable field). The setting may be written
+    flat (`index.query.default_field`) or nested, as Elasticsearch accepts both."""
+    value: Any = None
+    for key in ("index.query.default_field", "query.default_field"):
+        if key in settings:
+            value = settings[key]
+    nested: Any = settings.get("index", settings)
+    for part in ("query", "default_field"):
+        nested = nested.get(part) if isinstance(nested, MappingABC) else None
+    value = nested if nested is not None else value
+    if value is None:
+        return ["*"]
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, str) and v for v in values):
+        raise RelevanceInputError(
+            source, f"settings.index.query.default_field: {value!r} is not a field name or a list of field names"
+        )
+    return list(values)
