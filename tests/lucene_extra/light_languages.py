@@ -91,6 +91,10 @@ COMPONENTS = {
     "russian_stem": (("snowballPorter", "language", "Russian"), {"type": "russian_stem"}, "ru", "ru_RU"),
     "brazilian": ("brazilianStem", {"type": "stemmer", "language": "brazilian"}, "pt", "pt_BR"),
     "brazilian_stem": ("brazilianStem", {"type": "brazilian_stem"}, "pt", "pt_BR"),
+    # wordfreq has no Sorani: Persian words and text carry the same script
+    "sorani": ("soraniStem", {"type": "stemmer", "language": "sorani"}, "fa", "fa_IR"),
+    "sorani_normalization": ("soraniNormalization", {"type": "sorani_normalization"}, "fa", "fa_IR"),
+    "serbian_normalization": ("serbianNormalization", {"type": "serbian_normalization"}, "sh", "hr_HR"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -111,6 +115,8 @@ ANALYZERS = {
     "arabic": ("ar.ArabicAnalyzer", "ar", "ar_AA"),
     "latvian": ("lv.LatvianAnalyzer", "lv", "lv_LV"),
     "brazilian": ("br.BrazilianAnalyzer", "pt", "pt_BR"),
+    "sorani": ("ckb.SoraniAnalyzer", "fa", "fa_IR"),
+    "serbian": ("sr.SerbianAnalyzer", "sh", "hr_HR"),
     "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }

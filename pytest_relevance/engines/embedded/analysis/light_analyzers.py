@@ -94,6 +94,12 @@ LIGHT_CHAINS: dict[str, Chain] = {
     "latvian": Chain("_latvian_", (LIGHT_STEMMERS["latvian"],)),
     "indonesian": Chain("_indonesian_", (LIGHT_STEMMERS["indonesian"],)),
     "brazilian": Chain("_brazilian_", (LIGHT_STEMMERS["brazilian"],)),
+    "sorani": Chain(
+        "_sorani_",
+        (LIGHT_STEMMERS["sorani"],),
+        (LIGHT_FILTERS["sorani_normalization"], filters.lowercase, filters.decimal_digit),
+    ),
+    "serbian": Chain("_serbian_", (lambda: filters.snowball("Serbian"), LIGHT_FILTERS["serbian_normalization"])),
 }
 # the others, built here: (registry, definition, key path) -> (tokenizer, filters), and the options they read
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {

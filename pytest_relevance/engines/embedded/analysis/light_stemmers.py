@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import unicodedata
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
@@ -1352,6 +1353,91 @@ def brazilian_stem(term: str) -> str:
     return ct
 
 
+# Serbian, Sorani -------------------------------------------------------------------------------------------------
+
+_SERBIAN = str.maketrans(
+    {
+        "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "ђ": "dj", "đ": "dj", "е": "e", "ж": "z", "з": "z", "ž": "z",
+        "и": "i", "ј": "j", "к": "k", "л": "l", "љ": "lj", "м": "m", "н": "n", "њ": "nj", "о": "o", "п": "p", "р": "r",
+        "с": "s", "т": "t", "ћ": "c", "ц": "c", "ч": "c", "č": "c", "ć": "c", "у": "u", "ф": "f", "х": "h", "џ": "dz",
+        "ш": "s", "š": "s",
+    }
+)  # fmt: skip
+
+
+def serbian_normalization(term: str) -> str:
+    """SerbianNormalizationFilter ("bald"): Cyrillic to Latin, diacritics off, đ (and ђ) to dj."""
+    return term.translate(_SERBIAN)
+
+
+_SORANI_HARAKAT = frozenset("\u0640\u064b\u064c\u064d\u064e\u064f\u0650\u0651\u0652")
+
+
+def sorani_normalization(term: str) -> str:
+    """SoraniNormalizer: yeh forms -> farsi yeh, kaf -> keheh, heh before a non-joiner or at the end and teh marbuta
+    -> ae, heh doachashmee -> heh, initial reh and reh with v above -> rreh; harakat, tatweel and format characters
+    go. Positions are those of the buffer as the loop has left it, as in Java."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c in "\u064a\u0649":
+            s[i] = "\u06cc"
+        elif c == "\u0643":
+            s[i] = "\u06a9"
+        elif c == "\u200c":
+            if i > 0 and s[i - 1] == "\u0647":
+                s[i - 1] = "\u06d5"
+            del s[i]
+            continue
+        elif c == "\u0647":
+            if i == len(s) - 1:
+                s[i] = "\u06d5"
+        elif c == "\u0629":
+            s[i] = "\u06d5"
+        elif c == "\u06be":
+            s[i] = "\u0647"
+        elif c == "\u0631":
+            if i == 0:
+                s[i] = "\u0695"
+        elif c == "\u0692":
+            s[i] = "\u0695"
+        elif c in _SORANI_HARAKAT or unicodedata.category(c) == "Cf":
+            del s[i]
+            continue
+        i += 1
+    return "".join(s)
+
+
+# SoraniStemmer's endings after the postposition and possessive steps: (length the word needs, ending), the first
+# that matches goes
+_CKB_ENDINGS = [
+    (6, "ێکی"), (7, "یەکی"), (5, "ێک"), (6, "یەک"), (6, "ەکە"), (5, "کە"), (7, "ەکان"), (6, "کان"), (7, "یانی"),
+    (6, "انی"), (6, "یان"), (5, "ان"), (7, "یانە"), (6, "انە"),
+]  # fmt: skip
+
+
+def _sorani(s: list[str]) -> str:
+    """SoraniStemmer (light)."""
+    n = len(s)
+    if n > 5 and _ends(s, n, "دا"):
+        n -= 2
+    elif n > 4 and _ends(s, n, "نا"):
+        n -= 1
+    elif n > 6 and _ends(s, n, "ەوە"):
+        n -= 3
+    if n > 6 and _any(s, n, ("مان", "یان", "تان")):
+        n -= 3
+    for least, ending in _CKB_ENDINGS:
+        if n > least and _ends(s, n, ending):
+            return "".join(s[: n - len(ending)])
+    if n > 5 and _any(s, n, ("ایە", "ەیە")):
+        n -= 2
+    elif n > 4 and (_ends(s, n, "ە") or _ends(s, n, "ی")):
+        n -= 1
+    return "".join(s[:n])
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1427,6 +1513,7 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "bulgarian": _bulgarian,
     "latvian": _latvian,
     "indonesian": _indonesian,
+    "sorani": _sorani,
 }
 
 
@@ -1463,6 +1550,8 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "arabic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(arabic_normalization)),
     "persian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(persian_normalization)),
     "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
+    "serbian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(serbian_normalization)),
+    "sorani_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(sorani_normalization)),
     "arabic_stem": _stemmer_filter("arabic"),
     "persian_stem": _stemmer_filter("persian"),
     "czech_stem": _stemmer_filter("czech"),

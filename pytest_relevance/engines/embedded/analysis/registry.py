@@ -61,7 +61,6 @@ _UNSUPPORTED_STEMMERS = [
     "bengali",
     "greek",
     "hindi",
-    "sorani",
 ]
 
 
@@ -114,8 +113,6 @@ _ELASTIC_ONLY = {
             "multiplexer",
             "pattern_capture",
             "predicate_token_filter",
-            "serbian_normalization",
-            "sorani_normalization",
         ]
     ),
 }
