@@ -1,6 +1,6 @@
 """The ported Lucene stemmers and normalization filters against real Lucene 9.9.1.
 
-tests/lucene_extra/light_stems.json.gz is made by tests/lucene_extra/light_languages.py with the Lucene jar: each
+tests/lucene_extra/light_stems.json.xz is made by tests/lucene_extra/light_languages.py with the Lucene jar: each
 component over the top 20,000 words of its language (wordfreq) and, through standard tokenizer, lowercase and the
 component, real locale text and the adversarial strings. The default run takes every 10th word and text; the
 `languages_full` marker runs them all.
@@ -8,8 +8,8 @@ component, real locale text and the adversarial strings. The default run takes e
 
 from __future__ import annotations
 
-import gzip
 import json
+import lzma
 import time
 from functools import cache
 from pathlib import Path
@@ -19,14 +19,28 @@ import pytest
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
 from pytest_relevance.errors import RelevanceInputError
 
-REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.gz"
+REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.xz"
 SAMPLE = 10
 
 
 @cache
 def reference() -> dict:
-    with gzip.open(REFERENCE, "rt", encoding="utf-8") as handle:
-        return json.load(handle)
+    with lzma.open(REFERENCE, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["words"] = {lang: unfront(coded) for lang, coded in data["words"].items()}
+    for spec in data["components"].values():
+        spec["stems"] = spec["stems"].split("\n")
+    return data
+
+
+def unfront(coded: str) -> list[str]:
+    """The words from their front-coded lines (`shared rest`)."""
+    words, previous = [], ""
+    for line in coded.split("\n"):
+        shared, _, rest = line.partition(" ")
+        previous = previous[: int(shared)] + rest
+        words.append(previous)
+    return words
 
 
 COMPONENTS = list(reference()["components"])

@@ -8,10 +8,10 @@ and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 - pytest_relevance/engines/embedded/analysis/light_data.json.gz: the RSLP steps of `portuguese.rslp` and
   `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, and CJKAnalyzer's stop words
   (Apache License 2.0), which light_stemmers.py reads.
-- tests/lucene_extra/light_stems.json.gz, which tests/test_language_stemmers.py reads: for each component, what
+- tests/lucene_extra/light_stems.json.xz, which tests/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
-  standard tokenizer, lowercase and the component. Compactly: a stem is `cut:added` (what goes from the word's end,
+  standard tokenizer, lowercase and the component. Compactly (xz): the words sorted and front-coded, a stem `cut:added` (what goes from the word's end,
   what is appended) or "" for the word itself, a term equal to the lowercased one is "", and the
   tokens of standard + lowercase are stored once per locale, each component's only as terms (checked here to differ
   in nothing else). And the tokens of the same texts through each built-in language analyzer built here (the Lucene
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import lzma
 import os
 import re
 import sys
@@ -39,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 ANALYSIS = HERE.parents[1] / "pytest_relevance" / "engines" / "embedded" / "analysis"
 
 WORDS = 20_000
-SENTENCES = 100
+SENTENCES = 60
 # component -> (Lucene filter factory name, Elasticsearch filter definition, wordfreq language, faker locale)
 COMPONENTS = {
     "light_french": ("frenchLightStem", {"type": "stemmer", "language": "light_french"}, "fr", "fr_FR"),
@@ -212,6 +213,18 @@ def texts_of(locale: str) -> list[str]:
     return out
 
 
+def front_code(words: list[str]) -> str:
+    """Sorted words, one a line as `shared<SPACE>rest`: how many leading characters it shares with the word before."""
+    lines, previous = [], ""
+    for word in words:
+        shared = 0
+        while shared < min(len(word), len(previous)) and word[shared] == previous[shared]:
+            shared += 1
+        lines.append(f"{shared} {word[shared:]}")
+        previous = word
+    return "\n".join(lines)
+
+
 def edit(word: str, stem: str) -> str:
     """A stem as `cut:added` against its word (how many characters go from the end, what is appended), or ""."""
     if stem == word:
@@ -271,12 +284,13 @@ def main() -> None:
         return builder.build()
 
     words = {lang: wordfreq.top_n_list(lang, WORDS) for lang in sorted({c[2] for c in COMPONENTS.values()})}
-    words = {lang: [w for w in ws if w.split() == [w]] for lang, ws in words.items()}
+    words = {lang: sorted(w for w in ws if w.split() == [w]) for lang, ws in words.items()}
     locales = {c[3] for c in COMPONENTS.values()} | {a[2] for a in ANALYZERS.values()} | {"cjk"}
     texts = {loc: texts_of(loc) for loc in sorted(locales)}
     plain = build("standard", "lowercase")
     bases = {loc: [tokens(plain, text) for text in [*texts[loc], *TRICKY]] for loc in texts}
-    out: dict = {"words": words, "texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
+    out: dict = {"words": {lang: front_code(ws) for lang, ws in words.items()}}
+    out |= {"texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
     for name, (factory, definition, lang, locale) in COMPONENTS.items():
         by_word = tokens(build("whitespace", factory), "\n".join(words[lang]))
         assert len(by_word) == len(words[lang]), name
@@ -289,7 +303,7 @@ def main() -> None:
             assert [t[1:] for t in got] == [t[1:] for t in base], (name, text)
             terms.append(["" if t[0] == b[0] else t[0] for t, b in zip(got, base, strict=True)])
         out["components"][name] = {
-            "filter": definition, "words": lang, "stems": stems, "locale": locale, "terms": terms
+            "filter": definition, "words": lang, "stems": "\n".join(stems), "locale": locale, "terms": terms
         }  # fmt: skip
         changed = sum(1 for s in stems if s)
         print(f"{name}: {len(stems)} words ({changed} changed), {len(terms)} texts")
@@ -324,7 +338,7 @@ def main() -> None:
         rows = [tokens(analyzer, text) for text in [*texts["cjk"], *TRICKY]]
         out["chains"][name] = {"settings": settings, "locale": "cjk", "tokens": rows}
         print(f"{name}: {len(rows)} texts")
-    with gzip.open(HERE / "light_stems.json.gz", "wt", encoding="utf-8") as target:
+    with lzma.open(HERE / "light_stems.json.xz", "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as target:
         json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
 
 
