@@ -11,11 +11,12 @@ and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 - tests/lucene_extra/light_stems.json.xz, which tests/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
-  standard tokenizer, lowercase and the component. Compactly (xz): the words sorted and front-coded, a stem `cut:added` (what goes from the word's end,
-  what is appended) or "" for the word itself, a term equal to the lowercased one is "", and the
-  tokens of standard + lowercase are stored once per locale, each component's only as terms (checked here to differ
-  in nothing else). And the tokens of the same texts through each built-in language analyzer built here (the Lucene
-  analyzer class Elasticsearch's provider builds), with its defaults and with its own stop words and stem exclusions.
+  standard tokenizer, lowercase and the component; the tokens of the same texts through each built-in language
+  analyzer (the Lucene analyzer class Elasticsearch's provider builds, with its defaults and with its own stop
+  words and stem exclusions) and through cjk_bigram chains. Compactly (xz): the words sorted and front-coded, a
+  stem as `cut:added` (what goes from the word's end, what is appended) or "" for the word itself, and the
+  components' tokens as terms only ("" for the lowercased term) over the standard + lowercase tokens stored once
+  per locale (checked here to differ in nothing else).
 """
 
 from __future__ import annotations
