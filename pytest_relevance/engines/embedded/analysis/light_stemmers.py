@@ -1438,6 +1438,82 @@ def _sorani(s: list[str]) -> str:
     return "".join(s[:n])
 
 
+# Indic, Hindi ----------------------------------------------------------------------------------------------------
+
+# IndicNormalizer's scripts: flag by block base (each block is base .. base + 0x7F)
+_INDIC_FLAGS = {
+    0x0900: 1,
+    0x0980: 2,
+    0x0A00: 4,
+    0x0A80: 8,
+    0x0B00: 16,
+    0x0B80: 32,
+    0x0C00: 64,
+    0x0C80: 128,
+    0x0D00: 256,
+}
+
+
+def _indic_block(c: str) -> int | None:
+    base = ord(c) & ~0x7F
+    return base if base in _INDIC_FLAGS else None
+
+
+@cache
+def _indic_rules() -> dict[tuple[int, int], list[tuple[int, int, int]]]:
+    """(block base, first character offset) -> [(second, third or -1, result)] in the table's order."""
+    rules: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    for first, second, third, result, flags in _data()["indic_decompositions"]:
+        for base, flag in _INDIC_FLAGS.items():
+            if flags & flag:
+                rules.setdefault((base, first), []).append((second, third, result))
+    return rules
+
+
+def indic_normalization(term: str) -> str:
+    """IndicNormalizer: the graphical decompositions of the nine Indic scripts composed (Unicode 5.2, chapter 6)."""
+    if all(_indic_block(c) is None for c in term):
+        return term
+    rules = _indic_rules()
+    s = list(term)
+    i = 0
+    while i < len(s):
+        base = _indic_block(s[i])
+        candidates = rules.get((base, ord(s[i]) - base)) if base is not None else None
+        if candidates and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
+            second = ord(s[i + 1]) - base
+            third = -1
+            if i + 2 < len(s):
+                third = 0xFF if s[i + 2] == "\u200d" else ord(s[i + 2]) - base if _indic_block(s[i + 2]) == base else -1
+            for want_second, want_third, result in candidates:
+                if want_second == second and (want_third < 0 or want_third == third):
+                    s[i] = chr(base + result)
+                    del s[i + 1 : i + (3 if want_third >= 0 else 2)]
+                    break
+        i += 1
+    return "".join(s)
+
+
+_HI_SUFFIXES = [
+    (6, 5, ("ाएंगी", "ाएंगे", "ाऊंगी", "ाऊंगा", "ाइयाँ", "ाइयों", "ाइयां")),
+    (5, 4, ("ाएगी", "ाएगा", "ाओगी", "ाओगे", "एंगी", "ेंगी", "एंगे", "ेंगे", "ूंगी", "ूंगा", "ातीं", "नाओं", "नाएं", "ताओं",
+            "ताएं", "ियाँ", "ियों", "ियां")),
+    (4, 3, ("ाकर", "ाइए", "ाईं", "ाया", "ेगी", "ेगा", "ोगी", "ोगे", "ाने", "ाना", "ाते", "ाती", "ाता", "तीं", "ाओं", "ाएं",
+            "ुओं", "ुएं", "ुआं")),
+    (3, 2, ("कर", "ाओ", "िए", "ाई", "ाए", "ने", "नी", "ना", "ते", "ीं", "ती", "ता", "ाँ", "ां", "ों", "ें")),
+    (2, 1, ("ो", "े", "ू", "ु", "ी", "ि", "ा")),
+]  # fmt: skip
+
+
+def _hindi(s: list[str]) -> str:
+    """HindiStemmer (Ramanathan and Rao's light stemmer): the longest listed ending, if enough remains."""
+    n = len(s)
+    for above, cut, suffixes in _HI_SUFFIXES:
+        if n > above and _any(s, n, suffixes):
+            return "".join(s[: n - cut])
+    return "".join(s)
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1514,6 +1590,7 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "latvian": _latvian,
     "indonesian": _indonesian,
     "sorani": _sorani,
+    "hindi": _hindi,
 }
 
 
@@ -1550,6 +1627,7 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "arabic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(arabic_normalization)),
     "persian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(persian_normalization)),
     "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
+    "indic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(indic_normalization)),
     "serbian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(serbian_normalization)),
     "sorani_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(sorani_normalization)),
     "arabic_stem": _stemmer_filter("arabic"),

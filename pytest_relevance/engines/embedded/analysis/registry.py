@@ -60,7 +60,6 @@ _NORMALIZING = frozenset(
 _UNSUPPORTED_STEMMERS = [
     "bengali",
     "greek",
-    "hindi",
 ]
 
 
@@ -80,7 +79,6 @@ _ELASTIC_ONLY = {
             "estonian",
             "finnish",
             "greek",
-            "hindi",
             "hungarian",
             "irish",
             "lithuanian",
@@ -107,7 +105,6 @@ _ELASTIC_ONLY = {
             "fingerprint",
             "hunspell",
             "hyphenation_decompounder",
-            "indic_normalization",
             "keep_types",
             "min_hash",
             "multiplexer",
