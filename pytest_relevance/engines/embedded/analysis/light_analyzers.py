@@ -49,13 +49,17 @@ def _arabic(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
     return tokenizers.standard(), [*chain, LIGHT_STEMMERS["arabic"]()]
 
 
-def _hindi(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
-    """HindiAnalyzer: lowercase, decimal digits, stem exclusions, Indic and Hindi normalization, then the stop words
-    (normalized like the text), then the Hindi stemmer."""
-    words = reg.word_list(spec, "stopwords", path, "_hindi_", named=True) or frozenset()
-    chain = [filters.lowercase(), filters.decimal_digit(), *_exclusions(reg, spec, path)]
-    chain += [LIGHT_FILTERS["indic_normalization"](), LIGHT_FILTERS["hindi_normalization"](), filters.stop(words)]
-    return tokenizers.standard(), [*chain, LIGHT_STEMMERS["hindi"]()]
+def _indic(language: str) -> Callable[[Any, Mapping, str], tuple[Callable, list]]:
+    """HindiAnalyzer and BengaliAnalyzer: lowercase, decimal digits, stem exclusions, Indic and the language's
+    normalization, then the stop words (normalized like the text), then the language's stemmer."""
+
+    def build(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+        words = reg.word_list(spec, "stopwords", path, f"_{language}_", named=True) or frozenset()
+        chain = [filters.lowercase(), filters.decimal_digit(), *_exclusions(reg, spec, path)]
+        chain += [LIGHT_FILTERS["indic_normalization"](), LIGHT_FILTERS[f"{language}_normalization"]()]
+        return tokenizers.standard(), [*chain, filters.stop(words), LIGHT_STEMMERS[language]()]
+
+    return build
 
 
 def _zwnj_as_space(tokenize: Callable) -> Callable:
@@ -114,12 +118,14 @@ LIGHT_CHAINS: dict[str, Chain] = {
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {
     "arabic": _arabic,
     "persian": _persian,
-    "hindi": _hindi,
+    "hindi": _indic("hindi"),
+    "bengali": _indic("bengali"),
     **CJK_ANALYZERS,
 }
 LIGHT_ANALYZER_OPTIONS = {
     "arabic": ("stem_exclusion", "stopwords", "stopwords_path"),
     "hindi": ("stem_exclusion", "stopwords", "stopwords_path"),
+    "bengali": ("stem_exclusion", "stopwords", "stopwords_path"),
     "persian": ("stopwords", "stopwords_path"),
     "cjk": ("stopwords", "stopwords_path"),
 }

@@ -1514,6 +1514,101 @@ def _hindi(s: list[str]) -> str:
     return "".join(s)
 
 
+# Bengali ---------------------------------------------------------------------------------------------------------
+
+
+def bengali_normalization(term: str) -> str:
+    """BengaliNormalizer (UzZaman and Khan): chandrabindu off, long vowel signs short, khio, nga -> anusvara, ja
+    and ba phala, visarga, the sh/na/ra/khanda-ta variants; index moves as in the Java loop."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\u0981":
+            del s[i]
+            continue
+        if c == "\u09c0":
+            s[i] = "\u09bf"
+        elif c == "\u09c2":
+            s[i] = "\u09c1"
+        elif c == "\u0995":
+            if i + 2 < len(s) and s[i + 1] == "\u09cd" and s[i + 2] == "\u09bf":
+                if i == 0:
+                    s[i] = "\u0996"
+                    del s[i + 1 : i + 3]
+                else:
+                    s[i + 1] = "\u0996"
+                    del s[i + 2]
+        elif c == "\u0999":
+            s[i] = "\u0982"
+        elif c == "\u09af":
+            if i == 2 and s[i - 1] == "\u09cd":
+                s[i - 1] = "\u09c7"
+                if i + 1 < len(s) and s[i + 1] == "\u09be":
+                    del s[i + 1]
+                del s[i]
+                continue
+            if i >= 1 and s[i - 1] == "\u09cd":
+                del s[i - 1 : i + 1]
+                i -= 1
+                continue
+        elif c == "\u09ac":
+            if i >= 1 and s[i - 1] == "\u09cd":
+                if i == 2 or (i >= 5 and s[i - 3] == "\u09cd"):
+                    del s[i - 1 : i + 1]
+                    i -= 1
+                    continue
+                if i >= 2:
+                    s[i - 1] = s[i - 2]
+                    del s[i]
+                    continue
+        elif c == "\u0983":
+            if i == len(s) - 1:
+                if len(s) <= 3:
+                    s[i] = "\u09b9"
+                else:
+                    del s[i]
+            else:
+                s[i] = s[i + 1]
+        elif c in "\u09b6\u09b7":
+            s[i] = "\u09b8"
+        elif c == "\u09a3":
+            s[i] = "\u09a8"
+        elif c in "\u09dc\u09dd":
+            s[i] = "\u09b0"
+        elif c == "\u09ce":
+            s[i] = "\u09a4"
+        i += 1
+    return "".join(s)
+
+
+# BengaliStemmer: (length the word must exceed, characters cut, endings); the cut is the group's, as in Java, and
+# yya is the precomposed U+09DF the Java source writes (NFC text has it decomposed, so those endings rarely match)
+_BN_SUFFIXES = [
+    (9, 8, ("ি\u09dfাছিলাম", "িতেছিলাম", "িতেছিলেন", "ইতেছিলেন", "ি\u09dfাছিলেন", "ই\u09dfাছিলেন")),
+    (8, 7, ("িতেছিলি", "িতেছিলে", "ি\u09dfাছিলা", "ি\u09dfাছিলে", "িতেছিলা", "ি\u09dfাছিলি", "\u09dfেদেরকে")),
+    (7, 6, ("িতেছিস", "িতেছেন", "ি\u09dfাছিস", "ি\u09dfাছেন", "েছিলাম", "েছিলেন", "েদেরকে")),
+    (6, 5, ("িতেছি", "িতেছা", "িতেছে", "ছিলাম", "ছিলেন",
+            "ি\u09dfাছি", "ি\u09dfাছা", "ি\u09dfাছে", "েছিলে", "েছিলা", "\u09dfেদের", "দেরকে")),
+    (5, 4, ("িলাম", "িলেন", "িতাম", "িতেন", "িবেন", "ছিলি", "ছিলে", "ছিলা", "তেছে", "িতেছ", "খানা", "খানি", "গুলো", "গুলি",
+            "\u09dfেরা", "েদের")),
+    (4, 3, ("লাম", "িলি", "ইলি", "িলে", "ইলে", "লেন", "িলা", "ইলা", "তাম", "িতি", "ইতি", "িতে", "ইতে", "তেন", "িতা", "িবা",
+            "ইবা", "িবি", "ইবি", "বেন", "িবে", "ইবে", "ছেন", "\u09dfোন", "\u09dfের", "েরা", "দের")),
+    (3, 2, ("িস", "েন", "লি", "লে", "লা", "তি", "তে", "তা", "বি", "বে", "বা", "ছি", "ছা", "ছে", "ুন", "ুক", "টা", "টি", "নি",
+            "ের", "তে", "রা", "কে")),
+    (2, 1, ("ি", "ী", "া", "ো", "ে", "ব", "ত")),
+]  # fmt: skip
+
+
+def _bengali(s: list[str]) -> str:
+    """BengaliStemmer (Sengupta and Chaudhuri, with Savoy's light criteria)."""
+    n = len(s)
+    for above, cut, suffixes in _BN_SUFFIXES:
+        if n > above and _any(s, n, suffixes):
+            return "".join(s[: n - cut])
+    return "".join(s)
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1591,6 +1686,7 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "indonesian": _indonesian,
     "sorani": _sorani,
     "hindi": _hindi,
+    "bengali": _bengali,
 }
 
 
@@ -1628,6 +1724,7 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "persian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(persian_normalization)),
     "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
     "indic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(indic_normalization)),
+    "bengali_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(bengali_normalization)),
     "serbian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(serbian_normalization)),
     "sorani_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(sorani_normalization)),
     "arabic_stem": _stemmer_filter("arabic"),

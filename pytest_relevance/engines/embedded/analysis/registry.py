@@ -58,7 +58,6 @@ _NORMALIZING = frozenset(
     ]
 )
 _UNSUPPORTED_STEMMERS = [
-    "bengali",
     "greek",
 ]
 
@@ -71,7 +70,6 @@ _ELASTIC_ONLY = {
             "fingerprint",
             "armenian",
             "basque",
-            "bengali",
             "brazilian",
             "catalan",
             "danish",
@@ -97,7 +95,6 @@ _ELASTIC_ONLY = {
     "char_filter": frozenset(),
     "filter": frozenset(
         [
-            "bengali_normalization",
             "common_grams",
             "condition",
             "delimited_payload",
