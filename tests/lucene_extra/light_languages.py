@@ -102,6 +102,7 @@ COMPONENTS = {
     "sorani": ("soraniStem", {"type": "stemmer", "language": "sorani"}, "fa", "fa_IR"),
     "sorani_normalization": ("soraniNormalization", {"type": "sorani_normalization"}, "fa", "fa_IR"),
     "serbian_normalization": ("serbianNormalization", {"type": "serbian_normalization"}, "sh", "hr_HR"),
+    "greek": ("greekStem", {"type": "stemmer", "language": "greek"}, "el", "el_GR"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -124,13 +125,14 @@ ANALYZERS = {
     "brazilian": ("br.BrazilianAnalyzer", "pt", "pt_BR"),
     "sorani": ("ckb.SoraniAnalyzer", "fa", "fa_IR"),
     "hindi": ("hi.HindiAnalyzer", "hi", "hi_IN"),
+    "greek": ("el.GreekAnalyzer", "el", "el_GR"),
     "bengali": ("bn.BengaliAnalyzer", "bn", "bn_BD"),
     "serbian": ("sr.SerbianAnalyzer", "sh", "hr_HR"),
     "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }
 # Elasticsearch's provider of these reads no stem_exclusion
-STOPWORDS_ONLY = {"persian"}
+STOPWORDS_ONLY = {"persian", "greek"}
 # its own stop words for the cjk analyzer's options case (CJKAnalyzer has no stem exclusions)
 CJK_STOP = ["中国", "日本", "the", "한국", "です"]
 # custom chains: name -> (Lucene filters after the standard tokenizer, Elasticsearch filters, faker locale)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters, tokenizers
 from pytest_relevance.engines.embedded.analysis.cjk import CJK_ANALYZERS
-from pytest_relevance.engines.embedded.analysis.languages import Chain
+from pytest_relevance.engines.embedded.analysis.languages import Chain, greek_lowercase
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 
 __all__ = ["LIGHT_ANALYZERS", "LIGHT_ANALYZER_OPTIONS", "LIGHT_CHAINS"]
@@ -60,6 +60,12 @@ def _indic(language: str) -> Callable[[Any, Mapping, str], tuple[Callable, list]
         return tokenizers.standard(), [*chain, filters.stop(words), LIGHT_STEMMERS[language]()]
 
     return build
+
+
+def _greek(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+    """GreekAnalyzer (Elasticsearch's provider reads stopwords only): Greek lowercase, stop, the Greek stemmer."""
+    words = reg.word_list(spec, "stopwords", path, "_greek_", named=True) or frozenset()
+    return tokenizers.standard(), [greek_lowercase(), filters.stop(words), LIGHT_STEMMERS["greek"]()]
 
 
 def _zwnj_as_space(tokenize: Callable) -> Callable:
@@ -120,6 +126,7 @@ LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]]
     "persian": _persian,
     "hindi": _indic("hindi"),
     "bengali": _indic("bengali"),
+    "greek": _greek,
     **CJK_ANALYZERS,
 }
 LIGHT_ANALYZER_OPTIONS = {
@@ -127,5 +134,6 @@ LIGHT_ANALYZER_OPTIONS = {
     "hindi": ("stem_exclusion", "stopwords", "stopwords_path"),
     "bengali": ("stem_exclusion", "stopwords", "stopwords_path"),
     "persian": ("stopwords", "stopwords_path"),
+    "greek": ("stopwords", "stopwords_path"),
     "cjk": ("stopwords", "stopwords_path"),
 }

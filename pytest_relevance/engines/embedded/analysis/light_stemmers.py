@@ -1609,6 +1609,358 @@ def _bengali(s: list[str]) -> str:
     return "".join(s)
 
 
+# Greek -----------------------------------------------------------------------------------------------------------
+
+_EL_VOWELS = frozenset("αεηιουω")
+_EL_EXC4 = frozenset(["θ", "δ", "ελ", "γαλ", "ν", "π", "ιδ", "παρ"])
+_EL_EXC6 = frozenset(
+    ["αλ", "αδ", "ενδ", "αμαν", "αμμοχαλ", "ηθ", "ανηθ", "αντιδ", "φυσ", "βρωμ", "γερ", "εξωδ", "καλπ", "καλλιν",
+     "καταδ", "μουλ", "μπαν", "μπαγιατ", "μπολ", "μποσ", "νιτ", "ξικ", "συνομηλ", "πετσ", "πιτσ", "πικαντ", "πλιατσ",
+     "ποστελν", "πρωτοδ", "σερτ", "συναδ", "τσαμ", "υποδ", "φιλον", "φυλοδ", "χασ"]
+)  # fmt: skip
+_EL_EXC7 = frozenset(["αναπ", "αποθ", "αποκ", "αποστ", "βουβ", "ξεθ", "ουλ", "πεθ", "πικρ", "ποτ", "σιχ", "χ"])
+_EL_EXC8A = frozenset(["τρ", "τσ"])
+_EL_EXC8B = frozenset(
+    ["βετερ", "βουλκ", "βραχμ", "γ", "δραδουμ", "θ", "καλπουζ", "καστελ", "κορμορ", "λαοπλ", "μωαμεθ", "μ", "μουσουλμ",
+     "ν", "ουλ", "π", "πελεκ", "πλ", "πολισ", "πορτολ", "σαρακατσ", "σουλτ", "τσαρλατ", "ορφ", "τσιγγ", "τσοπ",
+     "φωτοστεφ", "χ", "ψυχοπλ", "αγ", "ορφ", "γαλ", "γερ", "δεκ", "διπλ", "αμερικαν", "ουρ", "πιθ", "πουριτ", "σ",
+     "ζωντ", "ικ", "καστ", "κοπ", "λιχ", "λουθηρ", "μαιντ", "μελ", "σιγ", "σπ", "στεγ", "τραγ", "τσαγ", "φ", "ερ",
+     "αδαπ", "αθιγγ", "αμηχ", "ανικ", "ανοργ", "απηγ", "απιθ", "ατσιγγ", "βασ", "βασκ", "βαθυγαλ", "βιομηχ", "βραχυκ",
+     "διατ", "διαφ", "ενοργ", "θυσ", "καπνοβιομηχ", "καταγαλ", "κλιβ", "κοιλαρφ", "λιβ", "μεγλοβιομηχ", "μικροβιομηχ",
+     "νταβ", "ξηροκλιβ", "ολιγοδαμ", "ολογαλ", "πενταρφ", "περηφ", "περιτρ", "πλατ", "πολυδαπ", "πολυμηχ", "στεφ",
+     "ταβ", "τετ", "υπερηφ", "υποκοπ", "χαμηλοδαπ", "ψηλοταβ"]
+)  # fmt: skip
+_EL_EXC9 = frozenset(
+    ["αβαρ", "βεν", "εναρ", "αβρ", "αδ", "αθ", "αν", "απλ", "βαρον", "ντρ", "σκ", "κοπ", "μπορ", "νιφ", "παγ",
+     "παρακαλ", "σερπ", "σκελ", "συρφ", "τοκ", "υ", "δ", "εμ", "θαρρ", "θ"]
+)  # fmt: skip
+_EL_END9 = (
+    "οδ", "αιρ", "φορ", "ταθ", "διαθ", "σχ", "ενδ", "ευρ", "τιθ", "υπερθ", "ραθ", "ενθ", "ροθ", "σθ", "πυρ", "αιν",
+    "συνδ", "συν", "συνθ", "χωρ", "πον", "βρ", "καθ", "ευθ", "εκθ", "νετ", "ρον", "αρκ", "βαρ", "βολ", "ωφελ",
+)  # fmt: skip
+_EL_EXC12A = frozenset(["π", "απ", "συμπ", "ασυμπ", "ακαταπ", "αμεταμφ"])
+_EL_EXC12B = frozenset(["αλ", "αρ", "εκτελ", "ζ", "μ", "ξ", "παρακαλ", "αρ", "προ", "νισ"])
+_EL_EXC13 = frozenset(["διαθ", "θ", "παρακαταθ", "προσθ", "συνθ"])
+_EL_EXC14 = frozenset(
+    ["φαρμακ", "χαδ", "αγκ", "αναρρ", "βρομ", "εκλιπ", "λαμπιδ", "λεχ", "μ", "πατ", "ρ", "λ", "μεδ", "μεσαζ",
+     "υποτειν", "αμ", "αιθ", "ανηκ", "δεσποζ", "ενδιαφερ", "δε", "δευτερευ", "καθαρευ", "πλε", "τσα"]
+)  # fmt: skip
+_EL_EXC15A = frozenset(
+    ["αβαστ", "πολυφ", "αδηφ", "παμφ", "ρ", "ασπ", "αφ", "αμαλ", "αμαλλι", "ανυστ", "απερ", "ασπαρ", "αχαρ", "δερβεν",
+     "δροσοπ", "ξεφ", "νεοπ", "νομοτ", "ολοπ", "ομοτ", "προστ", "προσωποπ", "συμπ", "συντ", "τ", "υποτ", "χαρ",
+     "αειπ", "αιμοστ", "ανυπ", "αποτ", "αρτιπ", "διατ", "εν", "επιτ", "κροκαλοπ", "σιδηροπ", "λ", "ναυ", "ουλαμ",
+     "ουρ", "π", "τρ", "μ"]
+)  # fmt: skip
+_EL_EXC15B = frozenset(["ψοφ", "ναυλοχ"])
+_EL_EXC16 = frozenset(["ν", "χερσον", "δωδεκαν", "ερημον", "μεγαλον", "επταν"])
+_EL_EXC17 = frozenset(["ασβ", "σβ", "αχρ", "χρ", "απλ", "αειμν", "δυσχρ", "ευχρ", "κοινοχρ", "παλιμψ"])
+_EL_EXC18 = frozenset(["ν", "ρ", "σπι", "στραβομουτσ", "κακομουτσ", "εξων"])
+_EL_EXC19 = frozenset(["παρασουσ", "φ", "χ", "ωριοπλ", "αζ", "αλλοσουσ", "ασουσ"])
+# rule21, the "long list": (length the word must exceed, endings), each group cuts its ending's length
+_EL_LONG = [
+    (9, ("ιοντουσαν",)),
+    (8, ("ιομασταν", "ιοσασταν", "ιουμαστε", "οντουσαν")),
+    (7, ("ιεμαστε", "ιεσαστε", "ιομουνα", "ιοσαστε", "ιοσουνα", "ιουνται", "ιουνταν", "ηθηκατε", "ομασταν", "οσασταν",
+         "ουμαστε")),
+    (6, ("ιομουν", "ιονταν", "ιοσουν", "ηθειτε", "ηθηκαν", "ομουνα", "οσαστε", "οσουνα", "ουνται", "ουνταν", "ουσατε")),
+    (5, ("αγατε", "ιεμαι", "ιεται", "ιεσαι", "ιοταν", "ιουμα", "ηθεισ", "ηθουν", "ηκατε", "ησατε", "ησουν", "ομουν",
+         "ονται", "ονταν", "οσουν", "ουμαι", "ουσαν")),
+    (4, ("αγαν", "αμαι", "ασαι", "αται", "ειτε", "εσαι", "εται", "ηδεσ", "ηδων", "ηθει", "ηκαν", "ησαν", "ησει", "ησεσ",
+         "ομαι", "οταν")),
+    (3, ("αει", "εισ", "ηθω", "ησω", "ουν", "ουσ")),
+    (2, ("αν", "ασ", "αω", "ει", "εσ", "ησ", "οι", "οσ", "ου", "υσ", "ων")),
+]  # fmt: skip
+
+
+class _Greek:
+    """GreekStemmer (Ntais): rules 0-20 in turn, the long list when none changed the length, then rule 22. `n` is
+    the stem's length in `s`; a rule that adds an ending back raises `n` over characters still in `s`, as in Java."""
+
+    def __init__(self, s: list[str]) -> None:
+        self.s = s
+        self.n = len(s)
+
+    def ends(self, *suffixes: str) -> bool:
+        return _any(self.s, self.n, suffixes)
+
+    def word(self) -> str:
+        return "".join(self.s[: self.n])
+
+    def vowel(self, no_y: bool = False) -> bool:
+        return self.n > 0 and self.s[self.n - 1] in _EL_VOWELS and not (no_y and self.s[self.n - 1] == "υ")
+
+    def put(self, text: str) -> None:
+        """Write `text` as the last len(text) characters of the stem."""
+        self.s[self.n - len(text) : self.n] = list(text)
+
+    def stem(self) -> str:
+        if self.n < 4:
+            return self.word()
+        original = self.n
+        for rule in (self.rule0, self.rule1, self.rule2, self.rule3, self.rule4, self.rule5, self.rule6, self.rule7,
+                     self.rule8, self.rule9, self.rule10, self.rule11, self.rule12, self.rule13, self.rule14,
+                     self.rule15, self.rule16, self.rule17, self.rule18, self.rule19, self.rule20):  # fmt: skip
+            rule()
+        if self.n == original:
+            self.rule21()
+        if self.ends("εστερ", "εστατ"):
+            self.n -= 5
+        elif self.ends("οτερ", "οτατ", "υτερ", "υτατ", "ωτερ", "ωτατ"):
+            self.n -= 4
+        return self.word()
+
+    def rule0(self) -> None:
+        n, e = self.n, self.ends
+        if (n > 9 and e("καθεστωτοσ", "καθεστωτων")) or (n > 8 and e("γεγονοτοσ", "γεγονοτων")):
+            self.n -= 4
+        elif n > 8 and e("καθεστωτα"):
+            self.n -= 3
+        elif n > 7 and e("τατογιου", "τατογιων"):
+            self.n -= 4
+        elif n > 7 and e("γεγονοτα"):
+            self.n -= 3
+        elif n > 7 and e("καθεστωσ"):
+            self.n -= 2
+        elif (n > 6 and e("σκαγιου")) or e(
+            "σκαγιων", "ολογιου", "ολογιων", "κρεατοσ", "κρεατων", "περατοσ", "περατων", "τερατοσ", "τερατων"
+        ):  # Lucene's parentheses: only the first ending needs the length
+            self.n -= 4
+        elif n > 6 and e("τατογια"):
+            self.n -= 3
+        elif n > 6 and e("γεγονοσ"):
+            self.n -= 2
+        elif n > 5 and e("φαγιου", "φαγιων", "σογιου", "σογιων"):
+            self.n -= 4
+        elif (n > 5 and e("σκαγια", "ολογια", "κρεατα", "περατα", "τερατα")) or (
+            n > 4 and e("φαγια", "σογια", "φωτοσ", "φωτων")
+        ):
+            self.n -= 3
+        elif (n > 4 and e("κρεασ", "περασ", "τερασ")) or (n > 3 and e("φωτα")):
+            self.n -= 2
+        elif n > 2 and e("φωσ"):
+            self.n -= 1
+
+    def rule1(self) -> None:
+        if self.n > 4 and self.ends("αδεσ", "αδων"):
+            self.n -= 4
+            if not self.ends("οκ", "μαμ", "μαν", "μπαμπ", "πατερ", "γιαγι", "νταντ", "κυρ", "θει", "πεθερ"):
+                self.n += 2
+
+    def rule2(self) -> None:
+        if self.n > 4 and self.ends("εδεσ", "εδων"):
+            self.n -= 4
+            if self.ends("οπ", "ιπ", "εμπ", "υπ", "γηπ", "δαπ", "κρασπ", "μιλ"):
+                self.n += 2
+
+    def rule3(self) -> None:
+        if self.n > 5 and self.ends("ουδεσ", "ουδων"):
+            self.n -= 5
+            if self.ends("αρκ", "καλιακ", "πεταλ", "λιχ", "πλεξ", "σκ", "σ", "φλ", "φρ", "βελ", "λουλ", "χν", "σπ",
+                         "τραγ", "φε"):  # fmt: skip
+                self.n += 3
+
+    def rule4(self) -> None:
+        if self.n > 3 and self.ends("εωσ", "εων"):
+            self.n -= 3
+            if self.word() in _EL_EXC4:
+                self.n += 1
+
+    def rule5(self) -> None:
+        if self.n > 2 and self.ends("ια"):
+            self.n -= 2
+            if self.vowel():
+                self.n += 1
+        elif self.n > 3 and self.ends("ιου", "ιων"):
+            self.n -= 3
+            if self.vowel():
+                self.n += 1
+
+    def rule6(self) -> None:
+        removed = True
+        if self.n > 3 and self.ends("ικα", "ικο"):
+            self.n -= 3
+        elif self.n > 4 and self.ends("ικου", "ικων"):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and (self.vowel() or self.word() in _EL_EXC6):
+            self.n += 2
+
+    def rule7(self) -> None:
+        if self.n == 5 and self.ends("αγαμε"):
+            self.n -= 1
+            return
+        if self.n > 7 and self.ends("ηθηκαμε"):
+            self.n -= 7
+        elif self.n > 6 and self.ends("ουσαμε"):
+            self.n -= 6
+        elif self.n > 5 and self.ends("αγαμε", "ησαμε", "ηκαμε"):
+            self.n -= 5
+        if self.n > 3 and self.ends("αμε"):
+            self.n -= 3
+            if self.word() in _EL_EXC7:
+                self.n += 2
+
+    def rule8(self) -> None:
+        n, e = self.n, self.ends
+        removed = True
+        if n > 8 and e("ιουντανε"):
+            self.n -= 8
+        elif (n > 7 and e("ιοντανε")) or e("ουντανε", "ηθηκανε"):  # Lucene's precedence
+            self.n -= 7
+        elif (n > 6 and e("ιοτανε")) or e("οντανε", "ουσανε"):
+            self.n -= 6
+        elif (n > 5 and e("αγανε")) or e("ησανε", "οτανε", "ηκανε"):
+            self.n -= 5
+        else:
+            removed = False
+        if removed and self.word() in _EL_EXC8A:
+            self.n += 4
+            self.put("αγαν")
+        if self.n > 3 and self.ends("ανε"):
+            self.n -= 3
+            if self.vowel(no_y=True) or self.word() in _EL_EXC8B:
+                self.n += 2
+
+    def rule9(self) -> None:
+        if self.n > 5 and self.ends("ησετε"):
+            self.n -= 5
+        if self.n > 3 and self.ends("ετε"):
+            self.n -= 3
+            if self.word() in _EL_EXC9 or self.vowel(no_y=True) or self.ends(*_EL_END9):
+                self.n += 2
+
+    def rule10(self) -> None:
+        if self.n > 5 and self.ends("οντασ", "ωντασ"):
+            self.n -= 5
+            if self.n == 3 and self.ends("αρχ"):
+                self.n += 3
+                self.s[self.n - 3] = "ο"
+            if self.ends("κρε"):
+                self.n += 3
+                self.s[self.n - 3] = "ω"
+
+    def rule11(self) -> None:
+        if self.n > 6 and self.ends("ομαστε"):
+            self.n -= 6
+            if self.n == 2 and self.ends("ον"):
+                self.n += 5
+        elif self.n > 7 and self.ends("ιομαστε"):
+            self.n -= 7
+            if self.n == 2 and self.ends("ον"):
+                self.n += 5
+                self.put("ομαστ")
+
+    def rule12(self) -> None:
+        if self.n > 5 and self.ends("ιεστε"):
+            self.n -= 5
+            if self.word() in _EL_EXC12A:
+                self.n += 4
+        if self.n > 4 and self.ends("εστε"):
+            self.n -= 4
+            if self.word() in _EL_EXC12B:
+                self.n += 3
+
+    def rule13(self) -> None:
+        if self.n > 6 and self.ends("ηθηκεσ"):
+            self.n -= 6
+        elif self.n > 5 and self.ends("ηθηκα", "ηθηκε"):
+            self.n -= 5
+        removed = True
+        if self.n > 4 and self.ends("ηκεσ"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("ηκα", "ηκε"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed and (self.word() in _EL_EXC13 or self.ends("σκωλ", "σκουλ", "ναρθ", "σφ", "οθ", "πιθ")):
+            self.n += 2
+
+    def rule14(self) -> None:
+        removed = True
+        if self.n > 5 and self.ends("ουσεσ"):
+            self.n -= 5
+        elif self.n > 4 and self.ends("ουσα", "ουσε"):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and (
+            self.word() in _EL_EXC14
+            or self.vowel()
+            or self.ends(
+                "ποδαρ", "βλεπ", "πανταχ", "φρυδ", "μαντιλ", "μαλλ", "κυματ", "λαχ", "ληγ", "φαγ", "ομ", "πρωτ"
+            )
+        ):
+            self.n += 3
+
+    def rule15(self) -> None:
+        removed = True
+        if self.n > 4 and self.ends("αγεσ"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("αγα", "αγε"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed:
+            word = self.word()
+            first = word in _EL_EXC15A or self.ends("οφ", "πελ", "χορτ", "λλ", "σφ", "ρπ", "φρ", "πρ", "λοχ", "σμην")
+            if first and not (word in _EL_EXC15B or self.ends("κολλ")):
+                self.n += 2
+
+    def rule16(self) -> None:
+        removed = True
+        if self.n > 4 and self.ends("ησου"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("ησε", "ησα"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed and self.word() in _EL_EXC16:
+            self.n += 2
+
+    def rule17(self) -> None:
+        if self.n > 4 and self.ends("ηστε"):
+            self.n -= 4
+            if self.word() in _EL_EXC17:
+                self.n += 3
+
+    def rule18(self) -> None:
+        self._ending(("ησουνε", "ηθουνε"), "ουνε", _EL_EXC18, "ουν")
+
+    def rule19(self) -> None:
+        self._ending(("ησουμε", "ηθουμε"), "ουμε", _EL_EXC19, "ουμ")
+
+    def _ending(self, long: tuple[str, str], short: str, exceptions: frozenset[str], back: str) -> None:
+        removed = True
+        if self.n > 6 and self.ends(*long):
+            self.n -= 6
+        elif self.n > 4 and self.ends(short):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and self.word() in exceptions:
+            self.n += 3
+            self.put(back)
+
+    def rule20(self) -> None:
+        if self.n > 5 and self.ends("ματων", "ματοσ"):
+            self.n -= 3
+        elif self.n > 4 and self.ends("ματα"):
+            self.n -= 2
+
+    def rule21(self) -> None:
+        for above, endings in _EL_LONG:
+            if self.n > above and self.ends(*endings):
+                self.n -= len(endings[0])
+                return
+        if self.n > 1 and self.vowel():
+            self.n -= 1
+
+
+def _greek(s: list[str]) -> str:
+    return _Greek(s).stem()
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1687,6 +2039,7 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "sorani": _sorani,
     "hindi": _hindi,
     "bengali": _bengali,
+    "greek": _greek,
 }
 
 

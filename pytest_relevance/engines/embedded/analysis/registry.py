@@ -57,9 +57,7 @@ _NORMALIZING = frozenset(
         "sorani_normalization",
     ]
 )
-_UNSUPPORTED_STEMMERS = [
-    "greek",
-]
+_UNSUPPORTED_STEMMERS = []
 
 
 # Names Elasticsearch knows that the embedded engine does not implement: these get "the elasticsearch engine supports
@@ -76,7 +74,6 @@ _ELASTIC_ONLY = {
             "dutch",
             "estonian",
             "finnish",
-            "greek",
             "hungarian",
             "irish",
             "lithuanian",
