@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZERS, LIGHT_CHAINS
 from pytest_relevance.errors import RelevanceInputError
 
 REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.xz"
@@ -187,3 +188,14 @@ def test_indexing_with_french_costs_about_what_english_does() -> None:
             analyzer.term_positions(doc)
         times[name] = time.perf_counter() - start
     assert times["french"] < 2.0 * times["english"], times
+
+
+@pytest.mark.parametrize("name", sorted({*LIGHT_CHAINS, *LIGHT_ANALYZERS}))
+def test_every_new_language_analyzer_is_built_in_by_its_bare_name(name: str) -> None:
+    """A mapping may name the analyzer without defining it, as in Elasticsearch; the definition-free analyzer is
+    the same one the reference checks (its default settings)."""
+    built = Analysis.from_settings({}, "test.yaml", None).analyzer(name, "mappings.properties.t.analyzer")
+    defined = Analysis.from_settings({"analysis": {"analyzer": {"x": {"type": name}}}}, "t.yaml", None)
+    text = "Les chevaux de l'Élysée 中国人 Новая книга"
+    assert built.terms(text) == defined.analyzer("x", "test").terms(text)
+    assert built.terms(text)

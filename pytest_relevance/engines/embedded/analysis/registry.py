@@ -57,9 +57,6 @@ _NORMALIZING = frozenset(
         "sorani_normalization",
     ]
 )
-_UNSUPPORTED_STEMMERS = []
-
-
 # Names Elasticsearch knows that the embedded engine does not implement: these get "the elasticsearch engine supports
 # it"; a plugin's name (`plugins.py`) gets the plugin's; any other name is reported as unknown (most likely a typo).
 _ELASTIC_ONLY = {
@@ -68,7 +65,6 @@ _ELASTIC_ONLY = {
             "fingerprint",
             "armenian",
             "basque",
-            "brazilian",
             "catalan",
             "danish",
             "dutch",
@@ -80,8 +76,6 @@ _ELASTIC_ONLY = {
             "norwegian",
             "romanian",
             "russian",
-            "serbian",
-            "sorani",
             "swedish",
             "turkish",
             "thai",
