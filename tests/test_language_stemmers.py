@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_relevance.engines.embedded import EmbeddedEngine
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
 from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZERS, LIGHT_CHAINS
 from pytest_relevance.errors import RelevanceInputError
@@ -199,3 +200,23 @@ def test_every_new_language_analyzer_is_built_in_by_its_bare_name(name: str) -> 
     text = "Les chevaux de l'Élysée 中国人 Новая книга"
     assert built.terms(text) == defined.analyzer("x", "test").terms(text)
     assert built.terms(text)
+
+
+@pytest.mark.parametrize(("name", "locale"), [("french", "fr_FR"), ("german", "de_DE")])
+@pytest.mark.parametrize("shape", ["or", "and"])
+def test_bm25_on_french_and_german_text_is_2_2_times_lucenes(name: str, locale: str, shape: str) -> None:
+    """The locale texts indexed with the language analyzer, queried with a match query (operator or / and): every
+    matching document and its score are Lucene's (Elasticsearch's BM25 keeps the (k1 + 1) = 2.2 factor)."""
+    data = reference()
+    docs = [{"id": f"d{i}", "body": text} for i, text in enumerate(data["texts"][locale])]
+    settings = {"mappings": {"properties": {"body": {"type": "text", "analyzer": name}}}}
+    index = EmbeddedEngine().open(docs, settings, "id")
+    runs = data["bm25"][name]["runs"][shape]
+    bodies = {q: {"query": {"match": {"body": {"query": q, "operator": shape}}}} for q in runs}
+    got = index.search_many(bodies, len(docs), "query.yaml")
+    assert sum(len(hits) for hits in runs.values()) > 25  # the queries match documents
+    for query, expected in runs.items():
+        scores = dict(got[query])
+        assert scores.keys() == expected.keys(), query
+        for doc, score in expected.items():
+            assert scores[doc] == pytest.approx(2.2 * score, rel=1e-5), (query, doc)

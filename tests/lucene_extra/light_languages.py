@@ -13,7 +13,8 @@ and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
   standard tokenizer, lowercase and the component; the tokens of the same texts through each built-in language
   analyzer (the Lucene analyzer class Elasticsearch's provider builds, with its defaults and with its own stop
-  words and stem exclusions) and through cjk_bigram chains. Compactly (xz): the words sorted and front-coded, a
+  words and stem exclusions) and through cjk_bigram chains; and Lucene's BM25 scores of match queries on the French
+  and German texts indexed with the french and german analyzers. Compactly (xz): the words sorted and front-coded, a
   stem as `cut:added` (what goes from the word's end, what is appended) or "" for the word itself, and the
   components' tokens as terms only ("" for the lowercased term) over the standard + lowercase tokens stored once
   per locale (checked here to differ in nothing else).
@@ -256,6 +257,42 @@ def edit(word: str, stem: str) -> str:
     return f"{len(word) - keep}:{stem[keep:]}"
 
 
+def bm25(name: str, docs: list[str]) -> dict:
+    """Lucene's BM25 scores of every matching document (the locale texts as `body`, ids by position) for queries of
+    words taken from them, through the analyzer's own QueryBuilder: a match query's OR and AND shapes."""
+    import random
+
+    from org.apache.lucene.analysis.de import GermanAnalyzer
+    from org.apache.lucene.analysis.fr import FrenchAnalyzer
+    from org.apache.lucene.document import Document, Field, StringField, TextField
+    from org.apache.lucene.index import DirectoryReader, IndexWriter, IndexWriterConfig
+    from org.apache.lucene.search import BooleanClause, IndexSearcher
+    from org.apache.lucene.store import ByteBuffersDirectory
+    from org.apache.lucene.util import QueryBuilder
+
+    analyzer = {"french": FrenchAnalyzer, "german": GermanAnalyzer}[name]()
+    directory = ByteBuffersDirectory()
+    writer = IndexWriter(directory, IndexWriterConfig(analyzer))
+    for i, text in enumerate(docs):
+        doc = Document()
+        doc.add(StringField("id", f"d{i}", Field.Store.YES))
+        doc.add(TextField("body", text, Field.Store.NO))
+        writer.addDocument(doc)
+    writer.close()
+    searcher = IndexSearcher(DirectoryReader.open(directory))
+    rng = random.Random(26)
+    # three words of three texts (the OR shape's many matches), and two words of one text (so AND matches it)
+    queries = [" ".join(rng.choice(rng.choice(docs).split()) for _ in range(3)) for _ in range(30)]
+    queries += [" ".join(rng.sample(rng.choice(docs).split(), 2)) for _ in range(30)]
+    runs: dict = {"or": {}, "and": {}}
+    for shape, occur in (("or", BooleanClause.Occur.SHOULD), ("and", BooleanClause.Occur.MUST)):
+        for query in queries:
+            built = QueryBuilder(analyzer).createBooleanQuery("body", query, occur)
+            hits = searcher.search(built, len(docs)).scoreDocs if built is not None else []
+            runs[shape][query] = {searcher.storedFields().document(h.doc).get("id"): float(h.score) for h in hits}
+    return {"runs": runs}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jar", required=True)
@@ -359,6 +396,7 @@ def main() -> None:
         rows = [tokens(analyzer, text) for text in [*texts["cjk"], *TRICKY]]
         out["chains"][name] = {"settings": settings, "locale": "cjk", "tokens": rows}
         print(f"{name}: {len(rows)} texts")
+    out["bm25"] = {name: bm25(name, texts[locale]) for name, locale in (("french", "fr_FR"), ("german", "de_DE"))}
     with lzma.open(HERE / "light_stems.json.xz", "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as target:
         json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
 
