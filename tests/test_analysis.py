@@ -251,7 +251,7 @@ def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
     ("settings", "key_path"),
     [
         ({"filter": {"f": {"type": "hunspell"}}}, "settings.analysis.filter.f"),
-        ({"filter": {"f": {"type": "stemmer", "language": "bengali"}}}, "settings.analysis.filter.f.language"),
+        ({"filter": {"f": {"type": "stemmer", "language": "YIDDISH"}}}, "settings.analysis.filter.f.language"),
         (
             {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
             "settings.analysis.filter.f.synonyms_set",

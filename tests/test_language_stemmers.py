@@ -1,6 +1,6 @@
 """The ported Lucene stemmers and normalization filters against real Lucene 9.9.1.
 
-tests/lucene_extra/light_stems.json.gz is made by tests/lucene_extra/light_languages.py with the Lucene jar: each
+tests/lucene_extra/light_stems.json.xz is made by tests/lucene_extra/light_languages.py with the Lucene jar: each
 component over the top 20,000 words of its language (wordfreq) and, through standard tokenizer, lowercase and the
 component, real locale text and the adversarial strings. The default run takes every 10th word and text; the
 `languages_full` marker runs them all.
@@ -8,25 +8,41 @@ component, real locale text and the adversarial strings. The default run takes e
 
 from __future__ import annotations
 
-import gzip
 import json
+import lzma
 import time
 from functools import cache
 from pathlib import Path
 
 import pytest
 
+from pytest_relevance.engines.embedded import EmbeddedEngine
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.engines.embedded.analysis.light_analyzers import LIGHT_ANALYZERS, LIGHT_CHAINS
 from pytest_relevance.errors import RelevanceInputError
 
-REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.gz"
+REFERENCE = Path(__file__).parent / "lucene_extra" / "light_stems.json.xz"
 SAMPLE = 10
 
 
 @cache
 def reference() -> dict:
-    with gzip.open(REFERENCE, "rt", encoding="utf-8") as handle:
-        return json.load(handle)
+    with lzma.open(REFERENCE, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["words"] = {lang: unfront(coded) for lang, coded in data["words"].items()}
+    for spec in data["components"].values():
+        spec["stems"] = spec["stems"].split("\n")
+    return data
+
+
+def unfront(coded: str) -> list[str]:
+    """The words from their front-coded lines (`shared rest`)."""
+    words, previous = [], ""
+    for line in coded.split("\n"):
+        shared, _, rest = line.partition(" ")
+        previous = previous[: int(shared)] + rest
+        words.append(previous)
+    return words
 
 
 COMPONENTS = list(reference()["components"])
@@ -173,3 +189,34 @@ def test_indexing_with_french_costs_about_what_english_does() -> None:
             analyzer.term_positions(doc)
         times[name] = time.perf_counter() - start
     assert times["french"] < 2.0 * times["english"], times
+
+
+@pytest.mark.parametrize("name", sorted({*LIGHT_CHAINS, *LIGHT_ANALYZERS}))
+def test_every_new_language_analyzer_is_built_in_by_its_bare_name(name: str) -> None:
+    """A mapping may name the analyzer without defining it, as in Elasticsearch; the definition-free analyzer is
+    the same one the reference checks (its default settings)."""
+    built = Analysis.from_settings({}, "test.yaml", None).analyzer(name, "mappings.properties.t.analyzer")
+    defined = Analysis.from_settings({"analysis": {"analyzer": {"x": {"type": name}}}}, "t.yaml", None)
+    text = "Les chevaux de l'Élysée 中国人 Новая книга"
+    assert built.terms(text) == defined.analyzer("x", "test").terms(text)
+    assert built.terms(text)
+
+
+@pytest.mark.parametrize(("name", "locale"), [("french", "fr_FR"), ("german", "de_DE")])
+@pytest.mark.parametrize("shape", ["or", "and"])
+def test_bm25_on_french_and_german_text_is_2_2_times_lucenes(name: str, locale: str, shape: str) -> None:
+    """The locale texts indexed with the language analyzer, queried with a match query (operator or / and): every
+    matching document and its score are Lucene's (Elasticsearch's BM25 keeps the (k1 + 1) = 2.2 factor)."""
+    data = reference()
+    docs = [{"id": f"d{i}", "body": text} for i, text in enumerate(data["texts"][locale])]
+    settings = {"mappings": {"properties": {"body": {"type": "text", "analyzer": name}}}}
+    index = EmbeddedEngine().open(docs, settings, "id")
+    runs = data["bm25"][name]["runs"][shape]
+    bodies = {q: {"query": {"match": {"body": {"query": q, "operator": shape}}}} for q in runs}
+    got = index.search_many(bodies, len(docs), "query.yaml")
+    assert sum(len(hits) for hits in runs.values()) > 25  # the queries match documents
+    for query, expected in runs.items():
+        scores = dict(got[query])
+        assert scores.keys() == expected.keys(), query
+        for doc, score in expected.items():
+            assert scores[doc] == pytest.approx(2.2 * score, rel=1e-5), (query, doc)

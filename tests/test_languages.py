@@ -215,7 +215,6 @@ def test_stemmer_names_that_build_snowball_stemmers(language: str, snowball_name
     ("language", "message"),
     [
         ("YIDDISH", "the 'YIDDISH' stemmer is not supported by the embedded engine"),
-        ("bengali", "the 'bengali' stemmer is not supported by the embedded engine"),
     ],
 )
 def test_stemmer_names_without_a_snowball_stemmer_stay_refused(language: str, message: str) -> None:

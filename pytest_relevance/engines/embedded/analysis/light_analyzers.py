@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters, tokenizers
 from pytest_relevance.engines.embedded.analysis.cjk import CJK_ANALYZERS
-from pytest_relevance.engines.embedded.analysis.languages import Chain
+from pytest_relevance.engines.embedded.analysis.languages import Chain, greek_lowercase
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS
 
 __all__ = ["LIGHT_ANALYZERS", "LIGHT_ANALYZER_OPTIONS", "LIGHT_CHAINS"]
@@ -47,6 +47,25 @@ def _arabic(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
     if exclusions:
         chain.append(filters.keyword_marker(exclusions.__contains__))
     return tokenizers.standard(), [*chain, LIGHT_STEMMERS["arabic"]()]
+
+
+def _indic(language: str) -> Callable[[Any, Mapping, str], tuple[Callable, list]]:
+    """HindiAnalyzer and BengaliAnalyzer: lowercase, decimal digits, stem exclusions, Indic and the language's
+    normalization, then the stop words (normalized like the text), then the language's stemmer."""
+
+    def build(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+        words = reg.word_list(spec, "stopwords", path, f"_{language}_", named=True) or frozenset()
+        chain = [filters.lowercase(), filters.decimal_digit(), *_exclusions(reg, spec, path)]
+        chain += [LIGHT_FILTERS["indic_normalization"](), LIGHT_FILTERS[f"{language}_normalization"]()]
+        return tokenizers.standard(), [*chain, filters.stop(words), LIGHT_STEMMERS[language]()]
+
+    return build
+
+
+def _greek(reg: Any, spec: Mapping, path: str) -> tuple[Callable, list]:
+    """GreekAnalyzer (Elasticsearch's provider reads stopwords only): Greek lowercase, stop, the Greek stemmer."""
+    words = reg.word_list(spec, "stopwords", path, "_greek_", named=True) or frozenset()
+    return tokenizers.standard(), [greek_lowercase(), filters.stop(words), LIGHT_STEMMERS["greek"]()]
 
 
 def _zwnj_as_space(tokenize: Callable) -> Callable:
@@ -94,15 +113,27 @@ LIGHT_CHAINS: dict[str, Chain] = {
     "latvian": Chain("_latvian_", (LIGHT_STEMMERS["latvian"],)),
     "indonesian": Chain("_indonesian_", (LIGHT_STEMMERS["indonesian"],)),
     "brazilian": Chain("_brazilian_", (LIGHT_STEMMERS["brazilian"],)),
+    "sorani": Chain(
+        "_sorani_",
+        (LIGHT_STEMMERS["sorani"],),
+        (LIGHT_FILTERS["sorani_normalization"], filters.lowercase, filters.decimal_digit),
+    ),
+    "serbian": Chain("_serbian_", (lambda: filters.snowball("Serbian"), LIGHT_FILTERS["serbian_normalization"])),
 }
 # the others, built here: (registry, definition, key path) -> (tokenizer, filters), and the options they read
 LIGHT_ANALYZERS: dict[str, Callable[[Any, Mapping, str], tuple[Callable, list]]] = {
     "arabic": _arabic,
     "persian": _persian,
+    "hindi": _indic("hindi"),
+    "bengali": _indic("bengali"),
+    "greek": _greek,
     **CJK_ANALYZERS,
 }
 LIGHT_ANALYZER_OPTIONS = {
     "arabic": ("stem_exclusion", "stopwords", "stopwords_path"),
+    "hindi": ("stem_exclusion", "stopwords", "stopwords_path"),
+    "bengali": ("stem_exclusion", "stopwords", "stopwords_path"),
     "persian": ("stopwords", "stopwords_path"),
+    "greek": ("stopwords", "stopwords_path"),
     "cjk": ("stopwords", "stopwords_path"),
 }

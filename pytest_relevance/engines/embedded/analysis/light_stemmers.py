@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import unicodedata
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
@@ -1352,6 +1353,614 @@ def brazilian_stem(term: str) -> str:
     return ct
 
 
+# Serbian, Sorani -------------------------------------------------------------------------------------------------
+
+_SERBIAN = str.maketrans(
+    {
+        "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "ђ": "dj", "đ": "dj", "е": "e", "ж": "z", "з": "z", "ž": "z",
+        "и": "i", "ј": "j", "к": "k", "л": "l", "љ": "lj", "м": "m", "н": "n", "њ": "nj", "о": "o", "п": "p", "р": "r",
+        "с": "s", "т": "t", "ћ": "c", "ц": "c", "ч": "c", "č": "c", "ć": "c", "у": "u", "ф": "f", "х": "h", "џ": "dz",
+        "ш": "s", "š": "s",
+    }
+)  # fmt: skip
+
+
+def serbian_normalization(term: str) -> str:
+    """SerbianNormalizationFilter ("bald"): Cyrillic to Latin, diacritics off, đ (and ђ) to dj."""
+    return term.translate(_SERBIAN)
+
+
+_SORANI_HARAKAT = frozenset("\u0640\u064b\u064c\u064d\u064e\u064f\u0650\u0651\u0652")
+
+
+def sorani_normalization(term: str) -> str:
+    """SoraniNormalizer: yeh forms -> farsi yeh, kaf -> keheh, heh before a non-joiner or at the end and teh marbuta
+    -> ae, heh doachashmee -> heh, initial reh and reh with v above -> rreh; harakat, tatweel and format characters
+    go. Positions are those of the buffer as the loop has left it, as in Java."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c in "\u064a\u0649":
+            s[i] = "\u06cc"
+        elif c == "\u0643":
+            s[i] = "\u06a9"
+        elif c == "\u200c":
+            if i > 0 and s[i - 1] == "\u0647":
+                s[i - 1] = "\u06d5"
+            del s[i]
+            continue
+        elif c == "\u0647":
+            if i == len(s) - 1:
+                s[i] = "\u06d5"
+        elif c == "\u0629":
+            s[i] = "\u06d5"
+        elif c == "\u06be":
+            s[i] = "\u0647"
+        elif c == "\u0631":
+            if i == 0:
+                s[i] = "\u0695"
+        elif c == "\u0692":
+            s[i] = "\u0695"
+        elif c in _SORANI_HARAKAT or unicodedata.category(c) == "Cf":
+            del s[i]
+            continue
+        i += 1
+    return "".join(s)
+
+
+# SoraniStemmer's endings after the postposition and possessive steps: (length the word needs, ending), the first
+# that matches goes
+_CKB_ENDINGS = [
+    (6, "ێکی"), (7, "یەکی"), (5, "ێک"), (6, "یەک"), (6, "ەکە"), (5, "کە"), (7, "ەکان"), (6, "کان"), (7, "یانی"),
+    (6, "انی"), (6, "یان"), (5, "ان"), (7, "یانە"), (6, "انە"),
+]  # fmt: skip
+
+
+def _sorani(s: list[str]) -> str:
+    """SoraniStemmer (light)."""
+    n = len(s)
+    if n > 5 and _ends(s, n, "دا"):
+        n -= 2
+    elif n > 4 and _ends(s, n, "نا"):
+        n -= 1
+    elif n > 6 and _ends(s, n, "ەوە"):
+        n -= 3
+    if n > 6 and _any(s, n, ("مان", "یان", "تان")):
+        n -= 3
+    for least, ending in _CKB_ENDINGS:
+        if n > least and _ends(s, n, ending):
+            return "".join(s[: n - len(ending)])
+    if n > 5 and _any(s, n, ("ایە", "ەیە")):
+        n -= 2
+    elif n > 4 and (_ends(s, n, "ە") or _ends(s, n, "ی")):
+        n -= 1
+    return "".join(s[:n])
+
+
+# Indic, Hindi ----------------------------------------------------------------------------------------------------
+
+# IndicNormalizer's scripts: flag by block base (each block is base .. base + 0x7F)
+_INDIC_FLAGS = {
+    0x0900: 1,
+    0x0980: 2,
+    0x0A00: 4,
+    0x0A80: 8,
+    0x0B00: 16,
+    0x0B80: 32,
+    0x0C00: 64,
+    0x0C80: 128,
+    0x0D00: 256,
+}
+
+
+def _indic_block(c: str) -> int | None:
+    base = ord(c) & ~0x7F
+    return base if base in _INDIC_FLAGS else None
+
+
+@cache
+def _indic_rules() -> dict[tuple[int, int], list[tuple[int, int, int]]]:
+    """(block base, first character offset) -> [(second, third or -1, result)] in the table's order."""
+    rules: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+    for first, second, third, result, flags in _data()["indic_decompositions"]:
+        for base, flag in _INDIC_FLAGS.items():
+            if flags & flag:
+                rules.setdefault((base, first), []).append((second, third, result))
+    return rules
+
+
+def indic_normalization(term: str) -> str:
+    """IndicNormalizer: the graphical decompositions of the nine Indic scripts composed (Unicode 5.2, chapter 6)."""
+    if all(_indic_block(c) is None for c in term):
+        return term
+    rules = _indic_rules()
+    s = list(term)
+    i = 0
+    while i < len(s):
+        base = _indic_block(s[i])
+        candidates = rules.get((base, ord(s[i]) - base)) if base is not None else None
+        if candidates and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
+            second = ord(s[i + 1]) - base
+            third = -1
+            if i + 2 < len(s):
+                third = 0xFF if s[i + 2] == "\u200d" else ord(s[i + 2]) - base if _indic_block(s[i + 2]) == base else -1
+            for want_second, want_third, result in candidates:
+                if want_second == second and (want_third < 0 or want_third == third):
+                    s[i] = chr(base + result)
+                    del s[i + 1 : i + (3 if want_third >= 0 else 2)]
+                    break
+        i += 1
+    return "".join(s)
+
+
+_HI_SUFFIXES = [
+    (6, 5, ("ाएंगी", "ाएंगे", "ाऊंगी", "ाऊंगा", "ाइयाँ", "ाइयों", "ाइयां")),
+    (5, 4, ("ाएगी", "ाएगा", "ाओगी", "ाओगे", "एंगी", "ेंगी", "एंगे", "ेंगे", "ूंगी", "ूंगा", "ातीं", "नाओं", "नाएं", "ताओं",
+            "ताएं", "ियाँ", "ियों", "ियां")),
+    (4, 3, ("ाकर", "ाइए", "ाईं", "ाया", "ेगी", "ेगा", "ोगी", "ोगे", "ाने", "ाना", "ाते", "ाती", "ाता", "तीं", "ाओं", "ाएं",
+            "ुओं", "ुएं", "ुआं")),
+    (3, 2, ("कर", "ाओ", "िए", "ाई", "ाए", "ने", "नी", "ना", "ते", "ीं", "ती", "ता", "ाँ", "ां", "ों", "ें")),
+    (2, 1, ("ो", "े", "ू", "ु", "ी", "ि", "ा")),
+]  # fmt: skip
+
+
+def _hindi(s: list[str]) -> str:
+    """HindiStemmer (Ramanathan and Rao's light stemmer): the longest listed ending, if enough remains."""
+    n = len(s)
+    for above, cut, suffixes in _HI_SUFFIXES:
+        if n > above and _any(s, n, suffixes):
+            return "".join(s[: n - cut])
+    return "".join(s)
+
+
+# Bengali ---------------------------------------------------------------------------------------------------------
+
+
+def bengali_normalization(term: str) -> str:
+    """BengaliNormalizer (UzZaman and Khan): chandrabindu off, long vowel signs short, khio, nga -> anusvara, ja
+    and ba phala, visarga, the sh/na/ra/khanda-ta variants; index moves as in the Java loop."""
+    s = list(term)
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\u0981":
+            del s[i]
+            continue
+        if c == "\u09c0":
+            s[i] = "\u09bf"
+        elif c == "\u09c2":
+            s[i] = "\u09c1"
+        elif c == "\u0995":
+            if i + 2 < len(s) and s[i + 1] == "\u09cd" and s[i + 2] == "\u09bf":
+                if i == 0:
+                    s[i] = "\u0996"
+                    del s[i + 1 : i + 3]
+                else:
+                    s[i + 1] = "\u0996"
+                    del s[i + 2]
+        elif c == "\u0999":
+            s[i] = "\u0982"
+        elif c == "\u09af":
+            if i == 2 and s[i - 1] == "\u09cd":
+                s[i - 1] = "\u09c7"
+                if i + 1 < len(s) and s[i + 1] == "\u09be":
+                    del s[i + 1]
+                del s[i]
+                continue
+            if i >= 1 and s[i - 1] == "\u09cd":
+                del s[i - 1 : i + 1]
+                i -= 1
+                continue
+        elif c == "\u09ac":
+            if i >= 1 and s[i - 1] == "\u09cd":
+                if i == 2 or (i >= 5 and s[i - 3] == "\u09cd"):
+                    del s[i - 1 : i + 1]
+                    i -= 1
+                    continue
+                if i >= 2:
+                    s[i - 1] = s[i - 2]
+                    del s[i]
+                    continue
+        elif c == "\u0983":
+            if i == len(s) - 1:
+                if len(s) <= 3:
+                    s[i] = "\u09b9"
+                else:
+                    del s[i]
+            else:
+                s[i] = s[i + 1]
+        elif c in "\u09b6\u09b7":
+            s[i] = "\u09b8"
+        elif c == "\u09a3":
+            s[i] = "\u09a8"
+        elif c in "\u09dc\u09dd":
+            s[i] = "\u09b0"
+        elif c == "\u09ce":
+            s[i] = "\u09a4"
+        i += 1
+    return "".join(s)
+
+
+# BengaliStemmer: (length the word must exceed, characters cut, endings); the cut is the group's, as in Java, and
+# yya is the precomposed U+09DF the Java source writes (NFC text has it decomposed, so those endings rarely match)
+_BN_SUFFIXES = [
+    (9, 8, ("ি\u09dfাছিলাম", "িতেছিলাম", "িতেছিলেন", "ইতেছিলেন", "ি\u09dfাছিলেন", "ই\u09dfাছিলেন")),
+    (8, 7, ("িতেছিলি", "িতেছিলে", "ি\u09dfাছিলা", "ি\u09dfাছিলে", "িতেছিলা", "ি\u09dfাছিলি", "\u09dfেদেরকে")),
+    (7, 6, ("িতেছিস", "িতেছেন", "ি\u09dfাছিস", "ি\u09dfাছেন", "েছিলাম", "েছিলেন", "েদেরকে")),
+    (6, 5, ("িতেছি", "িতেছা", "িতেছে", "ছিলাম", "ছিলেন",
+            "ি\u09dfাছি", "ি\u09dfাছা", "ি\u09dfাছে", "েছিলে", "েছিলা", "\u09dfেদের", "দেরকে")),
+    (5, 4, ("িলাম", "িলেন", "িতাম", "িতেন", "িবেন", "ছিলি", "ছিলে", "ছিলা", "তেছে", "িতেছ", "খানা", "খানি", "গুলো", "গুলি",
+            "\u09dfেরা", "েদের")),
+    (4, 3, ("লাম", "িলি", "ইলি", "িলে", "ইলে", "লেন", "িলা", "ইলা", "তাম", "িতি", "ইতি", "িতে", "ইতে", "তেন", "িতা", "িবা",
+            "ইবা", "িবি", "ইবি", "বেন", "িবে", "ইবে", "ছেন", "\u09dfোন", "\u09dfের", "েরা", "দের")),
+    (3, 2, ("িস", "েন", "লি", "লে", "লা", "তি", "তে", "তা", "বি", "বে", "বা", "ছি", "ছা", "ছে", "ুন", "ুক", "টা", "টি", "নি",
+            "ের", "তে", "রা", "কে")),
+    (2, 1, ("ি", "ী", "া", "ো", "ে", "ব", "ত")),
+]  # fmt: skip
+
+
+def _bengali(s: list[str]) -> str:
+    """BengaliStemmer (Sengupta and Chaudhuri, with Savoy's light criteria)."""
+    n = len(s)
+    for above, cut, suffixes in _BN_SUFFIXES:
+        if n > above and _any(s, n, suffixes):
+            return "".join(s[: n - cut])
+    return "".join(s)
+
+
+# Greek -----------------------------------------------------------------------------------------------------------
+
+_EL_VOWELS = frozenset("αεηιουω")
+_EL_EXC4 = frozenset(["θ", "δ", "ελ", "γαλ", "ν", "π", "ιδ", "παρ"])
+_EL_EXC6 = frozenset(
+    ["αλ", "αδ", "ενδ", "αμαν", "αμμοχαλ", "ηθ", "ανηθ", "αντιδ", "φυσ", "βρωμ", "γερ", "εξωδ", "καλπ", "καλλιν",
+     "καταδ", "μουλ", "μπαν", "μπαγιατ", "μπολ", "μποσ", "νιτ", "ξικ", "συνομηλ", "πετσ", "πιτσ", "πικαντ", "πλιατσ",
+     "ποστελν", "πρωτοδ", "σερτ", "συναδ", "τσαμ", "υποδ", "φιλον", "φυλοδ", "χασ"]
+)  # fmt: skip
+_EL_EXC7 = frozenset(["αναπ", "αποθ", "αποκ", "αποστ", "βουβ", "ξεθ", "ουλ", "πεθ", "πικρ", "ποτ", "σιχ", "χ"])
+_EL_EXC8A = frozenset(["τρ", "τσ"])
+_EL_EXC8B = frozenset(
+    ["βετερ", "βουλκ", "βραχμ", "γ", "δραδουμ", "θ", "καλπουζ", "καστελ", "κορμορ", "λαοπλ", "μωαμεθ", "μ", "μουσουλμ",
+     "ν", "ουλ", "π", "πελεκ", "πλ", "πολισ", "πορτολ", "σαρακατσ", "σουλτ", "τσαρλατ", "ορφ", "τσιγγ", "τσοπ",
+     "φωτοστεφ", "χ", "ψυχοπλ", "αγ", "ορφ", "γαλ", "γερ", "δεκ", "διπλ", "αμερικαν", "ουρ", "πιθ", "πουριτ", "σ",
+     "ζωντ", "ικ", "καστ", "κοπ", "λιχ", "λουθηρ", "μαιντ", "μελ", "σιγ", "σπ", "στεγ", "τραγ", "τσαγ", "φ", "ερ",
+     "αδαπ", "αθιγγ", "αμηχ", "ανικ", "ανοργ", "απηγ", "απιθ", "ατσιγγ", "βασ", "βασκ", "βαθυγαλ", "βιομηχ", "βραχυκ",
+     "διατ", "διαφ", "ενοργ", "θυσ", "καπνοβιομηχ", "καταγαλ", "κλιβ", "κοιλαρφ", "λιβ", "μεγλοβιομηχ", "μικροβιομηχ",
+     "νταβ", "ξηροκλιβ", "ολιγοδαμ", "ολογαλ", "πενταρφ", "περηφ", "περιτρ", "πλατ", "πολυδαπ", "πολυμηχ", "στεφ",
+     "ταβ", "τετ", "υπερηφ", "υποκοπ", "χαμηλοδαπ", "ψηλοταβ"]
+)  # fmt: skip
+_EL_EXC9 = frozenset(
+    ["αβαρ", "βεν", "εναρ", "αβρ", "αδ", "αθ", "αν", "απλ", "βαρον", "ντρ", "σκ", "κοπ", "μπορ", "νιφ", "παγ",
+     "παρακαλ", "σερπ", "σκελ", "συρφ", "τοκ", "υ", "δ", "εμ", "θαρρ", "θ"]
+)  # fmt: skip
+_EL_END9 = (
+    "οδ", "αιρ", "φορ", "ταθ", "διαθ", "σχ", "ενδ", "ευρ", "τιθ", "υπερθ", "ραθ", "ενθ", "ροθ", "σθ", "πυρ", "αιν",
+    "συνδ", "συν", "συνθ", "χωρ", "πον", "βρ", "καθ", "ευθ", "εκθ", "νετ", "ρον", "αρκ", "βαρ", "βολ", "ωφελ",
+)  # fmt: skip
+_EL_EXC12A = frozenset(["π", "απ", "συμπ", "ασυμπ", "ακαταπ", "αμεταμφ"])
+_EL_EXC12B = frozenset(["αλ", "αρ", "εκτελ", "ζ", "μ", "ξ", "παρακαλ", "αρ", "προ", "νισ"])
+_EL_EXC13 = frozenset(["διαθ", "θ", "παρακαταθ", "προσθ", "συνθ"])
+_EL_EXC14 = frozenset(
+    ["φαρμακ", "χαδ", "αγκ", "αναρρ", "βρομ", "εκλιπ", "λαμπιδ", "λεχ", "μ", "πατ", "ρ", "λ", "μεδ", "μεσαζ",
+     "υποτειν", "αμ", "αιθ", "ανηκ", "δεσποζ", "ενδιαφερ", "δε", "δευτερευ", "καθαρευ", "πλε", "τσα"]
+)  # fmt: skip
+_EL_EXC15A = frozenset(
+    ["αβαστ", "πολυφ", "αδηφ", "παμφ", "ρ", "ασπ", "αφ", "αμαλ", "αμαλλι", "ανυστ", "απερ", "ασπαρ", "αχαρ", "δερβεν",
+     "δροσοπ", "ξεφ", "νεοπ", "νομοτ", "ολοπ", "ομοτ", "προστ", "προσωποπ", "συμπ", "συντ", "τ", "υποτ", "χαρ",
+     "αειπ", "αιμοστ", "ανυπ", "αποτ", "αρτιπ", "διατ", "εν", "επιτ", "κροκαλοπ", "σιδηροπ", "λ", "ναυ", "ουλαμ",
+     "ουρ", "π", "τρ", "μ"]
+)  # fmt: skip
+_EL_EXC15B = frozenset(["ψοφ", "ναυλοχ"])
+_EL_EXC16 = frozenset(["ν", "χερσον", "δωδεκαν", "ερημον", "μεγαλον", "επταν"])
+_EL_EXC17 = frozenset(["ασβ", "σβ", "αχρ", "χρ", "απλ", "αειμν", "δυσχρ", "ευχρ", "κοινοχρ", "παλιμψ"])
+_EL_EXC18 = frozenset(["ν", "ρ", "σπι", "στραβομουτσ", "κακομουτσ", "εξων"])
+_EL_EXC19 = frozenset(["παρασουσ", "φ", "χ", "ωριοπλ", "αζ", "αλλοσουσ", "ασουσ"])
+# rule21, the "long list": (length the word must exceed, endings), each group cuts its ending's length
+_EL_LONG = [
+    (9, ("ιοντουσαν",)),
+    (8, ("ιομασταν", "ιοσασταν", "ιουμαστε", "οντουσαν")),
+    (7, ("ιεμαστε", "ιεσαστε", "ιομουνα", "ιοσαστε", "ιοσουνα", "ιουνται", "ιουνταν", "ηθηκατε", "ομασταν", "οσασταν",
+         "ουμαστε")),
+    (6, ("ιομουν", "ιονταν", "ιοσουν", "ηθειτε", "ηθηκαν", "ομουνα", "οσαστε", "οσουνα", "ουνται", "ουνταν", "ουσατε")),
+    (5, ("αγατε", "ιεμαι", "ιεται", "ιεσαι", "ιοταν", "ιουμα", "ηθεισ", "ηθουν", "ηκατε", "ησατε", "ησουν", "ομουν",
+         "ονται", "ονταν", "οσουν", "ουμαι", "ουσαν")),
+    (4, ("αγαν", "αμαι", "ασαι", "αται", "ειτε", "εσαι", "εται", "ηδεσ", "ηδων", "ηθει", "ηκαν", "ησαν", "ησει", "ησεσ",
+         "ομαι", "οταν")),
+    (3, ("αει", "εισ", "ηθω", "ησω", "ουν", "ουσ")),
+    (2, ("αν", "ασ", "αω", "ει", "εσ", "ησ", "οι", "οσ", "ου", "υσ", "ων")),
+]  # fmt: skip
+
+
+class _Greek:
+    """GreekStemmer (Ntais): rules 0-20 in turn, the long list when none changed the length, then rule 22. `n` is
+    the stem's length in `s`; a rule that adds an ending back raises `n` over characters still in `s`, as in Java."""
+
+    def __init__(self, s: list[str]) -> None:
+        self.s = s
+        self.n = len(s)
+
+    def ends(self, *suffixes: str) -> bool:
+        return _any(self.s, self.n, suffixes)
+
+    def word(self) -> str:
+        return "".join(self.s[: self.n])
+
+    def vowel(self, no_y: bool = False) -> bool:
+        return self.n > 0 and self.s[self.n - 1] in _EL_VOWELS and not (no_y and self.s[self.n - 1] == "υ")
+
+    def put(self, text: str) -> None:
+        """Write `text` as the last len(text) characters of the stem."""
+        self.s[self.n - len(text) : self.n] = list(text)
+
+    def stem(self) -> str:
+        if self.n < 4:
+            return self.word()
+        original = self.n
+        for rule in (self.rule0, self.rule1, self.rule2, self.rule3, self.rule4, self.rule5, self.rule6, self.rule7,
+                     self.rule8, self.rule9, self.rule10, self.rule11, self.rule12, self.rule13, self.rule14,
+                     self.rule15, self.rule16, self.rule17, self.rule18, self.rule19, self.rule20):  # fmt: skip
+            rule()
+        if self.n == original:
+            self.rule21()
+        if self.ends("εστερ", "εστατ"):
+            self.n -= 5
+        elif self.ends("οτερ", "οτατ", "υτερ", "υτατ", "ωτερ", "ωτατ"):
+            self.n -= 4
+        return self.word()
+
+    def rule0(self) -> None:
+        n, e = self.n, self.ends
+        if (n > 9 and e("καθεστωτοσ", "καθεστωτων")) or (n > 8 and e("γεγονοτοσ", "γεγονοτων")):
+            self.n -= 4
+        elif n > 8 and e("καθεστωτα"):
+            self.n -= 3
+        elif n > 7 and e("τατογιου", "τατογιων"):
+            self.n -= 4
+        elif n > 7 and e("γεγονοτα"):
+            self.n -= 3
+        elif n > 7 and e("καθεστωσ"):
+            self.n -= 2
+        elif (n > 6 and e("σκαγιου")) or e(
+            "σκαγιων", "ολογιου", "ολογιων", "κρεατοσ", "κρεατων", "περατοσ", "περατων", "τερατοσ", "τερατων"
+        ):  # Lucene's parentheses: only the first ending needs the length
+            self.n -= 4
+        elif n > 6 and e("τατογια"):
+            self.n -= 3
+        elif n > 6 and e("γεγονοσ"):
+            self.n -= 2
+        elif n > 5 and e("φαγιου", "φαγιων", "σογιου", "σογιων"):
+            self.n -= 4
+        elif (n > 5 and e("σκαγια", "ολογια", "κρεατα", "περατα", "τερατα")) or (
+            n > 4 and e("φαγια", "σογια", "φωτοσ", "φωτων")
+        ):
+            self.n -= 3
+        elif (n > 4 and e("κρεασ", "περασ", "τερασ")) or (n > 3 and e("φωτα")):
+            self.n -= 2
+        elif n > 2 and e("φωσ"):
+            self.n -= 1
+
+    def rule1(self) -> None:
+        if self.n > 4 and self.ends("αδεσ", "αδων"):
+            self.n -= 4
+            if not self.ends("οκ", "μαμ", "μαν", "μπαμπ", "πατερ", "γιαγι", "νταντ", "κυρ", "θει", "πεθερ"):
+                self.n += 2
+
+    def rule2(self) -> None:
+        if self.n > 4 and self.ends("εδεσ", "εδων"):
+            self.n -= 4
+            if self.ends("οπ", "ιπ", "εμπ", "υπ", "γηπ", "δαπ", "κρασπ", "μιλ"):
+                self.n += 2
+
+    def rule3(self) -> None:
+        if self.n > 5 and self.ends("ουδεσ", "ουδων"):
+            self.n -= 5
+            if self.ends("αρκ", "καλιακ", "πεταλ", "λιχ", "πλεξ", "σκ", "σ", "φλ", "φρ", "βελ", "λουλ", "χν", "σπ",
+                         "τραγ", "φε"):  # fmt: skip
+                self.n += 3
+
+    def rule4(self) -> None:
+        if self.n > 3 and self.ends("εωσ", "εων"):
+            self.n -= 3
+            if self.word() in _EL_EXC4:
+                self.n += 1
+
+    def rule5(self) -> None:
+        if self.n > 2 and self.ends("ια"):
+            self.n -= 2
+            if self.vowel():
+                self.n += 1
+        elif self.n > 3 and self.ends("ιου", "ιων"):
+            self.n -= 3
+            if self.vowel():
+                self.n += 1
+
+    def rule6(self) -> None:
+        removed = True
+        if self.n > 3 and self.ends("ικα", "ικο"):
+            self.n -= 3
+        elif self.n > 4 and self.ends("ικου", "ικων"):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and (self.vowel() or self.word() in _EL_EXC6):
+            self.n += 2
+
+    def rule7(self) -> None:
+        if self.n == 5 and self.ends("αγαμε"):
+            self.n -= 1
+            return
+        if self.n > 7 and self.ends("ηθηκαμε"):
+            self.n -= 7
+        elif self.n > 6 and self.ends("ουσαμε"):
+            self.n -= 6
+        elif self.n > 5 and self.ends("αγαμε", "ησαμε", "ηκαμε"):
+            self.n -= 5
+        if self.n > 3 and self.ends("αμε"):
+            self.n -= 3
+            if self.word() in _EL_EXC7:
+                self.n += 2
+
+    def rule8(self) -> None:
+        n, e = self.n, self.ends
+        removed = True
+        if n > 8 and e("ιουντανε"):
+            self.n -= 8
+        elif (n > 7 and e("ιοντανε")) or e("ουντανε", "ηθηκανε"):  # Lucene's precedence
+            self.n -= 7
+        elif (n > 6 and e("ιοτανε")) or e("οντανε", "ουσανε"):
+            self.n -= 6
+        elif (n > 5 and e("αγανε")) or e("ησανε", "οτανε", "ηκανε"):
+            self.n -= 5
+        else:
+            removed = False
+        if removed and self.word() in _EL_EXC8A:
+            self.n += 4
+            self.put("αγαν")
+        if self.n > 3 and self.ends("ανε"):
+            self.n -= 3
+            if self.vowel(no_y=True) or self.word() in _EL_EXC8B:
+                self.n += 2
+
+    def rule9(self) -> None:
+        if self.n > 5 and self.ends("ησετε"):
+            self.n -= 5
+        if self.n > 3 and self.ends("ετε"):
+            self.n -= 3
+            if self.word() in _EL_EXC9 or self.vowel(no_y=True) or self.ends(*_EL_END9):
+                self.n += 2
+
+    def rule10(self) -> None:
+        if self.n > 5 and self.ends("οντασ", "ωντασ"):
+            self.n -= 5
+            if self.n == 3 and self.ends("αρχ"):
+                self.n += 3
+                self.s[self.n - 3] = "ο"
+            if self.ends("κρε"):
+                self.n += 3
+                self.s[self.n - 3] = "ω"
+
+    def rule11(self) -> None:
+        if self.n > 6 and self.ends("ομαστε"):
+            self.n -= 6
+            if self.n == 2 and self.ends("ον"):
+                self.n += 5
+        elif self.n > 7 and self.ends("ιομαστε"):
+            self.n -= 7
+            if self.n == 2 and self.ends("ον"):
+                self.n += 5
+                self.put("ομαστ")
+
+    def rule12(self) -> None:
+        if self.n > 5 and self.ends("ιεστε"):
+            self.n -= 5
+            if self.word() in _EL_EXC12A:
+                self.n += 4
+        if self.n > 4 and self.ends("εστε"):
+            self.n -= 4
+            if self.word() in _EL_EXC12B:
+                self.n += 3
+
+    def rule13(self) -> None:
+        if self.n > 6 and self.ends("ηθηκεσ"):
+            self.n -= 6
+        elif self.n > 5 and self.ends("ηθηκα", "ηθηκε"):
+            self.n -= 5
+        removed = True
+        if self.n > 4 and self.ends("ηκεσ"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("ηκα", "ηκε"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed and (self.word() in _EL_EXC13 or self.ends("σκωλ", "σκουλ", "ναρθ", "σφ", "οθ", "πιθ")):
+            self.n += 2
+
+    def rule14(self) -> None:
+        removed = True
+        if self.n > 5 and self.ends("ουσεσ"):
+            self.n -= 5
+        elif self.n > 4 and self.ends("ουσα", "ουσε"):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and (
+            self.word() in _EL_EXC14
+            or self.vowel()
+            or self.ends(
+                "ποδαρ", "βλεπ", "πανταχ", "φρυδ", "μαντιλ", "μαλλ", "κυματ", "λαχ", "ληγ", "φαγ", "ομ", "πρωτ"
+            )
+        ):
+            self.n += 3
+
+    def rule15(self) -> None:
+        removed = True
+        if self.n > 4 and self.ends("αγεσ"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("αγα", "αγε"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed:
+            word = self.word()
+            first = word in _EL_EXC15A or self.ends("οφ", "πελ", "χορτ", "λλ", "σφ", "ρπ", "φρ", "πρ", "λοχ", "σμην")
+            if first and not (word in _EL_EXC15B or self.ends("κολλ")):
+                self.n += 2
+
+    def rule16(self) -> None:
+        removed = True
+        if self.n > 4 and self.ends("ησου"):
+            self.n -= 4
+        elif self.n > 3 and self.ends("ησε", "ησα"):
+            self.n -= 3
+        else:
+            removed = False
+        if removed and self.word() in _EL_EXC16:
+            self.n += 2
+
+    def rule17(self) -> None:
+        if self.n > 4 and self.ends("ηστε"):
+            self.n -= 4
+            if self.word() in _EL_EXC17:
+                self.n += 3
+
+    def rule18(self) -> None:
+        self._ending(("ησουνε", "ηθουνε"), "ουνε", _EL_EXC18, "ουν")
+
+    def rule19(self) -> None:
+        self._ending(("ησουμε", "ηθουμε"), "ουμε", _EL_EXC19, "ουμ")
+
+    def _ending(self, long: tuple[str, str], short: str, exceptions: frozenset[str], back: str) -> None:
+        removed = True
+        if self.n > 6 and self.ends(*long):
+            self.n -= 6
+        elif self.n > 4 and self.ends(short):
+            self.n -= 4
+        else:
+            removed = False
+        if removed and self.word() in exceptions:
+            self.n += 3
+            self.put(back)
+
+    def rule20(self) -> None:
+        if self.n > 5 and self.ends("ματων", "ματοσ"):
+            self.n -= 3
+        elif self.n > 4 and self.ends("ματα"):
+            self.n -= 2
+
+    def rule21(self) -> None:
+        for above, endings in _EL_LONG:
+            if self.n > above and self.ends(*endings):
+                self.n -= len(endings[0])
+                return
+        if self.n > 1 and self.vowel():
+            self.n -= 1
+
+
+def _greek(s: list[str]) -> str:
+    return _Greek(s).stem()
+
+
 # Scandinavian ------------------------------------------------------------------------------------------------------
 
 
@@ -1427,6 +2036,10 @@ _PORTS: dict[str, Callable[[list[str]], str]] = {
     "bulgarian": _bulgarian,
     "latvian": _latvian,
     "indonesian": _indonesian,
+    "sorani": _sorani,
+    "hindi": _hindi,
+    "bengali": _bengali,
+    "greek": _greek,
 }
 
 
@@ -1463,6 +2076,10 @@ LIGHT_FILTERS: dict[str, Callable[[], MapFilter]] = {
     "arabic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(arabic_normalization)),
     "persian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(persian_normalization)),
     "hindi_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(hindi_normalization)),
+    "indic_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(indic_normalization)),
+    "bengali_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(bengali_normalization)),
+    "serbian_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(serbian_normalization)),
+    "sorani_normalization": lambda: MapFilter(lru_cache(maxsize=1 << 16)(sorani_normalization)),
     "arabic_stem": _stemmer_filter("arabic"),
     "persian_stem": _stemmer_filter("persian"),
     "czech_stem": _stemmer_filter("czech"),

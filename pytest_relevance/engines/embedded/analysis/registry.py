@@ -57,14 +57,6 @@ _NORMALIZING = frozenset(
         "sorani_normalization",
     ]
 )
-_UNSUPPORTED_STEMMERS = [
-    "bengali",
-    "greek",
-    "hindi",
-    "sorani",
-]
-
-
 # Names Elasticsearch knows that the embedded engine does not implement: these get "the elasticsearch engine supports
 # it"; a plugin's name (`plugins.py`) gets the plugin's; any other name is reported as unknown (most likely a typo).
 _ELASTIC_ONLY = {
@@ -73,23 +65,17 @@ _ELASTIC_ONLY = {
             "fingerprint",
             "armenian",
             "basque",
-            "bengali",
-            "brazilian",
             "catalan",
             "danish",
             "dutch",
             "estonian",
             "finnish",
-            "greek",
-            "hindi",
             "hungarian",
             "irish",
             "lithuanian",
             "norwegian",
             "romanian",
             "russian",
-            "serbian",
-            "sorani",
             "swedish",
             "turkish",
             "thai",
@@ -100,7 +86,6 @@ _ELASTIC_ONLY = {
     "char_filter": frozenset(),
     "filter": frozenset(
         [
-            "bengali_normalization",
             "common_grams",
             "condition",
             "delimited_payload",
@@ -108,14 +93,11 @@ _ELASTIC_ONLY = {
             "fingerprint",
             "hunspell",
             "hyphenation_decompounder",
-            "indic_normalization",
             "keep_types",
             "min_hash",
             "multiplexer",
             "pattern_capture",
             "predicate_token_filter",
-            "serbian_normalization",
-            "sorani_normalization",
         ]
     ),
 }
