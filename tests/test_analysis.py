@@ -252,10 +252,6 @@ def test_a_bad_type_table_rule_names_its_index(rule: str, problem: str) -> None:
     [
         ({"filter": {"f": {"type": "hunspell"}}}, "settings.analysis.filter.f"),
         ({"filter": {"f": {"type": "stemmer", "language": "YIDDISH"}}}, "settings.analysis.filter.f.language"),
-        (
-            {"filter": {"f": {"type": "synonym_graph", "synonyms_set": "my-set"}}},
-            "settings.analysis.filter.f.synonyms_set",
-        ),
     ],
 )
 def test_unsupported_components_are_one_error_with_key_path_file_and_the_way_out(settings, key_path) -> None:

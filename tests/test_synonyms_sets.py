@@ -55,6 +55,19 @@ def test_an_unknown_set_or_a_missing_file_is_named(tmp_path: Path) -> None:
         synonyms_sets.resolve(CONFIG, {"products": tmp_path / "gone.txt"}, tmp_path / "index.yaml")
 
 
+def test_a_set_the_plugin_did_not_resolve_says_how_to_map_it() -> None:
+    """Where the config reaches the analysis as written (`pytest-relevance analyze` on it, say)."""
+    from pytest_relevance.engines.embedded.analysis import Analysis
+
+    settings = {"analysis": CONFIG["settings"]["analysis"]}
+    with pytest.raises(RelevanceInputError) as caught:
+        Analysis.from_settings(settings, "cfg.yaml", None).analyzer("search", "test")
+    assert str(caught.value) == (
+        "cfg.yaml: settings.analysis.filter.prod.synonyms_set: the synonyms set 'products' lives on the server (the "
+        'Synonyms API); for the embedded engine map it to a local file of rules with relevance_synonyms_sets = "id=path"'
+    )
+
+
 def _project(pytester: pytest.Pytester, sets: str) -> None:
     fixtures = pytester.path / "fixtures"
     fixtures.mkdir()
