@@ -63,8 +63,9 @@ def test_a_set_the_plugin_did_not_resolve_says_how_to_map_it() -> None:
     with pytest.raises(RelevanceInputError) as caught:
         Analysis.from_settings(settings, "cfg.yaml", None).analyzer("search", "test")
     assert str(caught.value) == (
-        "cfg.yaml: settings.analysis.filter.prod.synonyms_set: the synonyms set 'products' lives on the server (the "
-        'Synonyms API); for the embedded engine map it to a local file of rules with relevance_synonyms_sets = "id=path"'
+        "cfg.yaml: settings.analysis.filter.prod.synonyms_set: the synonyms set 'products' lives on the server "
+        "(the Synonyms API); for the embedded engine map it to a local file of rules with "
+        'relevance_synonyms_sets = "id=path"'
     )
 
 
