@@ -1456,7 +1456,9 @@ def _loop(init: Run | None, test: Run | None, update: Run | None, body: Run, tok
         if init is not None:
             init(fr)
         while test is None or test(fr):
-            _tick(fr, where)
+            fr.budget -= 1
+            if fr.budget <= 0:
+                raise PainlessError(LOOP_LIMIT_MESSAGE, where)
             signal = body(fr)
             if signal is _BREAK:
                 break
@@ -1509,16 +1511,14 @@ def _each_loop(slot: int, declared: str, items: Run, body: Run, token: Tok) -> R
     return run_each
 
 
-def _located(function: Callable[..., Any], where: tuple[int, int]) -> Callable[..., Any]:
+def _located(function: Run, where: tuple[int, int]) -> Run:
     """Errors raised while running a node get the node's line:column when they have none yet."""
 
-    def run(*args: Any) -> Any:
+    def run(fr: Frame) -> Any:
         try:
-            return function(*args)
+            return function(fr)
         except PainlessError as exc:
-            if exc.where is None:
-                exc.where = where
-            raise
+            raise _placed(exc, where) from None
 
     return run
 
@@ -1532,10 +1532,15 @@ def _declare(slot: int, declared: str, init: Run | None, where: tuple[int, int])
 
         return run_default
 
+    exact = _EXACT.get(declared)
+
     def run_init(fr: Frame) -> None:
         value = init(fr)
+        if type(value) is exact or declared == "def":
+            fr.slots[slot] = value
+            return
         try:
-            fr.slots[slot] = value if declared == "def" else implicit_cast(value, declared)
+            fr.slots[slot] = implicit_cast(value, declared)
         except PainlessError as exc:
             exc.where = exc.where or where
             raise
@@ -1553,7 +1558,7 @@ def _operate(op: str, a: Any, b: Any) -> Any:
 
 def _reader(lvalue: tuple[Any, ...]) -> Run:
     kind = lvalue[0]
-    if kind == "var":
+    if kind in ("var", "slot"):
         slot = lvalue[1]
         return lambda fr: fr.slots[slot]
     if kind == "field":
@@ -1563,14 +1568,20 @@ def _reader(lvalue: tuple[Any, ...]) -> Run:
     return lambda fr: read_brace(target(fr), key(fr))
 
 
+_EXACT = {"int": int, "long": Long, "float": Float, "double": float, "boolean": bool, "String": str}
+
+
 def _writer(lvalue: tuple[Any, ...]) -> Callable[[Frame, Any], Any]:
     kind = lvalue[0]
-    if kind == "var":
+    if kind in ("var", "slot"):
         slot, declared = lvalue[1], lvalue[2]
+        exact = _EXACT.get(declared)
 
         def write_var(fr: Frame, value: Any) -> Any:
-            fr.slots[slot] = value if declared == "def" else implicit_cast(value, declared)
-            return fr.slots[slot]
+            if declared != "def" and type(value) is not exact:
+                value = implicit_cast(value, declared)
+            fr.slots[slot] = value
+            return value
 
         return write_var
     if kind == "field":
@@ -1595,7 +1606,7 @@ def _writer(lvalue: tuple[Any, ...]) -> Callable[[Frame, Any], Any]:
 
 def _compound_cast(lvalue: tuple[Any, ...], value: Any) -> Any:
     """`x op= y` is `x = (T)(x op y)`: the implicit narrowing cast back to the variable's type."""
-    if lvalue[0] == "var" and lvalue[2] in ("int", "long", "float", "double", "short", "byte", "char"):
+    if lvalue[0] in ("var", "slot") and lvalue[2] in ("int", "long", "float", "double"):
         return explicit_cast(value, lvalue[2])
     return value
 
@@ -1615,6 +1626,17 @@ def _assign(lvalue: tuple[Any, ...], op: str, right: Run, where: tuple[int, int]
 def _increment(lvalue: tuple[Any, ...], op: str, prefix: bool, where: tuple[int, int]) -> Run:
     read, write = _reader(lvalue), _writer(lvalue)
     operator = "+" if op == "++" else "-"
+    if lvalue[0] == "var":  # `i++` on an int local, the loop counter's common case, without the general path
+        slot, delta, general = lvalue[1], 1 if op == "++" else -1, _increment(("slot", *lvalue[1:]), op, prefix, where)
+
+        def step_int(fr: Frame) -> Any:
+            before = fr.slots[slot]
+            if type(before) is int and _INT_MIN < before + delta <= _INT_MAX:
+                fr.slots[slot] = before + delta
+                return before + delta if prefix else before
+            return general(fr)
+
+        return step_int
 
     def step(fr: Frame) -> Any:
         before = read(fr)
@@ -1624,23 +1646,113 @@ def _increment(lvalue: tuple[Any, ...], op: str, prefix: bool, where: tuple[int,
     return _located(step, where)
 
 
+_NUMBERS = frozenset((int, Long, float, Float))
+_INT_MAX = 2**31 - 1
+
+
+def _add(a: Any, b: Any) -> Any:
+    kind = type(a)
+    if kind is type(b):
+        if kind is float:
+            return a + b
+        if kind is int:
+            out = a + b
+            return out if _INT_MIN <= out <= _INT_MAX else _wrap_int(out)
+    return _arith("+", a, b)
+
+
+def _subtract(a: Any, b: Any) -> Any:
+    kind = type(a)
+    if kind is type(b):
+        if kind is float:
+            return a - b
+        if kind is int:
+            out = a - b
+            return out if _INT_MIN <= out <= _INT_MAX else _wrap_int(out)
+    return _arith("-", a, b)
+
+
+def _multiply(a: Any, b: Any) -> Any:
+    if type(a) is float and type(b) is float:
+        return a * b
+    return _arith("*", a, b)
+
+
+def _less(a: Any, b: Any) -> bool:
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        return a < b
+    raise _cannot("<", a, b)
+
+
+def _less_equal(a: Any, b: Any) -> bool:
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        return a <= b
+    raise _cannot("<=", a, b)
+
+
+def _greater(a: Any, b: Any) -> bool:
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        return a > b
+    raise _cannot(">", a, b)
+
+
+def _greater_equal(a: Any, b: Any) -> bool:
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        return a >= b
+    raise _cannot(">=", a, b)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    kind = type(a)
+    if kind is type(b) and (kind is str or kind is int or kind is float):
+        return a == b
+    return _def_equals(a, b)
+
+
+def _operation(op: str) -> Callable[[Any, Any], Any]:
+    fast = {"+": _add, "-": _subtract, "*": _multiply, "<": _less, "<=": _less_equal, ">": _greater,
+            ">=": _greater_equal, "==": _equal}.get(op)  # fmt: skip
+    if fast is not None:
+        return fast
+    if op == "!=":
+        return lambda a, b: not _equal(a, b)
+    if op in ("/", "%"):
+        return lambda a, b: _arith(op, a, b)
+    return lambda a, b: _integral(op, a, b)
+
+
 def _binary(op: str, left: Expr, right: Expr, where: tuple[int, int]) -> Expr:
     a, b = left.run, right.run
-    if op == "&&":
-        run: Run = lambda fr: _boolean(a(fr), "&&") and _boolean(b(fr), "&&")  # noqa: E731
-    elif op == "||":
-        run = lambda fr: _boolean(a(fr), "||") or _boolean(b(fr), "||")  # noqa: E731
-    elif op == "==":
-        run = lambda fr: _def_equals(a(fr), b(fr))  # noqa: E731
-    elif op == "!=":
-        run = lambda fr: not _def_equals(a(fr), b(fr))  # noqa: E731
-    elif op in ("<", "<=", ">", ">="):
-        run = lambda fr: _compare(op, a(fr), b(fr))  # noqa: E731
-    elif op in ("+", "-", "*", "/", "%"):
-        run = lambda fr: _arith(op, a(fr), b(fr))  # noqa: E731
-    else:
-        run = lambda fr: _integral(op, a(fr), b(fr))  # noqa: E731
-    return Expr(_located(run, where), left.where, vector=_vector_binary(op, left, right))
+    vector = _vector_binary(op, left, right)
+    if op in ("&&", "||"):
+        conjunction = op == "&&"
+
+        def logical(fr: Frame) -> Any:
+            try:
+                first = _boolean(a(fr), op)
+                if first is not conjunction:
+                    return first
+                return _boolean(b(fr), op)
+            except PainlessError as exc:
+                raise _placed(exc, where) from None
+
+        return Expr(logical, left.where, vector=vector)
+    operate = _operation(op)
+
+    def run(fr: Frame) -> Any:
+        try:
+            return operate(a(fr), b(fr))
+        except PainlessError as exc:
+            raise _placed(exc, where) from None
+
+    return Expr(run, left.where, vector=vector)
+
+
+def _placed(exc: PainlessError, where: tuple[int, int]) -> PainlessError:
+    """The innermost node's place for an error raised without one."""
+    if exc.where is None:
+        exc.where = where
+    return exc
 
 
 def _unary(op: str, inner: Expr, where: tuple[int, int]) -> Expr:
@@ -1699,11 +1811,19 @@ def _doc_lookup(fr: Frame, key: Any) -> DocValues:
 
 def _field(target: Expr, name: str, safe: bool, where: tuple[int, int]) -> Expr:
     get = target.run
-    if safe:
-        run: Run = lambda fr: (lambda obj: None if obj is None else _field_of(fr, obj, name))(get(fr))  # noqa: E731
-    else:
-        run = lambda fr: _field_of(fr, get(fr), name)  # noqa: E731
-    return Expr(_located(run, where), target.where, lvalue=("field", get, name), vector=_vector_field(target, name))
+
+    def run(fr: Frame) -> Any:
+        obj = get(fr)
+        if type(obj) is dict:
+            return obj.get(name)
+        if obj is None and safe:
+            return None
+        try:
+            return _field_of(fr, obj, name)
+        except PainlessError as exc:
+            raise _placed(exc, where) from None
+
+    return Expr(run, target.where, lvalue=("field", get, name), vector=_vector_field(target, name))
 
 
 def _field_of(fr: Frame, obj: Any, name: str) -> Any:
@@ -1716,12 +1836,17 @@ def _brace(target: Expr, key: Expr, where: tuple[int, int]) -> Expr:
     get, at = target.run, key.run
 
     def run(fr: Frame) -> Any:
-        obj = get(fr)
-        if obj is _DOC:
-            return _doc_lookup(fr, at(fr))
-        return read_brace(obj, at(fr))
+        obj, key = get(fr), at(fr)
+        try:
+            if obj is _DOC:
+                return _doc_lookup(fr, key)
+            if type(obj) is list and type(key) is int and 0 <= key < len(obj):
+                return obj[key]
+            return read_brace(obj, key)
+        except PainlessError as exc:
+            raise _placed(exc, where) from None
 
-    return Expr(_located(run, where), target.where, lvalue=("brace", get, at), vector=_vector_brace(target, key))
+    return Expr(run, target.where, lvalue=("brace", get, at), vector=_vector_brace(target, key))
 
 
 def _method(target: Expr, name: str, arguments: list[Expr], safe: bool, where: tuple[int, int]) -> Expr:
@@ -1732,18 +1857,27 @@ def _method(target: Expr, name: str, arguments: list[Expr], safe: bool, where: t
         if obj is None and safe:
             return None
         args = [r(fr) for r in runs]
-        if obj is _DOC:
-            if name == "containsKey" and len(args) == 1:
-                try:
-                    _doc_lookup(fr, args[0])
-                except PainlessError:
-                    return False
-                return True
-            if name == "get" and len(args) == 1:
-                return _doc_lookup(fr, args[0])
-        return call_method(obj, name, args)
+        try:
+            if obj is _DOC:
+                return _doc_method(fr, name, args)
+            return call_method(obj, name, args)
+        except PainlessError as exc:
+            raise _placed(exc, where) from None
 
-    return Expr(_located(run, where), target.where, vector=_vector_method(target, name, arguments))
+    return Expr(run, target.where, vector=_vector_method(target, name, arguments))
+
+
+def _doc_method(fr: Frame, name: str, args: list[Any]) -> Any:
+    """`doc.containsKey('f')` and `doc.get('f')`, the Map methods scripts call on `doc`."""
+    if name == "containsKey" and len(args) == 1:
+        try:
+            _doc_lookup(fr, args[0])
+        except PainlessError:
+            return False
+        return True
+    if name == "get" and len(args) == 1:
+        return _doc_lookup(fr, args[0])
+    raise PainlessError(f"dynamic method [doc, {name}/{len(args)}] not found")
 
 
 def compile_painless(

@@ -356,8 +356,12 @@ def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np
     """The script's value for each document of `docs` (float64), or one error naming a document it fails on."""
     program, path = script.program, script.path
     vector = None
-    if program.vector is not None:
-        vector = program.vector(VectorEnv(script.params, lambda field: _field_type(index, field)))
+    if program.vector is not None:  # typed once per index, script and params (templates repeat them per query)
+        key = ("painless_vector", program.source, repr(script.params))
+        if key not in index.function_cache:
+            env = VectorEnv(script.params, lambda field: _field_type(index, field))
+            index.function_cache[key] = program.vector(env)
+        vector = index.function_cache[key]
     if vector is None or vector.type not in ("int", "long", "double"):
         return _per_document(index, script, docs, score)
     result = _Run(index, docs, score, path).eval(vector.node)
