@@ -114,6 +114,15 @@ def test_statements_collections_and_strings(source: str, params: dict[str, Any],
     assert run(source, params) == value
 
 
+def test_static_type_errors_are_compile_errors_even_where_no_document_goes() -> None:
+    with pytest.raises(PainlessError, match=r"Cannot apply \[\*\] operation to types \[boolean\] and \[int\]"):
+        compile_painless("if (params.never) { boolean b = true; return b * 2 } return 0", {})
+    with pytest.raises(PainlessError, match=r"Cannot cast from \[String\] to \[double\]"):
+        compile_painless("double d = 'x'", {})
+    with pytest.raises(PainlessError, match=r"Cannot cast from \[boolean\] to \[int\]"):
+        compile_painless("(int) (1 > 2)", {})
+
+
 def test_a_script_without_a_value_falls_off_to_the_default() -> None:
     # auto-return: ScoreScript's execute returns 0.0 when the script ends without a value
     assert run("if (false) { return 1 }") is FELL_OFF
@@ -133,14 +142,16 @@ def test_the_loop_counter_is_painless_max_loop_counter() -> None:
 @pytest.mark.parametrize(
     ("source", "message", "where"),
     [
-        ("true + 1", "Cannot apply [+] operation to types [java.lang.Boolean] and [java.lang.Integer].", (1, 6)),
+        ("true + 1", "Cannot apply [+] operation to types [boolean] and [int].", (1, 6)),  # a compile error
         ("params.flag * 2", "Cannot apply [*] operation to types [java.lang.Boolean] and [java.lang.Integer].",
          (1, 13)),
-        ("!1", "Cannot cast [java.lang.Integer] to [boolean]", (1, 1)),
-        ("if (1) { 2 }", "Cannot cast from [java.lang.Integer] to [boolean].", (1, 5)),
-        ("int x = 1.5", "Cannot cast from [java.lang.Double] to [int].", (1, 5)),
+        ("!1", "Cannot cast from [int] to [boolean].", (1, 2)),
+        ("if (1) { 2 }", "Cannot cast from [int] to [boolean].", (1, 5)),
+        ("int x = 1.5", "Cannot cast from [double] to [int].", (1, 9)),
         ("int x = params.f", "Cannot cast from [java.lang.Double] to [int].", (1, 5)),
-        ("String s = 1", "Cannot cast [java.lang.Integer] to [String].", (1, 8)),
+        ("String s = 1", "Cannot cast from [int] to [String].", (1, 12)),
+        ("def s = params.l; s * 2", "Cannot apply [*] operation to types [java.util.ArrayList] and [java.lang.Integer]",
+         (1, 21)),  # def: a runtime error
         ("1 / 0", "/ by zero", (1, 3)),
         ("params.l[5]", "Index 5 out of bounds for length 1", (1, 9)),
         ("x + 1", "cannot resolve symbol [x]", (1, 1)),
@@ -333,3 +344,16 @@ def test_integer_arithmetic_and_statements_leave_the_array_form() -> None:
     assert compile_painless("doc['rank'].value / params.n", {}).vector(env) is None  # type: ignore[misc]
     assert compile_painless("doc['rank'].value / 2.0", {}).vector(env) is not None  # type: ignore[misc]
     assert compile_painless("double x = doc['rank'].value; x", {}).vector is None
+
+
+def test_date_doc_values_are_zoned_date_times(index: EmbeddedIndex) -> None:
+    millis = 1_768_003_200_000  # 2026-01-10T00:00:00Z
+    check = "doc['d'].value.toInstant().toEpochMilli() == params.m && doc['d'].value.millis == params.m ? 1 : 0"
+    assert scored(index, check, {"m": millis}, ids=["a"]) == {"a": 1.0}  # the array form
+    parts = "def d = doc['d'].value; d.getYear() * 10000 + d.getMonthValue() * 100 + d.dayOfMonth"
+    assert scored(index, parts, ids=["a"]) == {"a": 20260110.0}
+    decay = "def d = doc['d'].value; return decayDateGauss('2026-01-20', '10d', '0d', 0.5, d);"
+    assert scored(index, decay, ids=["a"]) == pytest.approx({"a": 0.5})  # one scale away: the decay itself
+    # a date is not a number: arithmetic on it is Painless's error, not epoch milliseconds
+    with pytest.raises(RelevanceInputError, match=r"Cannot apply \[-\] operation to types \[java.time.ZonedDateTime\]"):
+        scored(index, "doc['d'].value - 1", ids=["a"])

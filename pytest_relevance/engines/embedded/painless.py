@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -136,6 +137,29 @@ def _float(value: float) -> Float:
     return Float(np.float32(value))
 
 
+@dataclass(frozen=True)
+class ZonedDateTime:
+    """A date field's doc value (java.time.ZonedDateTime in UTC), kept as epoch milliseconds: not a number, so
+    arithmetic on it is the error Painless gives; `toInstant().toEpochMilli()` is its number."""
+
+    millis: int
+
+    def field(self, unit: str) -> int:
+        moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=self.millis)
+        if unit == "DayOfYear":
+            return moment.timetuple().tm_yday
+        if unit == "Nano":
+            return moment.microsecond * 1000
+        return getattr(moment, {"MonthValue": "month", "DayOfMonth": "day"}.get(unit, unit.lower()))
+
+
+@dataclass(frozen=True)
+class Instant:
+    """java.time.Instant, what ZonedDateTime.toInstant() gives."""
+
+    millis: int
+
+
 def java_type(value: Any) -> str:
     """The Java class name Painless's runtime errors print for a value."""
     kind = type(value)
@@ -144,7 +168,8 @@ def java_type(value: Any) -> str:
     return {
         bool: "java.lang.Boolean", int: "java.lang.Integer", Long: "java.lang.Long", Float: "java.lang.Float",
         float: "java.lang.Double", str: "java.lang.String", list: "java.util.ArrayList", dict: "java.util.HashMap",
-        DocValues: "org.elasticsearch.index.fielddata.ScriptDocValues",
+        DocValues: "org.elasticsearch.index.fielddata.ScriptDocValues", ZonedDateTime: "java.time.ZonedDateTime",
+        Instant: "java.time.Instant",
     }.get(kind, kind.__name__)  # fmt: skip
 
 
@@ -647,7 +672,34 @@ _DOC_METHODS: dict[str, Callable[..., Any]] = {
     "getValue": _doc_value, "size": len, "getLength": len, "isEmpty": lambda v: not v, "get": _doc_get,
     "contains": _contains_equal, "getValues": list,
 }  # fmt: skip
-_DATE_IDENTITY = frozenset(("toInstant", "toEpochMilli", "getMillis"))  # dates are epoch milliseconds here
+
+
+def _date_getter(unit: str) -> Callable[[ZonedDateTime], int]:
+    return lambda date: date.field(unit)
+
+
+def _moment(value: Any, kind: type) -> int:
+    if type(value) is not kind:
+        raise PainlessError(f"Cannot cast [{java_type(value)}] to [{java_type(kind(0))}].")
+    return value.millis
+
+
+_DATE_METHODS: dict[str, Callable[..., Any]] = {
+    "toInstant": lambda d: Instant(d.millis), "getMillis": lambda d: Long(d.millis),
+    "toEpochSecond": lambda d: Long(d.millis // 1000),
+    "isBefore": lambda d, o: d.millis < _moment(o, ZonedDateTime),
+    "isAfter": lambda d, o: d.millis > _moment(o, ZonedDateTime),
+    "isEqual": lambda d, o: d.millis == _moment(o, ZonedDateTime),
+    "compareTo": lambda d, o: (d.millis > _moment(o, ZonedDateTime)) - (d.millis < o.millis),
+    "equals": lambda d, o: d == o,
+    **{f"get{unit}": _date_getter(unit)
+       for unit in ("Year", "MonthValue", "DayOfMonth", "DayOfYear", "Hour", "Minute", "Second", "Nano")},
+}  # fmt: skip
+_INSTANT_METHODS: dict[str, Callable[..., Any]] = {
+    "toEpochMilli": lambda i: Long(i.millis), "getEpochSecond": lambda i: Long(i.millis // 1000),
+    "isBefore": lambda i, o: i.millis < _moment(o, Instant), "isAfter": lambda i, o: i.millis > _moment(o, Instant),
+    "equals": lambda i, o: i == o,
+}  # fmt: skip
 
 
 def call_method(target: Any, name: str, args: list[Any]) -> Any:
@@ -662,8 +714,10 @@ def call_method(target: Any, name: str, args: list[Any]) -> Any:
         table = _LIST_METHODS
     elif isinstance(target, dict):
         table = _MAP_METHODS
-    elif type(target) is Long and name in _DATE_IDENTITY and not args:
-        return target
+    elif type(target) is ZonedDateTime:
+        table = _DATE_METHODS
+    elif type(target) is Instant:
+        table = _INSTANT_METHODS
     else:
         table = {}
     method = table.get(name)
@@ -696,8 +750,11 @@ def read_field(target: Any, name: str) -> Any:
             return target[_index(len(target), int(name), "list")]
     if isinstance(target, str) and name == "empty":
         return not target
-    if type(target) is Long and name == "millis":
-        return target
+    getter = f"get{name[:1].upper()}{name[1:]}"
+    if type(target) is ZonedDateTime and getter in _DATE_METHODS:  # `d.millis`, `d.year`: the getter shortcut
+        return _DATE_METHODS[getter](target)
+    if type(target) is Instant and getter in _INSTANT_METHODS:
+        return _INSTANT_METHODS[getter](target)
     if target is None:
         raise PainlessError(f"Cannot access the field [{name}] of a null value (java.lang.NullPointerException)")
     raise PainlessError(f"dynamic getter [{java_type(target)}, {name}] not found")
@@ -770,6 +827,7 @@ class Expr:
     where: tuple[int, int]
     lvalue: tuple[Any, ...] | None = None
     vector: Callable[[Any], Any] | None = None
+    static: str | None = None  # the type known when compiling (a literal, a typed local, an operator's result)
 
 
 Build = Callable[[bool], Run]  # a statement, built knowing whether it is the script's last (its value returned)
@@ -938,15 +996,7 @@ class Compiler:
         self.take("(")
         expr = self.expression()
         self.take(")")
-        run, where = expr.run, expr.where
-
-        def check(fr: Frame) -> bool:
-            value = run(fr)
-            if value is True or value is False:
-                return value
-            raise PainlessError(f"Cannot cast from [{java_type(value)}] to [boolean].", where)
-
-        return check
+        return _as_condition(expr)
 
     def control(self) -> Build:
         token = self.take()
@@ -1100,7 +1150,9 @@ class Compiler:
             init: Run | None = None
             if self.is_op("="):
                 self.take("=")
-                init = self.expression().run
+                value = self.expression()
+                _static_cast(value, declared)
+                init = value.run
             slot = self.scope.allocate()
             self.scope.names[name_token.text] = (slot, declared)
             runs.append(_declare(slot, declared, init, (name_token.line, name_token.col)))
@@ -1180,7 +1232,10 @@ class Compiler:
             self.take()  # Painless folds the sign into the literal: -2147483648 is an int
             number = self.take()
             value = _literal(Tok("num", "-" + number.text, number.line, number.col))
-            return self.postfix(Expr(lambda fr: value, (token.line, token.col), vector=_vector_constant(value)))
+            literal = Expr(
+                lambda fr: value, (token.line, token.col), vector=_vector_constant(value), static=_type_of(value)
+            )
+            return self.postfix(literal)
         if token.kind == "op" and token.text in ("!", "-", "+", "~"):
             self.take()
             return _unary(token.text, self.unary(), (token.line, token.col))
@@ -1219,14 +1274,14 @@ class Compiler:
         where = (token.line, token.col)
         if token.kind == "num":
             value = _literal(token)
-            return Expr(lambda fr: value, where, vector=_vector_constant(value))
+            return Expr(lambda fr: value, where, vector=_vector_constant(value), static=_type_of(value))
         if token.kind == "str":
             text = _unescape(token.text)
-            return Expr(lambda fr: text, where, vector=_vector_constant(text))
+            return Expr(lambda fr: text, where, vector=_vector_constant(text), static="String")
         if token.kind == "op" and token.text == "(":
             inner = self.expression()
             self.take(")")
-            return Expr(inner.run, where, vector=inner.vector)
+            return Expr(inner.run, where, vector=inner.vector, static=inner.static)
         if token.kind == "op" and token.text == "[":
             return self.collection(where)
         if token.kind != "name":
@@ -1234,7 +1289,7 @@ class Compiler:
         name = token.text
         if name in ("true", "false"):
             value = name == "true"
-            return Expr(lambda fr: value, where, vector=_vector_constant(value))
+            return Expr(lambda fr: value, where, vector=_vector_constant(value), static="boolean")
         if name == "null":
             return Expr(lambda fr: None, where)
         if name == "new":
@@ -1244,9 +1299,10 @@ class Compiler:
         local = self.scope.find(name)
         if local is not None:
             slot, declared = local
-            return Expr(lambda fr: fr.slots[slot], where, lvalue=("var", slot, declared))
+            static = None if declared in ("def", "Number") else declared
+            return Expr(lambda fr: fr.slots[slot], where, lvalue=("var", slot, declared), static=static)
         if name == "_score":
-            return Expr(lambda fr: fr.ctx.score, where, vector=_vector_score)
+            return Expr(lambda fr: fr.ctx.score, where, vector=_vector_score, static="double")
         if name == "params":
             return Expr(lambda fr: fr.ctx.params, where, vector=_vector_params)
         if name == "doc":
@@ -1431,6 +1487,7 @@ def _sequence(runs: list[Run]) -> Run:
 
 def _as_condition(expr: Expr) -> Run:
     run, where = expr.run, expr.where
+    _static_cast(expr, "boolean")
 
     def check(fr: Frame) -> bool:
         value = run(fr)
@@ -1721,9 +1778,50 @@ def _operation(op: str) -> Callable[[Any, Any], Any]:
     return lambda a, b: _integral(op, a, b)
 
 
+def _static_binary(op: str, left: Expr, right: Expr, where: tuple[int, int]) -> str | None:
+    """A compile error where both types are known and the operator does not take them (`true + 1`), else the
+    result's type when it is known."""
+    x, y = left.static, right.static
+    if op in ("&&", "||"):
+        _static_cast(left, "boolean")
+        _static_cast(right, "boolean")
+        return "boolean"
+    if op in ("==", "!="):
+        return "boolean"
+    if x is None or y is None:
+        return None
+    if op == "+" and "String" in (x, y):
+        return "String"
+    promoted = _promoted(x, y)
+    integral = x in ("int", "long") and y in ("int", "long")
+    if op in ("&", "|", "^") and x == y == "boolean":
+        return "boolean"
+    if promoted is None or (op in ("&", "|", "^", "<<", ">>", ">>>") and not integral):
+        raise PainlessError(f"Cannot apply [{op}] operation to types [{x}] and [{y}].", where)
+    if op in ("<", "<=", ">", ">="):
+        return "boolean"
+    if op in ("<<", ">>", ">>>"):
+        return x
+    return promoted
+
+
+def _static_cast(expr: Expr, target: str) -> None:
+    """Assigning a known type where it cannot go implicitly (`int x = 1.5`, `if (1)`) is a compile error."""
+    found = expr.static
+    if found is None or found == target or (target in ("def", "Number") and found != "boolean"):
+        return
+    numeric = ("int", "long", "float", "double")
+    if target in numeric and found in numeric and numeric.index(found) <= numeric.index(target):
+        return
+    if target in ("List", "Map", "String") and found == "null":
+        return
+    raise PainlessError(f"Cannot cast from [{found}] to [{target}].", expr.where)
+
+
 def _binary(op: str, left: Expr, right: Expr, where: tuple[int, int]) -> Expr:
     a, b = left.run, right.run
     vector = _vector_binary(op, left, right)
+    static = _static_binary(op, left, right, where)
     if op in ("&&", "||"):
         conjunction = op == "&&"
 
@@ -1736,7 +1834,7 @@ def _binary(op: str, left: Expr, right: Expr, where: tuple[int, int]) -> Expr:
             except PainlessError as exc:
                 raise _placed(exc, where) from None
 
-        return Expr(logical, left.where, vector=vector)
+        return Expr(logical, left.where, vector=vector, static=static)
     operate = _operation(op)
 
     def run(fr: Frame) -> Any:
@@ -1745,7 +1843,7 @@ def _binary(op: str, left: Expr, right: Expr, where: tuple[int, int]) -> Expr:
         except PainlessError as exc:
             raise _placed(exc, where) from None
 
-    return Expr(run, left.where, vector=vector)
+    return Expr(run, left.where, vector=vector, static=static)
 
 
 def _placed(exc: PainlessError, where: tuple[int, int]) -> PainlessError:
@@ -1777,7 +1875,13 @@ def _unary(op: str, inner: Expr, where: tuple[int, int]) -> Expr:
         return _integral("^", value, _as_rank(-1, _rank(value)))
 
     runs = {"!": lambda fr: not _boolean(a(fr), "!"), "-": negate, "+": plus, "~": invert}
-    return Expr(_located(runs[op], where), where, vector=_vector_unary(op, inner))
+    static = inner.static
+    if op == "!":
+        _static_cast(inner, "boolean")
+        static = "boolean"
+    elif static is not None and static not in ("int", "long", "float", "double"):
+        raise PainlessError(f"Cannot apply [{op}] operation to type [{static}].", where)
+    return Expr(_located(runs[op], where), where, vector=_vector_unary(op, inner), static=static)
 
 
 def _ternary(test: Expr, yes: Expr, no: Expr, where: tuple[int, int]) -> Expr:
@@ -1787,7 +1891,13 @@ def _ternary(test: Expr, yes: Expr, no: Expr, where: tuple[int, int]) -> Expr:
 
 def _cast(target: str, inner: Expr, where: tuple[int, int]) -> Expr:
     a = inner.run
-    return Expr(_located(lambda fr: explicit_cast(a(fr), target), where), where, vector=_vector_cast(target, inner))
+    numeric = ("int", "long", "float", "double")
+    to_number = target in numeric and inner.static in ("boolean", "String")
+    if to_number or (target == "boolean" and inner.static in numeric):
+        raise PainlessError(f"Cannot cast from [{inner.static}] to [{target}].", where)
+    run = _located(lambda fr: explicit_cast(a(fr), target), where)
+    static = target if target not in ("def", "Number") else None
+    return Expr(run, where, vector=_vector_cast(target, inner), static=static)
 
 
 def _read_doc(fr: Frame) -> Any:
@@ -2081,8 +2191,8 @@ def _vector_field(target: Expr, name: str) -> _VectorOf:
             return _doc_field(env, a, _constant(name))
         if a.type.startswith("field:"):
             return _doc_member(a, name)
-        if name == "millis" and a.type == "long":  # a date's doc value is its epoch milliseconds here
-            return a
+        if name == "millis" and a.type == "date":
+            return Vector(a.node, "long")
         return None
 
     return vector
@@ -2124,8 +2234,8 @@ def _vector_method(target: Expr, name: str, arguments: list[Expr]) -> _VectorOf:
             return _doc_field(env, a, args[0])
         if a.type.startswith("field:") and not args:
             return _doc_member(a, name)
-        if a.type == "long" and name in _DATE_IDENTITY and not args:
-            return a
+        if not args and (a.type, name) in _DATE_STEPS:  # epoch milliseconds through toInstant().toEpochMilli()
+            return Vector(a.node, _DATE_STEPS[a.type, name])
         constants = [p.constant for p in parts]
         if _NOT_CONSTANT not in constants and a.type in ("Map", "List", "String"):
             return _fold(lambda: call_method(constants[0], name, constants[1:]))
@@ -2134,6 +2244,7 @@ def _vector_method(target: Expr, name: str, arguments: list[Expr]) -> _VectorOf:
     return vector
 
 
+_DATE_STEPS = {("date", "toInstant"): "instant", ("instant", "toEpochMilli"): "long", ("date", "getMillis"): "long"}
 _VECTOR_MATH = frozenset(
     ["log", "log10", "log1p", "exp", "expm1", "sqrt", "cbrt", "pow", "abs", "min", "max", "floor", "ceil",
      "signum", "sin", "cos", "tan", "atan", "rint", "hypot"]
@@ -2148,7 +2259,8 @@ def _vector_call(name: str, arguments: list[Expr]) -> _VectorOf:
         if name.startswith("Math.") and all(p.constant is not _NOT_CONSTANT for p in parts):
             function = MATH[name[len("Math.") :]]
             return _fold(lambda: function(*(p.constant for p in parts)))
-        numeric = [p.type for p in parts if p.type != "String" or p.constant is _NOT_CONSTANT]
+        dated = name.startswith("decayDate") and len(parts) == 5 and parts[4].type == "date"
+        numeric = [p.type for p in (parts[:4] if dated else parts) if p.type != "String" or p.constant is _NOT_CONSTANT]
         if _promoted(*numeric) is None or (name.startswith("Math.") and name[5:] not in _VECTOR_MATH):
             return None
         kind = _promoted(*numeric) if name in ("Math.abs", "Math.min", "Math.max") else "double"

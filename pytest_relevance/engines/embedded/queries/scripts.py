@@ -32,6 +32,7 @@ from pytest_relevance.engines.embedded.painless import (
     PainlessError,
     Program,
     VectorEnv,
+    ZonedDateTime,
     compile_painless,
     from_json,
     java_type,
@@ -111,6 +112,10 @@ def _helper(name: str, path: str) -> Callable[..., float]:
         if name == "sigmoid" and len(args) == 3:
             value, k, a = (number_arg(x) for x in args)
             return float(np.power(value, a) / (np.power(k, a) + np.power(value, a)))
+        if name.startswith("decayDate") and len(args) == 5:
+            if not isinstance(args[4], ZonedDateTime):
+                raise PainlessError(f"Cannot cast [{java_type(args[4])}] to [java.time.ZonedDateTime].")
+            return float(_decay(name, list(args[:4]), float(args[4].millis), path))
         if name.startswith("decay") and len(args) == 5:
             return float(_decay(name, list(args[:4]), number_arg(args[4]), path))
         raise PainlessError(f"the function {name}() with {len(args)} arguments is not supported")
@@ -241,11 +246,11 @@ class _Run:
 
 
 def _field_type(index: EmbeddedIndex, field: str) -> str | None:
-    """The Java type of `doc['f'].value`: Long for whole numbers and dates (epoch milliseconds here), Double for
-    the others, Boolean, String for keywords; None for a field the array form leaves to the per-document run."""
+    """The Java type of `doc['f'].value`: Long for whole numbers, ZonedDateTime for dates, Double for the other
+    numbers, Boolean, String for keywords; None for a field the array form leaves to the per-document run."""
     kind = index.kinds.get(field)
     if kind == "date":
-        return "long"
+        return "date"
     if kind == "number":
         return "long" if index.fields[field].type in _INTEGER_TYPES else "double"
     if kind == "boolean":
@@ -263,9 +268,10 @@ def _columns(index: EmbeddedIndex, field: str) -> list[list[Any]]:
     kind = _field_type(index, field)
     if field in index.numeric:
         column = index.numeric[field]
-        convert: Callable[[float], Any] = (
-            (lambda v: Long(int(v))) if kind == "long" else (lambda v: v != 0) if kind == "boolean" else float
-        )
+        converts: dict[str | None, Callable[[float], Any]] = {
+            "long": lambda v: Long(int(v)), "boolean": lambda v: v != 0, "date": lambda v: ZonedDateTime(int(v)),
+        }  # fmt: skip
+        convert = converts.get(kind, float)
         for doc, value in zip(column.doc_of.tolist(), column.values.tolist(), strict=True):
             per_doc[doc].append(convert(value))
     elif field in index.keyword:
