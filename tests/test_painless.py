@@ -357,3 +357,15 @@ def test_date_doc_values_are_zoned_date_times(index: EmbeddedIndex) -> None:
     # a date is not a number: arithmetic on it is Painless's error, not epoch milliseconds
     with pytest.raises(RelevanceInputError, match=r"Cannot apply \[-\] operation to types \[java.time.ZonedDateTime\]"):
         scored(index, "doc['d'].value - 1", ids=["a"])
+
+
+def test_lucene_expressions_are_doubles_with_missing_values_zero(index: EmbeddedIndex) -> None:
+    def expression(source: str) -> dict[str, float]:
+        body = {
+            "query": {"script_score": {"query": {"match_all": {}}, "script": {"lang": "expression", "source": source}}}
+        }
+        return dict(index.search_many({"q": body}, 10, "q.yaml")["q"])
+
+    assert expression("doc['rank'].value / 2 + doc['price'].value") == {"a": 12.5, "b": 2.5, "c": 2.5}
+    with pytest.raises(RelevanceInputError, match=r"a lang: expression script beyond one arithmetic expression"):
+        expression("double x = 1; x")

@@ -2022,8 +2022,9 @@ class Vector:
 class VectorEnv:
     """What typing an expression over the documents needs: the params, and each field's doc-value type."""
 
-    def __init__(self, params: dict[str, Any], field_type: Callable[[str], str | None]) -> None:
-        self.params, self.field_type = params, field_type
+    def __init__(self, params: dict[str, Any], field_type: Callable[[str], str | None], doubles: bool = False) -> None:
+        # doubles: Lucene expressions (`lang: expression`), where every number is a double
+        self.params, self.field_type, self.doubles = params, field_type, doubles
 
 
 _NUMERIC_TYPES = ("int", "long", "float", "double")
@@ -2045,7 +2046,7 @@ def _constant(value: Any) -> Vector:
 
 
 def _vector_constant(value: Any) -> _VectorOf:
-    return lambda env: _constant(value)
+    return lambda env: _constant(float(value) if env.doubles and _rank(value) >= 0 else value)
 
 
 def _vector_score(env: VectorEnv) -> Vector:
@@ -2176,6 +2177,8 @@ def _doc_field(env: VectorEnv, vector: Vector, key: Vector) -> Vector | None:
     if vector.type != "doc" or not isinstance(key.constant, str):
         return None
     kind = env.field_type(key.constant)
+    if env.doubles:  # Lucene expressions read numbers, dates and booleans as doubles, and nothing else
+        kind = "double" if kind in ("long", "date", "double", "boolean") else None
     return Vector(Node("const", key.constant), f"field:{kind}") if kind is not None else None
 
 

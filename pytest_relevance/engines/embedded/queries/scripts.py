@@ -130,6 +130,7 @@ class Script:
     program: Program
     params: dict[str, Any]
     path: str
+    lang: str = "painless"
 
 
 @functools.lru_cache(maxsize=256)
@@ -156,7 +157,7 @@ def compile_script(spec: Any, path: str) -> Script:
         raise Invalid(f"{path}.source", f"{_at(exc)}{exc.message}; the elasticsearch engine runs it") from None
     except PainlessError as exc:
         raise Invalid(f"{path}.source", f"Painless compile error {_at(exc)}{exc.message}") from None
-    return Script(program, from_json(params), path)
+    return Script(program, from_json(params), path, options.get("lang", "painless"))
 
 
 def _at(exc: PainlessError) -> str:
@@ -174,8 +175,11 @@ class _Value:
 class _Run:
     """The array form (`painless.Node`) over the matching documents."""
 
-    def __init__(self, index: EmbeddedIndex, docs: np.ndarray, score: np.ndarray, path: str) -> None:
-        self.index, self.docs, self.score, self.path = index, docs, score, path
+    def __init__(
+        self, index: EmbeddedIndex, docs: np.ndarray, score: np.ndarray, path: str, zero_missing: bool = False
+    ) -> None:
+        # zero_missing: Lucene expressions read a missing value as 0 where Painless refuses it
+        self.index, self.docs, self.score, self.path, self.zero_missing = index, docs, score, path, zero_missing
 
     def eval(self, node: Node) -> _Value:
         method = getattr(self, f"_{node.kind}")
@@ -190,6 +194,8 @@ class _Run:
     def _doc_value(self, node: Node) -> _Value:
         values = self.index.doc_values(node.value)
         assert values is not None  # the typing leaves text fields to the per-document run, which refuses them
+        if self.zero_missing:
+            return _Value(np.nan_to_num(values[self.docs].astype(np.float64), nan=0.0))
         return _Value(values[self.docs], self._doc_counts(node.value) == 0)
 
     def _doc_count(self, node: Node) -> _Value:
@@ -363,14 +369,18 @@ def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np
     program, path = script.program, script.path
     vector = None
     if program.vector is not None:  # typed once per index, script and params (templates repeat them per query)
-        key = ("painless_vector", program.source, repr(script.params))
+        expression = script.lang == "expression"
+        key = ("painless_vector", program.source, repr(script.params), expression)
         if key not in index.function_cache:
-            env = VectorEnv(script.params, lambda field: _field_type(index, field))
+            env = VectorEnv(script.params, lambda field: _field_type(index, field), expression)
             index.function_cache[key] = program.vector(env)
         vector = index.function_cache[key]
+    if script.lang == "expression" and (vector is None or vector.type != "double"):
+        raise Unsupported("a lang: expression script beyond one arithmetic expression", f"{path}.source", [
+            "_score, doc['f'].value, numbers, + - * / %, comparisons and the ternary, as doubles"])  # fmt: skip
     if vector is None or vector.type not in ("int", "long", "double"):
         return _per_document(index, script, docs, score)
-    result = _Run(index, docs, score, path).eval(vector.node)
+    result = _Run(index, docs, score, path, script.lang == "expression").eval(vector.node)
     data = np.broadcast_to(np.asarray(result.data, dtype=np.float64), docs.shape)
     bad = np.broadcast_to(np.asarray(result.bad, dtype=bool), docs.shape)
     if bad.any():
