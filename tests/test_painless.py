@@ -154,6 +154,7 @@ def test_the_loop_counter_is_painless_max_loop_counter() -> None:
          (1, 21)),  # def: a runtime error
         ("1 / 0", "/ by zero", (1, 3)),
         ("params.l[5]", "Index 5 out of bounds for length 1", (1, 9)),
+        ("params.l.get(-1)", "Index -1 out of bounds for length 1", (1, 10)),
         ("x + 1", "cannot resolve symbol [x]", (1, 1)),
         ("int x = 1; int x = 2", "variable [x] is already defined", (1, 16)),
         ("2147483648", "Invalid int constant [2147483648]", (1, 1)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -53,7 +53,6 @@ class Context:
     score: float = 0.0
     doc: Callable[[str], DocValues] | None = None
     loop_budget: int = MAX_LOOP_COUNTER
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class DocValues(list):
@@ -64,7 +63,7 @@ class DocValues(list):
         self.name = name
 
 
-class _Missing(PainlessError):
+class MissingValue(PainlessError):
     """`doc['f'].value` on a document without a value (Elasticsearch's IllegalStateException)."""
 
 
@@ -409,7 +408,7 @@ def _default(declared: str) -> Any:
 
 def _math_double(function: Callable[..., float]) -> Callable[..., float]:
     def call(*args: Any) -> float:
-        numbers = [_number_arg(a) for a in args]
+        numbers = [number_arg(a) for a in args]
         try:
             return float(function(*numbers))
         except (ValueError, ZeroDivisionError):
@@ -420,7 +419,8 @@ def _math_double(function: Callable[..., float]) -> Callable[..., float]:
     return call
 
 
-def _number_arg(value: Any) -> float:
+def number_arg(value: Any) -> float:
+    """A number where a method takes a double (Math.*, the script helpers): a boolean or String is a cast error."""
     if _rank(value) < 0:
         raise PainlessError(f"Cannot cast from [{java_type(value)}] to [double].")
     return float(value)
@@ -541,12 +541,13 @@ _STATIC_METHODS: dict[tuple[str, str], Callable[..., Any]] = {
     ("String", "valueOf"): to_string,
     ("Integer", "toString"): to_string,
     ("Double", "toString"): to_string,
-    ("Double", "isNaN"): lambda x: math.isnan(_number_arg(x)),
+    ("Double", "isNaN"): lambda x: math.isnan(number_arg(x)),
 }
 
 
 def _index(size: int, at: Any, kind: str) -> int:
-    """A List or array index: an int, negative from the end (Painless normalizes it), else out of bounds."""
+    """A List index: an int; negative from the end in `list[i]` (Painless normalizes brace indexes), not in
+    `list.get(i)`, which is Java's; else out of bounds."""
     if type(at) is not int:
         raise PainlessError(f"Cannot cast [{java_type(at)}] to [int] (a {kind} index is an int).")
     position = at + size if at < 0 and kind == "list" else at
@@ -614,7 +615,7 @@ def _list_index_of(items: list, value: Any) -> int:
 
 
 def _sum(items: list) -> float:
-    return float(sum(_number_arg(v) for v in items))
+    return float(sum(number_arg(v) for v in items))
 
 
 def _list_set(items: list, at: Any, value: Any) -> Any:
@@ -625,7 +626,7 @@ def _list_set(items: list, at: Any, value: Any) -> Any:
 
 _LIST_METHODS: dict[str, Callable[..., Any]] = {
     "size": len, "getLength": len, "isEmpty": lambda items: not items,
-    "get": lambda items, i: items[_index(len(items), i, "list")], "contains": _contains_equal,
+    "get": lambda items, i: items[_index(len(items), i, "get")], "contains": _contains_equal,
     "indexOf": _list_index_of, "add": lambda items, v: items.append(v) or True, "set": _list_set,
     "sum": _sum, "addAll": lambda items, more: items.extend(more) or True,
 }  # fmt: skip
@@ -652,7 +653,7 @@ def _map_put(mapping: dict, key: Any, value: Any) -> Any:
 
 def _doc_value(values: DocValues) -> Any:
     if not values:
-        raise _Missing(
+        raise MissingValue(
             f"A document doesn't have a value for a field! Use doc[<field>].size()==0 to check if a document is "
             f"missing a field! (doc[{values.name!r}])"
         )

@@ -27,6 +27,7 @@ from pytest_relevance.engines.embedded.painless import (
     Context,
     DocValues,
     Long,
+    MissingValue,
     Node,
     NotSupported,
     PainlessError,
@@ -36,9 +37,8 @@ from pytest_relevance.engines.embedded.painless import (
     compile_painless,
     from_json,
     java_type,
+    number_arg,
 )
-from pytest_relevance.engines.embedded.painless import _Missing as MissingValue
-from pytest_relevance.engines.embedded.painless import _number_arg as number_arg
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
