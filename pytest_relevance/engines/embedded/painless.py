@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -44,15 +43,21 @@ class NotSupported(PainlessError):
     """A construct Painless has and this interpreter does not run (`lambda`, `regex`, `new` of most classes)."""
 
 
-@dataclass
 class Context:
     """What a script sees besides its own variables: `params`, `_score`, and `doc` as a callable giving a field's
-    doc values (a list, sorted as doc values are) or raising for a field that is not mapped."""
+    doc values (a list, sorted as doc values are) or raising for a field that is not mapped. (Plain classes with
+    slots rather than dataclasses here and below: they are faster to create and to import.)"""
 
-    params: dict[str, Any]
-    score: float = 0.0
-    doc: Callable[[str], DocValues] | None = None
-    loop_budget: int = MAX_LOOP_COUNTER
+    __slots__ = ("doc", "loop_budget", "params", "score")
+
+    def __init__(
+        self,
+        params: dict[str, Any],
+        score: float = 0.0,
+        doc: Callable[[str], DocValues] | None = None,
+        loop_budget: int = MAX_LOOP_COUNTER,
+    ) -> None:
+        self.params, self.score, self.doc, self.loop_budget = params, score, doc, loop_budget
 
 
 class DocValues(list):
@@ -93,12 +98,11 @@ _REFERENCES = {
 _TYPES = frozenset((*_PRIMITIVES, *_REFERENCES))
 
 
-@dataclass
 class Tok:
-    kind: str
-    text: str
-    line: int
-    col: int
+    __slots__ = ("col", "kind", "line", "text")
+
+    def __init__(self, kind: str, text: str, line: int, col: int) -> None:
+        self.kind, self.text, self.line, self.col = kind, text, line, col
 
 
 def _lex(source: str) -> list[Tok]:
@@ -136,12 +140,24 @@ def _float(value: float) -> Float:
     return Float(np.float32(value))
 
 
-@dataclass(frozen=True)
-class ZonedDateTime:
+class _Moment:
+    __slots__ = ("millis",)
+
+    def __init__(self, millis: int) -> None:
+        self.millis = millis
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.millis == self.millis  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self.millis)
+
+
+class ZonedDateTime(_Moment):
     """A date field's doc value (java.time.ZonedDateTime in UTC), kept as epoch milliseconds: not a number, so
     arithmetic on it is the error Painless gives; `toInstant().toEpochMilli()` is its number."""
 
-    millis: int
+    __slots__ = ()
 
     def field(self, unit: str) -> int:
         moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=self.millis)
@@ -152,11 +168,10 @@ class ZonedDateTime:
         return getattr(moment, {"MonthValue": "month", "DayOfMonth": "day"}.get(unit, unit.lower()))
 
 
-@dataclass(frozen=True)
-class Instant:
+class Instant(_Moment):
     """java.time.Instant, what ZonedDateTime.toInstant() gives."""
 
-    millis: int
+    __slots__ = ()
 
 
 def java_type(value: Any) -> str:
@@ -818,31 +833,36 @@ class Frame:
         self.ctx, self.budget, self.result = ctx, ctx.loop_budget, FELL_OFF
 
 
-@dataclass
 class Expr:
     """A compiled expression: its closure, where it starts, what it assigns to when it is a variable, a field or
-    an index (`lvalue`), and how it reads as an array expression over many documents (`vector`, see
-    `pytest_relevance.engines.embedded.queries.scripts`), None when it cannot be vectorized."""
+    an index (`lvalue`), how it reads as an array expression over many documents (`vector`, see
+    `pytest_relevance.engines.embedded.queries.scripts`; None when it cannot be vectorized), and its type when it is
+    known when compiling (`static`: a literal, a typed local, an operator's result)."""
 
-    run: Run
-    where: tuple[int, int]
-    lvalue: tuple[Any, ...] | None = None
-    vector: Callable[[Any], Any] | None = None
-    static: str | None = None  # the type known when compiling (a literal, a typed local, an operator's result)
+    __slots__ = ("lvalue", "run", "static", "vector", "where")
+
+    def __init__(
+        self,
+        run: Run,
+        where: tuple[int, int],
+        lvalue: tuple[Any, ...] | None = None,
+        vector: Callable[[Any], Any] | None = None,
+        static: str | None = None,
+    ) -> None:
+        self.run, self.where, self.lvalue, self.vector, self.static = run, where, lvalue, vector, static
 
 
 Build = Callable[[bool], Run]  # a statement, built knowing whether it is the script's last (its value returned)
 
 
-@dataclass
 class Program:
     """A compiled script: `run(ctx)` gives its value for one document; `vector` is the single expression's array
     form when the script is one (None otherwise)."""
 
-    source: str
-    body: Run
-    slots: int
-    vector: Callable[[Any], Any] | None
+    __slots__ = ("body", "slots", "source", "vector")
+
+    def __init__(self, source: str, body: Run, slots: int, vector: Callable[[Any], Any] | None) -> None:
+        self.source, self.body, self.slots, self.vector = source, body, slots, vector
 
     def run(self, ctx: Context) -> Any:
         frame = Frame(self.slots, ctx)
@@ -2001,23 +2021,23 @@ def compile_painless(
 # ------------------------------------------------------------------------------------- the array form of expressions
 
 
-@dataclass
 class Node:
     """An expression over many documents at once: `const`, `score`, `doc_value` / `doc_count` / `doc_empty`
     (value: the field), `cast`, `unary`, `binary`, `if`, `call`."""
 
-    kind: str
-    value: Any = None
-    children: tuple[Node, ...] = ()
+    __slots__ = ("children", "kind", "value")
+
+    def __init__(self, kind: str, value: Any = None, children: tuple[Node, ...] = ()) -> None:
+        self.kind, self.value, self.children = kind, value, children
 
 
-@dataclass
 class Vector:
     """An expression's array form, its static Java type, and its value when it is a constant of the query."""
 
-    node: Node
-    type: str
-    constant: Any = _NOT_CONSTANT
+    __slots__ = ("constant", "node", "type")
+
+    def __init__(self, node: Node, type: str, constant: Any = _NOT_CONSTANT) -> None:
+        self.node, self.type, self.constant = node, type, constant
 
 
 class VectorEnv:
