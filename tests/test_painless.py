@@ -73,6 +73,8 @@ def run(source: str, params: dict[str, Any] | None = None, score: float = 0.0) -
         ("def y = 1; y = 'now a string'; y.length()", 12, int),
         ("double a = 2; a * 3", 6.0, float),  # the last expression is the value
         ("long big = Integer.MAX_VALUE; big * 2", 4294967294, Long),
+        ("def n = 3000000000L; n.intValue()", -1294967296, int),
+        ("def n = 2.75; n.longValue() + n.intValue()", 4, Long),
     ],
 )
 def test_java_semantics(source: str, value: Any, java: type) -> None:
@@ -370,3 +372,12 @@ def test_lucene_expressions_are_doubles_with_missing_values_zero(index: Embedded
     assert expression("doc['rank'].value / 2 + doc['price'].value") == {"a": 12.5, "b": 2.5, "c": 2.5}
     with pytest.raises(RelevanceInputError, match=r"a lang: expression script beyond one arithmetic expression"):
         expression("double x = 1; x")
+
+
+def test_runtime_errors_name_the_place_and_the_document(index: EmbeddedIndex) -> None:
+    with pytest.raises(RelevanceInputError) as caught:
+        scored(index, "int i = doc['rank'].value.intValue();\nwhile (i >= 0) { i++ }", ids=["a"])
+    assert str(caught.value).endswith(
+        "query 'q': query.script_score.script.source: Painless runtime error at line 2:1: The maximum number of "
+        "statements that can be executed in a loop has been reached. (document 'a')"
+    )

@@ -684,6 +684,12 @@ def _doc_get(values: DocValues, at: Any) -> Any:
     return values[at]
 
 
+_NUMBER_METHODS: dict[str, Callable[..., Any]] = {
+    "intValue": lambda n: explicit_cast(n, "int"), "longValue": lambda n: explicit_cast(n, "long"),
+    "floatValue": lambda n: explicit_cast(n, "float"), "doubleValue": lambda n: explicit_cast(n, "double"),
+    "equals": java_equals, "toString": to_string,
+    "compareTo": lambda n, o: (n > number_arg(o)) - (n < o),
+}  # fmt: skip
 _DOC_METHODS: dict[str, Callable[..., Any]] = {
     "getValue": _doc_value, "size": len, "getLength": len, "isEmpty": lambda v: not v, "get": _doc_get,
     "contains": _contains_equal, "getValues": list,
@@ -730,6 +736,8 @@ def call_method(target: Any, name: str, args: list[Any]) -> Any:
         table = _LIST_METHODS
     elif isinstance(target, dict):
         table = _MAP_METHODS
+    elif _rank(target) >= 0:
+        table = _NUMBER_METHODS
     elif type(target) is ZonedDateTime:
         table = _DATE_METHODS
     elif type(target) is Instant:
