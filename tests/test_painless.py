@@ -328,6 +328,8 @@ def test_script_sorts(index: EmbeddedIndex) -> None:
         "(int) (doc['rank'].value * 2.5) + Math.abs(-doc['rank'].value)",
         "doc['name'].value == 'beta' || doc['rank'].value >= 5 ? 2 : 1",
         "!doc['tags'].empty && doc['goals'].isEmpty() ? 3 : doc['goals'].size()",
+        "doc['price'].size() > 0 && doc['price'].value > 5 ? 1 : 0",  # the guard: c has no price
+        "doc['price'].empty || doc['price'].value < 5 ? 2 : 1",
     ],
 )
 def test_the_array_form_equals_the_per_document_run(index: EmbeddedIndex, source: str) -> None:

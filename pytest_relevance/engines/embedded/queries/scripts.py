@@ -221,6 +221,9 @@ class _Run:
         left, right = self.eval(node.children[0]), self.eval(node.children[1])
         with np.errstate(all="ignore"):
             data = _BINARY[node.value](left.data, right.data)
+        if node.value in ("&&", "||"):  # the right side is read only where the left does not decide
+            reads = np.asarray(left.data, dtype=bool) == (node.value == "&&")
+            return _Value(data, np.logical_or(left.bad, np.logical_and(reads, right.bad)))
         return _Value(data, np.logical_or(left.bad, right.bad))
 
     def _if(self, node: Node) -> _Value:
