@@ -298,10 +298,23 @@ class _Documents:
     """`doc` for the per-document run: the current document's values of each field it reads."""
 
     def __init__(self, index: EmbeddedIndex) -> None:
-        self.index, self.current = index, 0
+        self.index, self._current = index, 0
         self.columns: dict[str, list[list[Any]]] = {}
+        self.read: dict[str, DocValues] = {}  # this document's, as a script reads doc['f'] several times
+
+    @property
+    def current(self) -> int:
+        return self._current
+
+    @current.setter
+    def current(self, doc: int) -> None:
+        self._current = doc
+        self.read.clear()
 
     def __call__(self, field: str) -> DocValues:
+        found = self.read.get(field)
+        if found is not None:
+            return found
         column = self.columns.get(field)
         if column is None:
             kind = self.index.kinds.get(field)
@@ -316,7 +329,8 @@ class _Documents:
             if field not in self.index.numeric and field not in self.index.keyword:
                 raise PainlessError(f"doc[{field!r}]: the {kind} field's doc values are not run by the embedded engine")
             column = self.columns[field] = _columns(self.index, field)
-        return DocValues(column[self.current], field)
+        found = self.read[field] = DocValues(column[self._current], field)
+        return found
 
 
 def _each_document(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> Iterator[Any]:
