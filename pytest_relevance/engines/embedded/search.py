@@ -20,6 +20,7 @@ from pytest_relevance.engines.embedded.queries import (
     evaluate,
     number,
 )
+from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script, script_strings
 from pytest_relevance.engines.embedded.queries.vectors import nearest
 from pytest_relevance.engines.embedded.recorder import RECORDING, Recorder
 
@@ -341,6 +342,9 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
         path = f"sort[{i}]"
         field, options = (item, {}) if isinstance(item, str) else next(iter(item.items()), (None, {}))
         options = {"order": options} if isinstance(options, str) else options
+        if field == "_script":
+            keys.append(_script_sort_key(index, options, docs, values, path))
+            continue
         allowed(options, {"order", "missing", "mode", "unmapped_type", "numeric_type", "format"}, path)
         descending = str(options.get("order", "desc" if field == "_score" else "asc")).lower() == "desc"
         if field == "_score":
@@ -384,6 +388,26 @@ def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.nd
         key = np.where(absent, fill, key)
         keys.append(-key if descending else key)
     return np.lexsort((index.id_rank[docs], *reversed(keys)))
+
+
+def _script_sort_key(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarray, path: str) -> np.ndarray:
+    """ScriptSortBuilder: the script's number or string per document (`_score`, `doc` and `params` in scope);
+    strings by their order (UTF-8 bytes, which code points follow)."""
+    path = f"{path}._script"
+    options = allowed(spec, {"script", "type", "order", "mode"}, path)
+    kind = options.get("type")
+    if kind not in ("number", "string"):
+        raise Invalid(f"{path}.type", "a _script sort needs 'type': number or string")
+    if "script" not in options:
+        raise Invalid(path, "needs 'script'")
+    script = compile_script(options["script"], f"{path}.script")
+    descending = str(options.get("order", "asc")).lower() == "desc"
+    if kind == "number":
+        key = run_script(index, script, docs, values.astype(np.float64))
+    else:
+        texts = script_strings(index, script, docs, values.astype(np.float64))
+        key = np.unique(np.array(texts, dtype=object), return_inverse=True)[1].astype(np.float64)
+    return -key if descending else key
 
 
 _DOUBLE_TYPES = frozenset(["double", "float", "half_float", "scaled_float"])

@@ -333,8 +333,7 @@ def _function_values(
         values = _random_score(index, options[kind], f"{path}.{kind}", docs)
     elif kind == "script_score":
         script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
-        tree, params = compile_script(script, f"{path}.{kind}.script")
-        values = run_script(index, tree, params, docs, query_score, f"{path}.{kind}.script")
+        values = run_script(index, compile_script(script, f"{path}.{kind}.script"), docs, query_score)
     else:
         values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight

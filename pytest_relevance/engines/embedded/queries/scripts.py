@@ -1,11 +1,12 @@
-"""A safe subset of Painless for `script_score` (the query and the function_score function), evaluated over arrays.
+"""Painless for `script_score` (the query and the function_score function) and script sorts.
 
-Supported: numbers, strings, booleans, `params.x` / `params['x']`, `_score`, `doc['f'].value` (the smallest value,
-as doc values are sorted; dates as epoch milliseconds), `doc['f'].size()`, `.empty` / `.isEmpty()`, arithmetic,
-comparisons, `&&` `||` `!`, the ternary, `Math.*` (log, log10, log1p, exp, sqrt, pow, abs, min, max, floor, ceil,
-signum, ...), and Elasticsearch's script helpers `saturation`, `sigmoid`, `decayNumericGauss/Exp/Linear`,
-`decayDateGauss/Exp/Linear`. A script is parsed once into a tree and run once per query over every matching
-document. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch, but only
+A script is compiled once (`pytest_relevance.engines.embedded.painless`). A script that is one expression over
+`_score`, `params`, `doc['f'].value` / `.size()` / `.empty`, arithmetic, comparisons, the ternary, `Math.*` and
+Elasticsearch's script helpers runs once per query over every matching document as arrays, which is as fast as
+`field_value_factor`; its types are checked as Painless checks them first (integer division, arithmetic on a
+boolean, a String where a number is needed all leave the array form). Anything else (statements, loops, Lists and
+Maps, String methods, integer arithmetic) runs per matching document through the compiled closures, with Java's
+semantics. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch, but only
 where that branch is the one taken.
 """
 
@@ -13,8 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
+from pytest_relevance.engines.embedded.painless import (
+    FELL_OFF,
+    Context,
+    DocValues,
+    Long,
+    MissingValue,
+    Node,
+    NotSupported,
+    PainlessError,
+    Program,
+    VectorEnv,
+    ZonedDateTime,
+    compile_painless,
+    from_json,
+    java_type,
+    number_arg,
+)
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
@@ -38,11 +55,6 @@ from pytest_relevance.engines.embedded.queries.values import distance_setting, t
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
 
-_TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)[dDfFlL]?"
-    r"|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<op>==|!=|<=|>=|&&|\|\||[-+*/%<>!?:(),.\[\];]))"
-)
 _MATH: dict[str, Callable[..., Any]] = {
     "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt,
     "cbrt": np.cbrt, "pow": np.power, "abs": np.abs, "min": np.minimum, "max": np.maximum, "floor": np.floor,
@@ -55,154 +67,80 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
     "&&": np.logical_and, "||": np.logical_or,
 }  # fmt: skip
-_PRECEDENCE = [("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%")]
+_HELPERS = frozenset(
+    ["saturation", "sigmoid", "decayNumericGauss", "decayNumericExp", "decayNumericLinear", "decayDateGauss",
+     "decayDateExp", "decayDateLinear"]
+)  # fmt: skip
+_INTEGER_TYPES = frozenset(["long", "integer", "short", "byte", "unsigned_long"])
+
+
+def _decay(name: str, settings: list[Any], value: Any, path: str) -> Any:
+    """ScoreScriptUtils' decay functions over one value or an array of them."""
+    date = name.startswith("decayDate")
+    if date:
+        # ScoreScriptUtils.DecayDate* take the scale and offset as Strings read by TimeValue.parseTimeValue
+        if not all(isinstance(setting, str) for setting in settings[1:3]):
+            raise Invalid(f"{path}.source", f"{name}() takes the scale and offset as strings, e.g. '30d'")
+        # ScoreScriptUtils.DecayDate*: the origin read by strict_date_optional_time||epoch_millis in UTC
+        try:
+            origin = query_millis(str(settings[0]), date_format(DEFAULT_FORMAT), False, UTC)
+        except DateParseError as exc:
+            raise Invalid(f"{path}.source", f"{name}(): {exc}") from None
+        scale = time_value_millis(settings[1], f"{path}.source")
+        offset = time_value_millis(settings[2], f"{path}.source")
+    else:
+        origin = float(settings[0])
+        scale = distance_setting(settings[1], False, f"{path}.source")
+        offset = distance_setting(settings[2], False, f"{path}.source")
+    decay = float(settings[3])
+    distance = np.maximum(0.0, np.abs(value - origin) - offset)
+    if name.endswith("Gauss"):
+        return np.exp(0.5 * np.square(distance) / (0.5 * scale**2 / math.log(decay)))
+    if name.endswith("Exp"):
+        return np.exp(math.log(decay) / scale * distance)
+    scaling = scale / (1.0 - decay)
+    return np.maximum(0.0, (scaling - distance) / scaling)
+
+
+def _helper(name: str, path: str) -> Callable[..., float]:
+    """One script helper for the per-document run, the same arithmetic as the array form."""
+
+    def call(*args: Any) -> float:
+        if name == "saturation" and len(args) == 2:
+            value, k = (number_arg(a) for a in args)
+            return value / (k + value)
+        if name == "sigmoid" and len(args) == 3:
+            value, k, a = (number_arg(x) for x in args)
+            return float(np.power(value, a) / (np.power(k, a) + np.power(value, a)))
+        if name.startswith("decayDate") and len(args) == 5:
+            if not isinstance(args[4], ZonedDateTime):
+                raise PainlessError(f"Cannot cast [{java_type(args[4])}] to [java.time.ZonedDateTime].")
+            return float(_decay(name, list(args[:4]), float(args[4].millis), path))
+        if name.startswith("decay") and len(args) == 5:
+            return float(_decay(name, list(args[:4]), number_arg(args[4]), path))
+        raise PainlessError(f"the function {name}() with {len(args)} arguments is not supported")
+
+    return call
 
 
 @dataclass
-class Node:
-    kind: str
-    value: Any = None
-    children: tuple[Node, ...] = ()
+class Script:
+    """A compiled script and its params as the script sees them (Integer, Long, Double, ArrayList, HashMap)."""
+
+    program: Program
+    params: dict[str, Any]
+    path: str
+    lang: str = "painless"
 
 
-class _Parser:
-    def __init__(self, source: str, path: str) -> None:
-        self.path, self.tokens, at = path, [], 0
-        text = source.strip()
-        text = text[len("return ") :] if text.startswith("return ") else text
-        text = text.rstrip().rstrip(";")
-        while at < len(text):
-            match = _TOKEN.match(text, at)
-            if not match or match.end() == at:
-                if text[at:].strip() == "":
-                    break
-                raise self.error(f"cannot read {text[at : at + 20]!r}")
-            at = match.end()
-            kind = match.lastgroup
-            self.tokens.append((kind, match.group(kind)))
-        self.at = 0
-
-    def error(self, problem: str) -> Invalid:
-        return Invalid(f"{self.path}.source", f"{problem} (the embedded engine runs a subset of Painless)")
-
-    def peek(self) -> tuple[str, str] | None:
-        return self.tokens[self.at] if self.at < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> tuple[str, str]:
-        token = self.peek()
-        if token is None or (expected is not None and token[1] != expected):
-            raise self.error(f"expected {expected or 'more'}, found {token[1] if token else 'the end'}")
-        self.at += 1
-        return token
-
-    def parse(self) -> Node:
-        node = self.ternary()
-        if self.peek() is not None:
-            raise self.error(f"unexpected {self.peek()[1]!r}")  # type: ignore[index]
-        return node
-
-    def ternary(self) -> Node:
-        condition = self.binary(0)
-        if self.peek() == ("op", "?"):
-            self.take("?")
-            yes = self.ternary()
-            self.take(":")
-            return Node("if", children=(condition, yes, self.ternary()))
-        return condition
-
-    def binary(self, level: int) -> Node:
-        if level == len(_PRECEDENCE):
-            return self.unary()
-        node = self.binary(level + 1)
-        while (token := self.peek()) is not None and token[0] == "op" and token[1] in _PRECEDENCE[level]:
-            self.take()
-            node = Node("binary", token[1], (node, self.binary(level + 1)))
-        return node
-
-    def unary(self) -> Node:
-        token = self.peek()
-        if token in (("op", "-"), ("op", "!"), ("op", "+")):
-            self.take()
-            return Node("unary", token[1], (self.unary(),))  # type: ignore[index]
-        if self._cast_ahead():
-            cast = self.tokens[self.at + 1][1]
-            self.at += 3
-            return Node("cast", cast, (self.unary(),))
-        return self.postfix(self.primary())
-
-    def _cast_ahead(self) -> bool:
-        """`(double) x`: a parenthesised type name followed by an operand."""
-        ahead = self.tokens[self.at : self.at + 3]
-        return (
-            len(ahead) == 3 and ahead[0] == ("op", "(") and ahead[2] == ("op", ")")
-            and ahead[1][1] in ("double", "float", "long", "int")
-        )  # fmt: skip
-
-    def primary(self) -> Node:
-        kind, text = self.take()
-        if kind == "num":
-            return Node("const", float(text))
-        if kind == "str":
-            return Node("const", bytes(text[1:-1], "utf-8").decode("unicode_escape"))
-        if text == "(":
-            node = self.ternary()
-            self.take(")")
-            return node
-        if kind != "name":
-            raise self.error(f"unexpected {text!r}")
-        if text in ("true", "false"):
-            return Node("const", text == "true")
-        if text == "_score":
-            return Node("score")
-        if text == "params":
-            return Node("params")
-        if text == "doc":
-            self.take("[")
-            field = self.primary()
-            self.take("]")
-            if field.kind != "const" or not isinstance(field.value, str):
-                raise self.error("doc[...] needs a field name in quotes")
-            return Node("doc", field.value)
-        if text == "Math":
-            self.take(".")
-            name = self.take()[1]
-            if name in ("PI", "E"):
-                return Node("const", math.pi if name == "PI" else math.e)
-            if name not in _MATH:
-                raise self.error(f"Math.{name} is not supported")
-            return Node("call", f"Math.{name}", self.arguments())
-        if self.peek() == ("op", "("):
-            return Node("call", text, self.arguments())
-        raise self.error(f"unknown name {text!r}")
-
-    def arguments(self) -> tuple[Node, ...]:
-        self.take("(")
-        args = []
-        while self.peek() != ("op", ")"):
-            args.append(self.ternary())
-            if self.peek() == ("op", ","):
-                self.take(",")
-        self.take(")")
-        return tuple(args)
-
-    def postfix(self, node: Node) -> Node:
-        while (token := self.peek()) in (("op", "."), ("op", "[")):
-            self.take()
-            if token == ("op", "["):
-                key = self.ternary()
-                self.take("]")
-                node = Node("member", key.value, (node,))
-                continue
-            name = self.take()[1]
-            if self.peek() == ("op", "("):
-                node = Node("method", name, (node, *self.arguments()))
-            else:
-                node = Node("member", name, (node,))
-        return node
+@functools.lru_cache(maxsize=256)
+def _compiled(source: str, path: str) -> Program:
+    helpers = {name: _helper(name, path) for name in _HELPERS}
+    return compile_painless(source, helpers, _HELPERS)
 
 
-def compile_script(spec: Any, path: str) -> tuple[Node, dict[str, Any]]:
-    """`{source, params, lang}` or a bare source string -> (tree, params); refuses stored scripts and other langs."""
+def compile_script(spec: Any, path: str) -> Script:
+    """`{source, params, lang}` or a bare source string; refuses stored scripts and other langs."""
     if isinstance(spec, str):
         spec = {"source": spec}
     options = allowed(spec, {"source", "params", "lang"}, path)
@@ -213,7 +151,17 @@ def compile_script(spec: Any, path: str) -> tuple[Node, dict[str, Any]]:
     params = options.get("params") or {}
     if not isinstance(params, dict):
         raise Invalid(f"{path}.params", "expected a mapping")
-    return _Parser(options["source"], path).parse(), params
+    try:
+        program = _compiled(options["source"], path)
+    except NotSupported as exc:
+        raise Invalid(f"{path}.source", f"{_at(exc)}{exc.message}; the elasticsearch engine runs it") from None
+    except PainlessError as exc:
+        raise Invalid(f"{path}.source", f"Painless compile error {_at(exc)}{exc.message}") from None
+    return Script(program, from_json(params), path, options.get("lang", "painless"))
+
+
+def _at(exc: PainlessError) -> str:
+    return f"at line {exc.where[0]}:{exc.where[1]}: " if exc.where else ""
 
 
 @dataclass
@@ -225,8 +173,13 @@ class _Value:
 
 
 class _Run:
-    def __init__(self, index: EmbeddedIndex, docs: np.ndarray, score: np.ndarray, params: dict, path: str) -> None:
-        self.index, self.docs, self.score, self.params, self.path = index, docs, score, params, path
+    """The array form (`painless.Node`) over the matching documents."""
+
+    def __init__(
+        self, index: EmbeddedIndex, docs: np.ndarray, score: np.ndarray, path: str, zero_missing: bool = False
+    ) -> None:
+        # zero_missing: Lucene expressions read a missing value as 0 where Painless refuses it
+        self.index, self.docs, self.score, self.path, self.zero_missing = index, docs, score, path, zero_missing
 
     def eval(self, node: Node) -> _Value:
         method = getattr(self, f"_{node.kind}")
@@ -238,14 +191,25 @@ class _Run:
     def _score(self, node: Node) -> _Value:
         return _Value(self.score)
 
-    def _params(self, node: Node) -> _Value:
-        return _Value(self.params)
+    def _doc_value(self, node: Node) -> _Value:
+        values = self.index.doc_values(node.value)
+        assert values is not None  # the typing leaves text fields to the per-document run, which refuses them
+        if self.zero_missing:
+            return _Value(np.nan_to_num(values[self.docs].astype(np.float64), nan=0.0))
+        return _Value(values[self.docs], self._doc_counts(node.value) == 0)
+
+    def _doc_count(self, node: Node) -> _Value:
+        return _Value(self._doc_counts(node.value).astype(np.float64))
+
+    def _doc_empty(self, node: Node) -> _Value:
+        return _Value(self._doc_counts(node.value) == 0)
 
     def _cast(self, node: Node) -> _Value:
         inner = self.eval(node.children[0])
         data = np.asarray(inner.data, dtype=np.float64)
-        if node.value in ("long", "int"):
-            data = np.trunc(data)
+        if node.value in ("long", "int"):  # Java's narrowing: toward zero, saturating, NaN to 0
+            limit = 2.0**63 if node.value == "long" else 2.0**31
+            data = np.nan_to_num(np.clip(np.trunc(data), -limit, limit - 1), nan=0.0)
         return _Value(data, inner.bad)
 
     def _unary(self, node: Node) -> _Value:
@@ -256,60 +220,23 @@ class _Run:
     def _binary(self, node: Node) -> _Value:
         left, right = self.eval(node.children[0]), self.eval(node.children[1])
         with np.errstate(all="ignore"):
-            data = _BINARY[node.value](_numeric(left.data), _numeric(right.data))
+            data = _BINARY[node.value](left.data, right.data)
+        if node.value in ("&&", "||"):  # the right side is read only where the left does not decide
+            reads = np.asarray(left.data, dtype=bool) == (node.value == "&&")
+            return _Value(data, np.logical_or(left.bad, np.logical_and(reads, right.bad)))
         return _Value(data, np.logical_or(left.bad, right.bad))
 
     def _if(self, node: Node) -> _Value:
         condition, yes, no = (self.eval(child) for child in node.children)
         taken = np.asarray(condition.data, dtype=bool)
         bad = np.logical_or(condition.bad, np.where(taken, yes.bad, no.bad))
-        return _Value(np.where(taken, _numeric(yes.data), _numeric(no.data)), bad)
-
-    def _doc(self, node: Node) -> _Value:
-        field = node.value
-        if field not in self.index.kinds:
-            raise Invalid(f"{self.path}.source", f"doc[{field!r}]: the field is not in the index mappings")
-        return _Value(("doc", field))
-
-    def _member(self, node: Node) -> _Value:
-        target = self.eval(node.children[0])
-        if isinstance(target.data, dict):
-            if node.value not in target.data:
-                raise Invalid(f"{self.path}.params", f"the script reads params.{node.value}, which is not given")
-            return _Value(target.data[node.value])
-        if isinstance(target.data, tuple) and target.data[0] == "doc":
-            field = target.data[1]
-            if node.value == "value":
-                values, present = self._doc_values(field)
-                return _Value(values, ~present)
-            if node.value == "empty":
-                return _Value(self._doc_counts(field) == 0)
-            if node.value in ("length",):
-                return _Value(self._doc_counts(field).astype(np.float64))
-        if node.value == "millis":  # a date value's epoch milliseconds
-            return target
-        raise Invalid(f"{self.path}.source", f"'.{node.value}' is not supported here")
-
-    def _method(self, node: Node) -> _Value:
-        target = self.eval(node.children[0])
-        if isinstance(target.data, tuple) and target.data[0] == "doc":
-            field = target.data[1]
-            if node.value in ("size", "length"):
-                return _Value(self._doc_counts(field).astype(np.float64))
-            if node.value == "isEmpty":
-                return _Value(self._doc_counts(field) == 0)
-            if node.value == "getValue":
-                values, present = self._doc_values(field)
-                return _Value(values, ~present)
-        if node.value in ("toInstant", "toEpochMilli", "getMillis"):  # date value -> epoch milliseconds
-            return target
-        raise Invalid(f"{self.path}.source", f"'.{node.value}()' is not supported here")
+        return _Value(np.where(taken, yes.data, no.data), bad)
 
     def _call(self, node: Node) -> _Value:
         args = [self.eval(child) for child in node.children]
         bad = functools.reduce(np.logical_or, [a.bad for a in args], False)
         name = node.value
-        data = [_numeric(a.data) for a in args]
+        data = [a.data for a in args]
         with np.errstate(all="ignore"):
             if name.startswith("Math."):
                 return _Value(_MATH[name[5:]](*data), bad)
@@ -320,57 +247,158 @@ class _Run:
                     np.power(data[0], data[2]) / (np.power(data[1], data[2]) + np.power(data[0], data[2])), bad
                 )
             if name.startswith("decay") and len(args) == 5:
-                return _Value(self._decay(name, [a.data for a in args[:4]], data[4]), bad)
+                return _Value(_decay(name, data[:4], data[4], self.path), bad)
         raise Invalid(f"{self.path}.source", f"the function {name}() with {len(args)} arguments is not supported")
-
-    def _decay(self, name: str, settings: list[Any], value: Any) -> Any:
-        date = name.startswith("decayDate")
-        if date:
-            # ScoreScriptUtils.DecayDate* take the scale and offset as Strings read by TimeValue.parseTimeValue
-            if not all(isinstance(setting, str) for setting in settings[1:3]):
-                raise Invalid(f"{self.path}.source", f"{name}() takes the scale and offset as strings, e.g. '30d'")
-            # ScoreScriptUtils.DecayDate*: the origin read by strict_date_optional_time||epoch_millis in UTC
-            try:
-                origin = query_millis(str(settings[0]), date_format(DEFAULT_FORMAT), False, UTC)
-            except DateParseError as exc:
-                raise Invalid(f"{self.path}.source", f"{name}(): {exc}") from None
-            scale = time_value_millis(settings[1], f"{self.path}.source")
-            offset = time_value_millis(settings[2], f"{self.path}.source")
-        else:
-            origin = float(settings[0])
-            scale = distance_setting(settings[1], False, f"{self.path}.source")
-            offset = distance_setting(settings[2], False, f"{self.path}.source")
-        decay = float(settings[3])
-        distance = np.maximum(0.0, np.abs(value - origin) - offset)
-        if name.endswith("Gauss"):
-            return np.exp(0.5 * np.square(distance) / (0.5 * scale**2 / math.log(decay)))
-        if name.endswith("Exp"):
-            return np.exp(math.log(decay) / scale * distance)
-        if name.endswith("Linear"):
-            scaling = scale / (1.0 - decay)
-            return np.maximum(0.0, (scaling - distance) / scaling)
-        raise Invalid(f"{self.path}.source", f"the function {name}() is not supported")
 
     def _doc_counts(self, field: str) -> np.ndarray:
         return self.index.doc_value_counts(field)[self.docs]
 
-    def _doc_values(self, field: str) -> tuple[np.ndarray, np.ndarray]:
-        values = self.index.doc_values(field)
-        if values is None:
-            raise Invalid(f"{self.path}.source", f"doc[{field!r}]: text fields have no doc values (use a keyword)")
-        return values[self.docs], self._doc_counts(field) > 0
+
+def _field_type(index: EmbeddedIndex, field: str) -> str | None:
+    """The Java type of `doc['f'].value`: Long for whole numbers, ZonedDateTime for dates, Double for the other
+    numbers, Boolean, String for keywords; None for a field the array form leaves to the per-document run."""
+    kind = index.kinds.get(field)
+    if kind == "date":
+        return "date"
+    if kind == "number":
+        return "long" if index.fields[field].type in _INTEGER_TYPES else "double"
+    if kind == "boolean":
+        return "boolean"
+    return "String" if kind == "keyword" else None
 
 
-def _numeric(data: Any) -> Any:
-    if isinstance(data, bool):
-        return float(data)
-    return data
+def _columns(index: EmbeddedIndex, field: str) -> list[list[Any]]:
+    """Every document's doc values for `field` as the script sees them, sorted as doc values are (keywords
+    deduplicated), built once per index and field."""
+    key = ("painless_doc_values", field)
+    if key in index.function_cache:
+        return index.function_cache[key]
+    per_doc: list[list[Any]] = [[] for _ in range(index.n)]
+    kind = _field_type(index, field)
+    if field in index.numeric:
+        column = index.numeric[field]
+        converts: dict[str | None, Callable[[float], Any]] = {
+            "long": lambda v: Long(int(v)), "boolean": lambda v: v != 0, "date": lambda v: ZonedDateTime(int(v)),
+        }  # fmt: skip
+        convert = converts.get(kind, float)
+        for doc, value in zip(column.doc_of.tolist(), column.values.tolist(), strict=True):
+            per_doc[doc].append(convert(value))
+    elif field in index.keyword:
+        keyword = index.keyword[field]
+        terms = list(keyword.vocab)
+        for tid, doc in zip(keyword.ids.tolist(), keyword.doc_of.tolist(), strict=True):
+            per_doc[doc].append(terms[tid])
+        for values in per_doc:
+            values.sort()
+    index.function_cache[key] = per_doc
+    return per_doc
 
 
-def run_script(index: EmbeddedIndex, tree: Node, params: dict, docs: np.ndarray, score: np.ndarray, path: str) -> Any:
+class _Documents:
+    """`doc` for the per-document run: the current document's values of each field it reads."""
+
+    def __init__(self, index: EmbeddedIndex) -> None:
+        self.index, self._current = index, 0
+        self.columns: dict[str, list[list[Any]]] = {}
+        self.read: dict[str, DocValues] = {}  # this document's, as a script reads doc['f'] several times
+
+    @property
+    def current(self) -> int:
+        return self._current
+
+    @current.setter
+    def current(self, doc: int) -> None:
+        self._current = doc
+        self.read.clear()
+
+    def __call__(self, field: str) -> DocValues:
+        found = self.read.get(field)
+        if found is not None:
+            return found
+        column = self.columns.get(field)
+        if column is None:
+            kind = self.index.kinds.get(field)
+            if kind is None:
+                raise PainlessError(f"No field found for [{field}] in mapping")
+            if kind == "text":
+                raise PainlessError(
+                    f"Text fields are not optimised for operations that require per-document field data like "
+                    f"aggregations and sorting, so these operations are disabled by default. Please use a keyword "
+                    f"field instead (doc[{field!r}])"
+                )
+            if field not in self.index.numeric and field not in self.index.keyword:
+                raise PainlessError(f"doc[{field!r}]: the {kind} field's doc values are not run by the embedded engine")
+            column = self.columns[field] = _columns(self.index, field)
+        found = self.read[field] = DocValues(column[self._current], field)
+        return found
+
+
+def _each_document(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> Iterator[Any]:
+    """The script run once per matching document with Java's semantics, its value for each in turn."""
+    documents = _Documents(index)
+    ctx = Context(script.params, doc=documents)
+    run = script.program.run
+    path = script.path
+    for doc, value in zip(docs.tolist(), score.tolist(), strict=True):
+        documents.current, ctx.score = doc, value
+        try:
+            result = run(ctx)
+        except MissingValue:
+            raise Invalid(path, f"document {index.ids[doc]!r} has no value for a doc['...'].value the script reads; "
+                                "check doc['f'].size() == 0 first, as Elasticsearch requires") from None  # fmt: skip
+        except PainlessError as exc:
+            raise Invalid(f"{path}.source", f"Painless runtime error {_at(exc)}{exc.message} (document "
+                                            f"{index.ids[doc]!r})") from None  # fmt: skip
+        yield index.ids[doc], result
+
+
+def _per_document(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Each document's value converted to double as ScoreScript's execute returns it (0 when the script ends
+    without a value, its auto-return default)."""
+    out = np.empty(docs.size, dtype=np.float64)
+    for i, (doc, result) in enumerate(_each_document(index, script, docs, score)):
+        if result is FELL_OFF:
+            result = 0.0
+        elif isinstance(result, bool) or not isinstance(result, int | float):
+            raise Invalid(
+                f"{script.path}.source",
+                f"Painless runtime error: Cannot cast from [{java_type(result)}] to [double] (the script's value "
+                f"for document {doc!r})",
+            )
+        out[i] = result
+    return out
+
+
+def script_strings(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> list[str]:
+    """A string script sort's value per document: a String, as StringSortScript's execute returns."""
+    out = []
+    for doc, result in _each_document(index, script, docs, score):
+        if not isinstance(result, str):
+            shown = "no value" if result is FELL_OFF else f"[{java_type(result)}]"
+            raise Invalid(f"{script.path}.source", f"Painless runtime error: Cannot cast from {shown} to [String] "
+                                                   f"(the script's value for document {doc!r})")  # fmt: skip
+        out.append(result)
+    return out
+
+
+def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> Any:
     """The script's value for each document of `docs` (float64), or one error naming a document it fails on."""
-    result = _Run(index, docs, score, params, path).eval(tree)
-    data = np.broadcast_to(np.asarray(_numeric(result.data), dtype=np.float64), docs.shape)
+    program, path = script.program, script.path
+    vector = None
+    if program.vector is not None:  # typed once per index, script and params (templates repeat them per query)
+        expression = script.lang == "expression"
+        key = ("painless_vector", program.source, repr(script.params), expression)
+        if key not in index.function_cache:
+            env = VectorEnv(script.params, lambda field: _field_type(index, field), expression)
+            index.function_cache[key] = program.vector(env)
+        vector = index.function_cache[key]
+    if script.lang == "expression" and (vector is None or vector.type != "double"):
+        raise Unsupported("a lang: expression script beyond one arithmetic expression", f"{path}.source", [
+            "_score, doc['f'].value, numbers, + - * / %, comparisons and the ternary, as doubles"])  # fmt: skip
+    if vector is None or vector.type not in ("int", "long", "double"):
+        return _per_document(index, script, docs, score)
+    result = _Run(index, docs, score, path, script.lang == "expression").eval(vector.node)
+    data = np.broadcast_to(np.asarray(result.data, dtype=np.float64), docs.shape)
     bad = np.broadcast_to(np.asarray(result.bad, dtype=bool), docs.shape)
     if bad.any():
         doc = index.ids[int(docs[np.flatnonzero(bad)[0]])]
@@ -384,10 +412,10 @@ def script_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     options = allowed(spec, {"query", "script", "min_score", "boost"}, path)
     if "script" not in options:
         raise Invalid(path, "needs 'script'")
-    tree, params = compile_script(options["script"], f"{path}.script")
+    script = compile_script(options["script"], f"{path}.script")
     base = evaluate(index, options.get("query") or {"match_all": {}}, f"{path}.query")
     docs = base.docs
-    values = run_script(index, tree, params, docs, base.values.astype(np.float64), f"{path}.script")
+    values = run_script(index, script, docs, base.values.astype(np.float64))
     final = values.astype(F32)
     bad = np.flatnonzero(~(final >= 0))
     if bad.size:
