@@ -35,7 +35,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def _evaluate_files(args: argparse.Namespace) -> int:
     metrics = parse_metrics(args.metric or DEFAULT_METRICS)
-    qrels = read_qrels_bytes(args.qrels)  # ids as bytes: compared as trec_eval compares them, never decoded
+    # ids as bytes: compared as trec_eval compares them, never decoded
+    qrels = read_qrels_bytes(args.qrels) if args.qrels is not None else _project_qrels()
     queries = ScoredQueries(args.run)
     try:  # each query scored as soon as it is read: the run is never all in memory
         scores = {
@@ -67,6 +68,33 @@ def _evaluate_files(args: argparse.Namespace) -> int:
     lines += [f"{m.spec:<{width}}{'all':<{qwidth}}{means[m.spec]:.4f}" for m in metrics]
     print("\n".join(lines))
     return 0
+
+
+def _project_qrels() -> dict[bytes, dict[bytes, int]]:
+    """The project's judgments (relevance_judgments) as qrels: a TREC qrels file read as it is, YAML or CSV grades as
+    the whole numbers trec_eval's qrels hold."""
+    from pathlib import Path
+
+    from pytest_relevance import project
+    from pytest_relevance.judgments import load_judgments
+
+    start = Path.cwd()
+    path = project.fill({"judgments": "relevance_judgments"}, start)["judgments"]
+    if path is None:
+        problem = "not given, and no project's relevance_judgments to read instead (no pytest ini file was found "
+        raise RelevanceInputError("QRELS", problem + "from here up); give the qrels file before the run")
+    if Path(path).suffix.lower() not in (".yaml", ".yml", ".csv"):
+        return read_qrels_bytes(path)
+    qrels: dict[bytes, dict[bytes, int]] = {}
+    for query in load_judgments(path).queries:
+        for doc, grade in query.grades.items():
+            if not float(grade).is_integer():
+                raise RelevanceInputError(
+                    path, f"query {query.id!r}: the grade {grade:g} of {doc!r} is not a whole number, which qrels "
+                    "need; pass a qrels file",
+                )  # fmt: skip
+            qrels.setdefault(query.id.encode(), {})[doc.encode()] = int(grade)
+    return qrels
 
 
 def _load(path: str) -> list[dict]:
@@ -558,7 +586,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Score a TREC run file against a TREC qrels file. Documents are ordered by score, then doc id "
         "descending (trec_eval's order; the rank column is ignored). Only queries in both files are scored.",
     )
-    evaluate.add_argument("qrels", help="qrels file: qid 0 docno grade")
+    evaluate.add_argument(
+        "qrels", nargs="?", help="qrels file: qid 0 docno grade (default: the project's relevance_judgments)"
+    )
     evaluate.add_argument("run", help="run file: qid Q0 docno rank score tag")
     evaluate.add_argument(
         "-m", "--metric", action="append", help=f"metric spec, repeatable (default: {' '.join(DEFAULT_METRICS)})"

@@ -71,3 +71,26 @@ def test_outside_a_project_a_missing_path_is_one_error_naming_the_flag(
         "pytest-relevance: error: --judgments: not given, and no pytest ini file was found from here up to read "
         "relevance_judgments from; pass --judgments PATH"
     ]
+
+
+def test_evaluate_takes_the_projects_judgments_as_qrels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, "pytest.ini:[pytest]\nrelevance_judgments = rel/judgments.yaml\n")
+    (tmp_path / "run.trec").write_text("q1 Q0 b 1 2.0 t\nq1 Q0 a 2 1.0 t\n")
+    (tmp_path / "rel" / "qrels.txt").write_text("q1 0 a 2\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "-m", "ndcg@10", "-m", "mrr", "run.trec"]) == 0
+    from_project = capsys.readouterr().out
+    assert main(["evaluate", "-m", "ndcg@10", "-m", "mrr", "rel/qrels.txt", "run.trec"]) == 0
+    assert from_project == capsys.readouterr().out
+    assert "mrr      all  0.5000" in from_project
+
+
+def test_evaluate_outside_a_project_needs_the_qrels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "run.trec").write_text("q1 Q0 b 1 2.0 t\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["evaluate", "run.trec"]) == 2
+    assert "QRELS: not given, and no project's relevance_judgments" in capsys.readouterr().err
