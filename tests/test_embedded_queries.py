@@ -722,6 +722,13 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
         ({"query": {"function_score": {"functions": [{"filter": {"query": {"term": {"tag": "audio"}}}, "weight": 2}]}}},
          "query.function_score.functions[0].filter: unknown query [query], as Elasticsearch 8 refuses it: a clause "
          "is the query itself, {match: ...}, not the 1.x wrapper {query: {match: ...}}"),
+        # a key the query's parser does not read (a misspelt option): its ParsingException
+        ({"query": {"match": {"t": {"query": "head", "fuzzyness": 1}}}},
+         "query.match: [match] query does not support [fuzzyness], as Elasticsearch 8 refuses it"),
+        ({"query": {"multi_match": {"query": "head", "fields": ["t"], "tiebreaker": 0.3}}},
+         "query.multi_match: [multi_match] query does not support [tiebreaker], as Elasticsearch 8 refuses it"),
+        ({"query": {"bool": {"must": [{"match_all": {}}], "shuold": []}}},
+         "query.bool: [bool] query does not support [shuold], as Elasticsearch 8 refuses it"),
         # the OpenSearch k-NN plugin's knn form
         ({"query": {"knn": {"v": {"vector": [1, 2], "k": 2}}}},
          "query.knn.v: [knn] unknown field [v], as Elasticsearch 8 refuses it: {field: {vector: ..., k: ...}} is the "

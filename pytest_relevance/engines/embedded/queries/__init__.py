@@ -225,11 +225,15 @@ def _run(handler: Handler, index: EmbeddedIndex, spec: Any, path: str, name: str
         raise
 
 
-def allowed(options: Any, keys: Iterable[str], path: str) -> dict[str, Any]:
-    """The options mapping, after refusing keys the handler does not know (`_name` is always accepted)."""
+def allowed(options: Any, keys: Iterable[str], path: str, every: str | None = None) -> dict[str, Any]:
+    """The options mapping, after refusing keys the handler does not know (`_name` is always accepted). `every`:
+    the query whose every option Elasticsearch reads is among `keys`, so that another key is its parser's refusal
+    (`[match] query does not support [x]`), not a construct the Elasticsearch engine would run."""
     if not isinstance(options, dict):
         raise Invalid(path, f"expected a mapping of options, got {options!r}"[:200])
     extra = sorted(set(options) - set(keys) - {"_name"})
+    if extra and every is not None:
+        raise Invalid(path, f"[{every}] query does not support [{extra[0]}], as Elasticsearch 8 refuses it")
     if extra:
         raise Unsupported(f"{path.rsplit('.', 1)[-1]}.{extra[0]}", path)
     return options

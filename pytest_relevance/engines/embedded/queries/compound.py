@@ -44,7 +44,7 @@ _MAX_BOOST = float(np.finfo(np.float32).max)
 @query("bool")
 def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     options = allowed(spec, {"must", "should", "must_not", "filter", "minimum_should_match", "boost",
-                             "adjust_pure_negative"}, path)  # fmt: skip
+                             "adjust_pure_negative"}, path, every="bool")  # fmt: skip
     boost = boost_of(options, path, boost)
 
     def clauses(key: str) -> list[Scores]:

@@ -229,7 +229,7 @@ def refuse_cutoff_frequency(options: dict[str, Any], name: str, path: str) -> No
 def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
     refuse_cutoff_frequency(options, "match", path)
-    allowed(options, _MATCH_KEYS, path)
+    allowed(options, _MATCH_KEYS, path, every="match")
     return match_field(index, field, options, path, boost_of(options, path, boost))
 
 
@@ -328,7 +328,7 @@ def _exact_freq(lists: list[np.ndarray], offsets: list[int]) -> float:
 @query("match_phrase")
 def match_phrase(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
-    allowed(options, {"query", "slop", "boost", "analyzer", "zero_terms_query"}, path)
+    allowed(options, {"query", "slop", "boost", "analyzer", "zero_terms_query"}, path, every="match_phrase")
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the phrase to search for)")
     slop = number(options, "slop", path, 0)
@@ -380,7 +380,8 @@ def phrase_prefix(
 @query("match_phrase_prefix")
 def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
-    allowed(options, {"query", "slop", "boost", "max_expansions", "zero_terms_query", "analyzer"}, path)
+    keys = {"query", "slop", "boost", "max_expansions", "zero_terms_query", "analyzer"}
+    allowed(options, keys, path, every="match_phrase_prefix")
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     slop = int(number(options, "slop", path, 0))
@@ -427,7 +428,8 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
 @query("match_bool_prefix")
 def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
-    allowed(options, {"query", "operator", "minimum_should_match", "boost", "analyzer", *_FUZZY_KEYS}, path)
+    keys = {"query", "operator", "minimum_should_match", "boost", "analyzer", *_FUZZY_KEYS}
+    allowed(options, keys, path, every="match_bool_prefix")
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
     return bool_prefix(index, field, options, path, boost_of(options, path, boost))
@@ -492,7 +494,7 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     options = allowed(
         spec, {"query", "fields", "type", "tie_breaker", "operator", "boost", "minimum_should_match", "slop",
                "zero_terms_query", "lenient", "auto_generate_synonyms_phrase_query", "analyzer", "max_expansions",
-               *_FUZZY_KEYS}, path
+               *_FUZZY_KEYS}, path, every="multi_match"
     )  # fmt: skip
     kind = options.get("type", "best_fields")
     if kind not in ("best_fields", "most_fields", "phrase", "phrase_prefix", "bool_prefix", "cross_fields"):
