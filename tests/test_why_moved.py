@@ -135,7 +135,9 @@ def test_every_report_says_why(demo: pytest.Pytester) -> None:
         "--relevance-report", "out.json",
     )  # fmt: skip
     assert result.ret == 1
-    default = [line for line in result.stdout.lines if line.strip().startswith("why ")]
+    lines = result.stdout.lines
+    failure = lines[: next(i for i, line in enumerate(lines) if "short test summary info" in line)]  # on CI the
+    default = [line for line in failure if line.strip().startswith("why ")]  # summary repeats the whole text
     assert 0 < len(default) <= 2 * 5  # two documents per listed query by default
     markdown = (demo.path / "out.md").read_text()
     assert "Why they moved:" in markdown and "(boost 3 -> 1)" in markdown
