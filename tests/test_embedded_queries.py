@@ -729,6 +729,14 @@ def test_multi_term_queries_on_a_keyword_apply_its_normalizer() -> None:
          "query.multi_match: [multi_match] query does not support [tiebreaker], as Elasticsearch 8 refuses it"),
         ({"query": {"bool": {"must": [{"match_all": {}}], "shuold": []}}},
          "query.bool: [bool] query does not support [shuold], as Elasticsearch 8 refuses it"),
+        ({"query": {"term": {"tag": {"value": "audio", "boots": 2}}}},
+         "query.term: [term] query does not support [boots], as Elasticsearch 8 refuses it"),
+        ({"query": {"dis_max": {"queries": [{"match_all": {}}], "tie": 0.3}}},
+         "query.dis_max: [dis_max] query does not support [tie], as Elasticsearch 8 refuses it"),
+        ({"query": {"boosting": {"positive": {"match_all": {}}, "negative": {"match_all": {}}, "boost_neg": 1}}},
+         "query.boosting: [boosting] query does not support [boost_neg], as Elasticsearch 8 refuses it"),
+        ({"query": {"constant_score": {"filter": {"match_all": {}}, "score": 2}}},
+         "query.constant_score: [constant_score] query does not support [score], as Elasticsearch 8 refuses it"),
         # the OpenSearch k-NN plugin's knn form
         ({"query": {"knn": {"v": {"vector": [1, 2], "k": 2}}}},
          "query.knn.v: [knn] unknown field [v], as Elasticsearch 8 refuses it: {field: {vector: ..., k: ...}} is the "

@@ -93,7 +93,7 @@ def boolean(
 
 @query("dis_max")
 def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"queries", "tie_breaker", "boost"}, path)
+    options = allowed(spec, {"queries", "tie_breaker", "boost"}, path, every="dis_max")
     boost = boost_of(options, path, boost)
     queries = clause_list(options, "queries")
     parts = [evaluate(index, q, f"{path}.queries[{i}]", boost) for i, q in enumerate(queries)]
@@ -109,7 +109,7 @@ def constant_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     if isinstance(spec, dict) and "query" in spec:  # ConstantScoreQueryBuilder reads `filter` only (1.x took either)
         raise Invalid(f"{path}.query", "[constant_score] query does not support [query], as Elasticsearch 8 refuses "
                       "it: its clause is `filter`")  # fmt: skip
-    options = allowed(spec, {"filter", "boost"}, path)
+    options = allowed(spec, {"filter", "boost"}, path, every="constant_score")
     if "filter" not in options:
         raise Invalid(path, "[constant_score] requires a 'filter' element")
     matched = evaluate(index, options["filter"], f"{path}.filter").matched
@@ -122,7 +122,7 @@ def constant_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
 
 @query("boosting")
 def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"positive", "negative", "negative_boost", "boost"}, path)
+    options = allowed(spec, {"positive", "negative", "negative_boost", "boost"}, path, every="boosting")
     if "positive" not in options or "negative" not in options:
         raise Invalid(path, "needs 'positive' and 'negative'")
     factor = number(options, "negative_boost", path)

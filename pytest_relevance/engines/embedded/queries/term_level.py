@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 @query("term")
 def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "boost", "case_insensitive"}, path)
+    allowed(options, {"value", "boost", "case_insensitive"}, path, every="term")
     if "value" not in options or isinstance(options["value"], dict | list):
         raise Invalid(path, "needs one 'value'")
     boost = boost_of(options, path, boost)
