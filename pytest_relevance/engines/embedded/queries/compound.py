@@ -418,13 +418,7 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     origin = index.convert_query_value(field, params["origin"], f"{path}.{field}.origin")
     scale = distance_setting(params["scale"], date, f"{path}.{field}.scale")
     offset = distance_setting(params.get("offset", 0), date, f"{path}.{field}.offset")
-    decay = number(params, "decay", f"{path}.{field}", 0.5)
-    if scale <= 0:
-        raise Invalid(f"{path}.{field}.scale", f"{params['scale']!r}: the scale must be greater than 0")
-    if offset < 0:
-        raise Invalid(f"{path}.{field}.offset", f"{params['offset']!r}: the offset must be >= 0")
-    if not 0 < decay < 1:
-        raise Invalid(f"{path}.{field}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
+    decay = _checked_decay(params, scale, offset, f"{path}.{field}")
     key = (kind, field, origin, scale, offset, decay)
     recorder = RECORDING.get()
     if recorder is not None:
@@ -445,12 +439,24 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     return cached
 
 
+def _checked_decay(params: dict[str, Any], scale: float, offset: float, where: str) -> float:
+    """The decay (default 0.5), after DecayFunctionBuilder's checks of it, the scale and the offset."""
+    decay = number(params, "decay", where, 0.5)
+    if scale <= 0:
+        raise Invalid(f"{where}.scale", f"{params['scale']!r}: the scale must be greater than 0")
+    if offset < 0:
+        raise Invalid(f"{where}.offset", f"{params['offset']!r}: the offset must be >= 0")
+    if not 0 < decay < 1:
+        raise Invalid(f"{where}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
+    return decay
+
+
 def _geo_decay(index: EmbeddedIndex, kind: str, field: str, params: dict[str, Any], path: str) -> np.ndarray:
     """DecayFunctionBuilder's geo variable: the distance of each stored point (GeoEncodingUtils' 32-bit encoding)
     from the origin by SloppyMath.haversinMeters, less the offset, the nearest point counting (multi_value_mode
     min), a document without a point at distance 0; scale and offset in metres unless they name a unit."""
     from pytest_relevance.engines.embedded import parse_point
-    from pytest_relevance.engines.embedded.queries.specialized import _metres
+    from pytest_relevance.engines.embedded.queries.specialized import metres
     from pytest_relevance.engines.embedded.sloppy_math import haversin_meters, stored_latitude, stored_longitude
 
     where = f"{path}.{field}"
@@ -462,15 +468,9 @@ def _geo_decay(index: EmbeddedIndex, kind: str, field: str, params: dict[str, An
         lat0, lon0 = parse_point(params["origin"])
     except (TypeError, ValueError, KeyError) as exc:
         raise Invalid(f"{where}.origin", f"cannot read the point {params['origin']!r} ({exc})") from None
-    scale = _metres(params["scale"], f"{where}.scale")
-    offset = _metres(params.get("offset", "0m"), f"{where}.offset")
-    decay = number(params, "decay", where, 0.5)
-    if scale <= 0:
-        raise Invalid(f"{where}.scale", f"{params['scale']!r}: the scale must be greater than 0")
-    if offset < 0:
-        raise Invalid(f"{where}.offset", f"{params['offset']!r}: the offset must be >= 0")
-    if not 0 < decay < 1:
-        raise Invalid(f"{where}.decay", f"{params['decay']!r}: the decay must be between 0 and 1 (exclusive)")
+    scale = metres(params["scale"], f"{where}.scale")
+    offset = metres(params.get("offset", "0m"), f"{where}.offset")
+    decay = _checked_decay(params, scale, offset, where)
     recorder = RECORDING.get()
     if recorder is not None:
         recorder.note(path, field=field, origin=f"{lat0},{lon0}", scale=scale, offset=offset, decay=decay)

@@ -123,7 +123,7 @@ _UNITS = {"mi": 1609.344, "miles": 1609.344, "yd": 0.9144, "yards": 0.9144, "ft"
           "centimeters": 0.01, "mm": 0.001, "millimeters": 0.001, "nmi": 1852.0, "NM": 1852.0}  # fmt: skip
 
 
-def _metres(value: Any, path: str) -> float:
+def metres(value: Any, path: str) -> float:
     text = str(value).strip()
     number_part = text.rstrip("abcdefghijklmnopqrstuvwxyzNM ")
     unit = text[len(number_part) :].strip() or "m"
@@ -164,7 +164,7 @@ def geodistance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
         lat0, lon0 = parse_point(origin)
     except (TypeError, ValueError, KeyError) as exc:
         raise Invalid(f"{path}.{field}", f"cannot read the point {origin!r} ({exc})") from None
-    limit = _metres(options["distance"], f"{path}.distance")
+    limit = metres(options["distance"], f"{path}.distance")
     geo = index.geo[field]
     return Scores.constant(geo.any(haversine(geo.lat, geo.lon, lat0, lon0) <= limit), boost_of(options, path, boost))
 
