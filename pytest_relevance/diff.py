@@ -224,7 +224,7 @@ def _engine(proj: Project, side: str) -> Any:
 
 
 def _compare(before: str, after: str, old: Measured, new: Measured, judgments: Any, settings: Any) -> dict[str, Any]:
-    from pytest_relevance.baseline import DIGITS, compare
+    from pytest_relevance.baseline import DIGITS
     from pytest_relevance.diagnostics import diagnose
     from pytest_relevance.evaluation import change_p
     from pytest_relevance.gate import decide
@@ -237,14 +237,13 @@ def _compare(before: str, after: str, old: Measured, new: Measured, judgments: A
     verdict = decide(NODEID, entry, new.evaluation, judgments, new.engine, settings, inputs=new.inputs)
     diagnostics = diagnose(new.evaluation, judgments, settings.min_judged, settings.floor_margin, None, (), None)
     report = build(NODEID, verdict, diagnostics)
-    comparison = compare(entry, new.evaluation, settings.tolerance)
     by_spec = {m.spec: m for m in new.evaluation.metrics}
     for row in report["rows"]:
         if row["p"] is None and row["delta"]:
             ids = judgments.groups[row["stratum"]]
             exact = change_p(
-                by_spec[row["metric"]], ids, new.evaluation, entry["queries"], comparison.rankings,
-                comparison.depth, DIGITS,
+                by_spec[row["metric"]], ids, new.evaluation, entry["queries"], entry.get("rankings"),
+                entry.get("rankings_depth"), DIGITS,
             )  # fmt: skip
             row["p"] = None if exact is None else round(exact, 4)
     report["since_baseline"] = (verdict.since or "").replace("since the baseline", f"since {before}")

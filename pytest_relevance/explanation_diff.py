@@ -49,11 +49,8 @@ def _changed_keys(old: Node, new: Node) -> list[str]:
     return [key for key in keys if old.details.get(key) != new.details.get(key)]
 
 
-def _changed_details(old: Node, new: Node) -> list[str]:
-    return [
-        f"{key} {_detail(old.details.get(key, '—'))} -> {_detail(new.details.get(key, '—'))}"
-        for key in _changed_keys(old, new)
-    ]
+def _change_text(old: Node, new: Node, key: str) -> str:
+    return f"{key} {_detail(old.details.get(key, '—'))} -> {_detail(new.details.get(key, '—'))}"
 
 
 def _terms(nodes: Mapping[str, Node]) -> dict[tuple[str, str], list[str]]:
@@ -109,7 +106,7 @@ def changes(old: Node, new: Node) -> list[str]:
     still = [
         f"{child.path} {_value(child.value)} unchanged"
         for child in old.children
-        if child.path in b and b[child.path].value == child.value and not _changed_details(child, b[child.path])
+        if child.path in b and b[child.path].value == child.value and not _changed_keys(child, b[child.path])
     ]
     return parts + still[:2]
 
@@ -122,7 +119,7 @@ def _causes(node: Node, other: Mapping[str, Node], inherited: frozenset[str]) ->
     twin = other.get(node.path)
     keys = inherited
     if twin is not None:
-        changed = {key: text for key, text in zip(_changed_keys(node, twin), _changed_details(node, twin), strict=True)}
+        changed = {key: _change_text(node, twin, key) for key in _changed_keys(node, twin)}
         if node.matched != twin.matched and (node.value or twin.value):
             found.append(f"{node.path} {'no longer matches' if node.matched else 'matches now'}")
         elif changed and not set(changed) <= inherited and (node.value or twin.value):

@@ -112,26 +112,34 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         lines += [_text(note), ""]
     lines += [f"- hint: {_text(hint)}" for hint in report["hints"]]
     lines += [f"- warning: {_text(warning)}" for warning in report["warnings"]]
+    lines += _movers(report)
+    if report.get("explained"):
+        lines += ["", _text(report["explained"])]
+    lines.append("")
+    return lines
+
+
+def _movers(report: Mapping[str, Any], before: str = "baseline", after: str = "current") -> list[str]:
+    """The queries that lost and gained most, a table each (`before`/`after` name the two columns of values), with
+    why their documents moved under it."""
+    lines: list[str] = []
     movers = report["movers"]
-    for title, key in (("lost", "lost"), ("gained", "gained")):
-        if movers[key]:
+    for title in ("lost", "gained"):
+        if movers[title]:
             lines += [
                 "",
                 f"Queries that {title} most on {_text(movers_label(report))}:",
                 "",
-                "| query | text | stratum | baseline | current | delta | what moved |",
+                f"| query | text | stratum | {_text(before)} | {_text(after)} | delta | what moved |",
                 "|---|---|---|---:|---:|---:|---|",
             ]
             lines += [
                 f"| {_text(m['query'])} | {_text(m['text'])} | {_text(m['stratum'] or '')} | {m['baseline']:.4f} | "
                 f"{m['current']:.4f} | {m['delta']:+.4f} | "
                 f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
-                for m in movers[key]
+                for m in movers[title]
             ]
-            lines += _why(movers[key])
-    if report.get("explained"):
-        lines += ["", _text(report["explained"])]
-    lines.append("")
+            lines += _why(movers[title])
     return lines
 
 
@@ -176,22 +184,7 @@ def render_diff(diff: Mapping[str, Any]) -> str:
     lines.append("")
     if report.get("churn"):
         lines += [_text(churn_line(report["churn"]).replace("vs baseline", f"vs {before}")), ""]
-    movers = report["movers"]
-    for title in ("lost", "gained"):
-        if movers[title]:
-            lines += [
-                f"Queries that {title} most on {_text(movers_label(report))}:",
-                "",
-                f"| query | text | stratum | {_text(before)} | {_text(after)} | delta | what moved |",
-                "|---|---|---|---:|---:|---:|---|",
-            ]
-            lines += [
-                f"| {_text(m['query'])} | {_text(m['text'])} | {_text(m['stratum'] or '')} | {m['baseline']:.4f} | "
-                f"{m['current']:.4f} | {m['delta']:+.4f} | "
-                f"{'<br>'.join(map(_text, rankings.render(m.get('change') or {})))} |"
-                for m in movers[title]
-            ]
-            lines += [*_why(movers[title]), ""]
+    lines += [*_movers(report, before, after), ""]
     if report.get("explained"):
         lines += [_text(report["explained"]), ""]
     came = diff["came_in"]
