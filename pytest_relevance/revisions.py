@@ -59,10 +59,7 @@ def materialize(top: Path, commit: str, files: Iterable[Path], scratch: Path, la
             raise RelevanceInputError(
                 relative, f"not in {label}; diff needs each input at both revisions (was it added since?)"
             )
-        target = scratch / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(done.stdout)
-        written[path] = target
+        written[path] = _write(scratch / relative, done.stdout)
     return written
 
 
@@ -74,11 +71,14 @@ def from_blobs(blobs: dict[Path, str], top: Path, scratch: Path) -> dict[Path, P
         content = blob(top, blob_id)
         if content is None:
             return None
-        target = scratch / _relative(top, path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-        written[path] = target
+        written[path] = _write(scratch / _relative(top, path), content)
     return written
+
+
+def _write(target: Path, content: bytes) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
+    return target
 
 
 def _relative(top: Path, path: Path) -> Path:
