@@ -156,6 +156,9 @@ class IndexPlan:
     suffix: Callable[[str], str | None] | None
 
 
+_QUERY_TEXTS = 4096  # query texts an analyzer remembers (a gate's queries are run once per field)
+
+
 class Analyzer:
     """A named chain of char filters, one tokenizer and token filters (or a normalizer: keyword tokenizer)."""
 
@@ -186,6 +189,7 @@ class Analyzer:
         self._stages = tuple(stages)
         self._fast = self._fast_stages(filters)
         self._graph_queries = not any(isinstance(f, StreamFilter) and f.disables_graph for f in filters)
+        self._queries: dict[str, tuple[list[str], list[int], list[int]]] = {}
 
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
@@ -254,7 +258,19 @@ class Analyzer:
     def query_lists(self, text: str) -> tuple[list[str], list[int], list[int]]:
         """Terms, positions and position lengths, for a query: a length above 1 marks a token graph (multi-word
         synonyms), which Elasticsearch turns into one query per path unless a component disables graph queries.
-        Such a token always shares its position with another one, so without stacked tokens the fast lists serve."""
+
+        Each text is analyzed once per analyzer (the fields of a multi_match mostly share their search analyzer,
+        so the second field reads the first one's lists); the caller gets copies it may change."""
+        known = self._queries.get(text)
+        if known is None:
+            if len(self._queries) >= _QUERY_TEXTS:
+                self._queries.clear()
+            known = self._queries[text] = self._query_lists(text)
+        return list(known[0]), list(known[1]), list(known[2])
+
+    def _query_lists(self, text: str) -> tuple[list[str], list[int], list[int]]:
+        """Such a token always shares its position with another one, so without stacked tokens the fast lists
+        serve."""
         terms, positions = self.term_lists(text)
         if not self._graph_queries or len(set(positions)) == len(positions):
             return terms, positions, [1] * len(terms)

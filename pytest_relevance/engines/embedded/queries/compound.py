@@ -8,7 +8,9 @@ document only (the clock is frozen), so each is computed once per index over the
 
 from __future__ import annotations
 
+import json
 import math
+import time
 import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -335,7 +337,7 @@ def _function_values(
         script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
         values = run_script(index, compile_script(script, f"{path}.{kind}.script"), docs, query_score)
     else:
-        values = _decay(index, kind, options[kind], f"{path}.{kind}")[docs]
+        values = _decay_values(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight
 
 
@@ -393,6 +395,19 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
             problem = (f"{modifier}({value * factor!r}) for document {index.ids[doc]!r} is not a number; choose "
                        "a modifier defined there (log1p, ln2p, ...) or filter such documents out")  # fmt: skip
         raise Invalid(path, problem)
+    return values
+
+
+def _decay_values(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
+    """`_decay`, looked up by the spec as the template wrote it and the (frozen) clock that `now` reads: the
+    template gives every query the same decay, and reading its origin, scale and offset again was a fifth of a
+    query's time. Explaining reads them each time, as it notes them."""
+    if RECORDING.get() is not None:
+        return _decay(index, kind, spec, path)
+    key = ("decay as written", kind, json.dumps(spec, sort_keys=True, default=repr), time.time_ns())
+    values = index.function_cache.get(key)
+    if values is None:
+        values = index.function_cache[key] = _decay(index, kind, spec, path)
     return values
 
 
