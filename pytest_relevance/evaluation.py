@@ -234,6 +234,7 @@ def constant_floor(
 
     floors: dict[str, dict[str, float]] = {}
     defined = beyond.floors([m for m in metrics if m.name in BEYOND], corpus_size)
+    shares: dict[tuple[Any, ...], dict[str, float]] = {}  # a query's weights per metric: every query is in two groups
     for name, ids in judgments.groups.items():
         queries = [judgments[qid] for qid in ids]
         floors[name] = {}
@@ -247,38 +248,51 @@ def constant_floor(
                 continue
             length = size if metric.k is None else metric.k
             if metric.name in EXACT_FLOORS:
-                answers = [_by_weight(queries, metric, length)]
+                answers = [_by_weight(queries, metric, length, shares)]
             else:
                 counted = Metric("p", length, threshold=metric.threshold)
-                answers = [_greedy(queries, metric, length), _by_weight(queries, counted, length)]
+                answers = [_greedy(queries, metric, length), _by_weight(queries, counted, length, shares)]
             floors[name][metric.spec] = max(_score(queries, answer, metric, length) for answer in answers)
     return floors
 
 
 def _score(queries: Sequence[Query], answer: list[str], metric: Metric, length: int) -> float:
     """The mean score of one list padded to `length` with documents no query judged: a run is that long, and
-    judged@k divides by the list's length up to k."""
+    judged@k divides by the list's length up to k. A query that judged none of the list scores 0 in every metric
+    (no judged position), so only the others are scored: a short list meets few of many queries."""
     placed = {doc: rank for rank, doc in enumerate(answer)}
-    return mean(score_placed(query.grades, placed, length, [metric])[metric.spec] for query in queries)
+    met = [query for query in queries if not placed.keys().isdisjoint(query.grades)]
+    values = [score_placed(query.grades, placed, length, [metric])[metric.spec] for query in met]
+    return math.fsum(values) / len(queries) if queries else 0.0
 
 
-def _by_weight(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:
-    """The `length` documents of largest weight (see `EXACT_FLOORS`), weight descending, then id ascending."""
+def _by_weight(
+    queries: Sequence[Query], metric: Metric, length: int, shares: dict[tuple[Any, ...], dict[str, float]]
+) -> list[str]:
+    """The `length` documents of largest weight (see `EXACT_FLOORS`), weight descending, then id ascending.
+    `shares` keeps each query's weights for the next group that holds the query."""
     weights: dict[str, float] = {}
     for query in queries:
-        if metric.name == "ndcg":
-            gains = {d: 2.0**g - 1.0 if metric.gain == "exp" else g for d, g in query.grades.items() if g > 0}
-            ideal = sorted(gains.values(), reverse=True)[: metric.k]
-            idcg = sum(gain / math.log2(i + 2) for i, gain in enumerate(ideal))
-            shares = {d: gain / idcg for d, gain in gains.items()}
-        elif metric.name == "judged":
-            shares = dict.fromkeys(query.grades, 1.0)
-        else:
-            relevant = [d for d, g in query.grades.items() if g >= metric.threshold]
-            shares = dict.fromkeys(relevant, 1.0 if metric.name == "p" else 1.0 / len(relevant) if relevant else 0.0)
-        for doc, share in shares.items():
+        key = (query.id, metric.name, metric.k, metric.gain, metric.threshold)
+        own = shares.get(key)
+        if own is None:
+            own = shares[key] = _shares(query, metric)
+        for doc, share in own.items():
             weights[doc] = weights.get(doc, 0.0) + share
     return heapq.nsmallest(length, weights, key=lambda d: (-weights[d], d))
+
+
+def _shares(query: Query, metric: Metric) -> dict[str, float]:
+    """What each document of the query adds to the metric's sum when listed (before the position's discount)."""
+    if metric.name == "ndcg":
+        gains = {d: 2.0**g - 1.0 if metric.gain == "exp" else g for d, g in query.grades.items() if g > 0}
+        ideal = sorted(gains.values(), reverse=True)[: metric.k]
+        idcg = sum(gain / math.log2(i + 2) for i, gain in enumerate(ideal))
+        return {d: gain / idcg for d, gain in gains.items()}
+    if metric.name == "judged":
+        return dict.fromkeys(query.grades, 1.0)
+    relevant = [d for d, g in query.grades.items() if g >= metric.threshold]
+    return dict.fromkeys(relevant, 1.0 if metric.name == "p" else 1.0 / len(relevant) if relevant else 0.0)
 
 
 def _greedy(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:
@@ -350,12 +364,14 @@ def hints(evaluation: Evaluation, judgments: Judgments) -> list[str]:
     if cut is None:
         return []
     first = Metric("ndcg", 1, gain=cut.gain)
+    top = {  # each query once, though it is in two groups
+        q.id: score_query(q.grades, evaluation.run.get(q.id, [])[:1], [first]).values[first.spec]
+        for q in judgments.queries
+    }
     out = []
     for name, ids in judgments.groups.items():
         at_k = evaluation.strata[name][cut.spec]
-        at_1 = mean(
-            score_query(judgments[q].grades, evaluation.run.get(q, []), [first]).values[first.spec] for q in ids
-        )
+        at_1 = mean(top[q] for q in ids)
         if at_k >= 0.5 and at_1 < 0.6 * at_k:
             out.append(
                 f"{name}: ndcg@1 {at_1:.4f} vs {cut.spec} {at_k:.4f}: the relevant documents are retrieved "
