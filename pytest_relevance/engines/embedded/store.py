@@ -136,7 +136,9 @@ def _load(
 
 def _with_arrays(value: Any, blob: np.ndarray) -> Any:
     """The saved state with each array reference (`{"at": offset, "dtype", "shape"}`) replaced by its view."""
-    if isinstance(value, list):  # most lists are terms: strings are passed over without a call each
+    if isinstance(value, list):  # most lists are terms, strings only: kept as they are after one C-level pass
+        if set(map(type, value)) <= {str}:
+            return value
         return [_with_arrays(item, blob) if type(item) in (list, dict) else item for item in value]
     if not isinstance(value, dict):
         return value
