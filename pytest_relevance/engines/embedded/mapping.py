@@ -423,6 +423,8 @@ class IndexMapping:
         kind = _KINDS.get(ftype, "other" if ftype in _OTHER else None)
         if kind is None:
             raise RelevanceInputError(self.source, f"{at}.type: {_unknown_type(ftype, name)}")
+        if name in self.fields and self.fields[name].internal:
+            raise RelevanceInputError(self.source, _taken(at, name, self.fields[name].parent, parent is not None))
         if "include_in_all" in spec:  # went with _all
             raise RelevanceInputError(
                 self.source,
@@ -521,13 +523,6 @@ class IndexMapping:
                 )
             self.fields[name] = Field(**common, norms=False, index_options="docs")
         for sub, sub_spec in subs.items():
-            if f"{name}.{sub}" in self.fields and self.fields[f"{name}.{sub}"].internal:
-                raise RelevanceInputError(
-                    self.source,
-                    f"{at}.fields.{sub}: Field [{name}.{sub}] is defined more than once, as Elasticsearch 8 refuses "
-                    f"it: the search_as_you_type field {name!r} makes that subfield itself; name the multi-field "
-                    "otherwise",
-                )
             if not isinstance(sub_spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}.fields.{sub}: a multi-field definition must be an object")
             self._add(f"{name}.{sub}", sub_spec, f"{at}.fields.{sub}", name, nested)
@@ -576,6 +571,9 @@ class IndexMapping:
         options = spec.get("index_options", "positions")
         prefix = f"{name}._index_prefix"
         shingles = tuple(f"{name}._{n}gram" for n in range(2, size + 1))
+        for taken in (*shingles, prefix):
+            if taken in self.fields:
+                raise RelevanceInputError(self.source, _taken(at, taken, name, False))
         self.fields[name] = Field(
             **common, norms=norms, analyzer=index_analyzer, search_analyzer=search, search_quote_analyzer=quote,
             index_options=options, shingle_fields=shingles, prefix_field=prefix,
@@ -597,6 +595,17 @@ class IndexMapping:
             search_analyzer=search.wrapped([fixed_shingle(size)]), search_quote_analyzer=search,
             params={"type": "prefix"},
         )  # fmt: skip
+
+
+def _taken(at: str, name: str, owner: str | None, multi_field: bool) -> str:
+    """Why a field named like a search_as_you_type subfield is refused: the subfield is the search_as_you_type
+    field's own, and Elasticsearch refuses a mapping that defines it again (a multi-field of that name is
+    MappingLookup's "defined more than once")."""
+    said = f"Field [{name}] is defined more than once, as Elasticsearch 8 refuses it: " if multi_field else ""
+    return (
+        f"{at}: {said}the search_as_you_type field {owner!r} makes the subfield {name!r} itself (Elasticsearch "
+        "refuses a mapping that defines it again); name the field otherwise"
+    )
 
 
 def _number(value: Any) -> float:

@@ -475,9 +475,9 @@ def fixed_shingles(
             inc = positions[j] - positions[j - 1]
             if inc == 0:
                 raise StackedTokens(
-                    "a search_as_you_type field's analyzer makes tokens stacked at one position (synonyms, "
-                    f"preserved originals: {terms[j - 1]!r} and {terms[j]!r}), whose shingles the embedded engine "
-                    "does not build; the elasticsearch engine supports it"
+                    f"a search_as_you_type field's analyzer stacks tokens at one position ({terms[j - 1]!r} and "
+                    f"{terms[j]!r}: synonyms, kept originals), whose shingle graph the embedded engine does not build; "
+                    "the elasticsearch engine supports it"
                 )
             if inc > 1 and slot + inc > size:
                 parts += [filler] * (size - slot)
