@@ -368,21 +368,25 @@ def ngram(
     takes the term's position, the others stack on it (counted in code points, as Lucene). `back`: the edge grams
     of the term's end, which Elasticsearch's `side: back` makes with a ReverseStringFilter before and after."""
 
+    @lru_cache(maxsize=100_000)
+    def grams_of(term: str) -> tuple[str, ...]:
+        n = len(term)
+        grams = []
+        starts = [0] if edges_only else range(n)
+        for s in starts:
+            for size in range(min_gram, max_gram + 1):
+                if s + size > n:
+                    break
+                grams.append(term[n - size :] if back else term[s : s + size])
+        if preserve_original and (n < min_gram or n > max_gram):
+            grams.append(term)
+        return tuple(grams)
+
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out = []
         gap = 0
         for tok in tokens:
-            term = tok.term
-            n = len(term)
-            grams = []
-            starts = [0] if edges_only else range(n)
-            for s in starts:
-                for size in range(min_gram, max_gram + 1):
-                    if s + size > n:
-                        break
-                    grams.append(term[n - size :] if back else term[s : s + size])
-            if preserve_original and (n < min_gram or n > max_gram):
-                grams.append(term)
+            grams = grams_of(tok.term)
             if not grams:
                 gap += tok.inc
                 continue
@@ -391,7 +395,17 @@ def ngram(
             gap = 0
         return out, end_inc + gap
 
-    return StreamFilter(run)
+    def fast(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
+        """The same on bare lists (the indexing path): a term without grams leaves its position empty."""
+        out_terms: list[str] = []
+        out_positions: list[int] = []
+        for term, position in zip(terms, positions, strict=True):
+            grams = grams_of(term)
+            out_terms += grams
+            out_positions += [position] * len(grams)
+        return out_terms, out_positions, last
+
+    return StreamFilter(run, fast)
 
 
 def shingle(
