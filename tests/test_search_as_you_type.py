@@ -174,3 +174,16 @@ def test_an_analyzer_that_stacks_tokens_is_refused() -> None:
     }
     with pytest.raises(RelevanceInputError, match="stacks tokens at one position"):
         EmbeddedEngine().open(DOCS, config, "id")
+
+
+def test_the_indexing_path_makes_the_tokens_of_the_token_path() -> None:
+    """The shingle and edge n-gram filters' list forms (batched indexing) give the terms and positions `_analyze`
+    gives, stop-word gaps and the trailing shingles included."""
+    index = small({"t": {"type": "search_as_you_type", "analyzer": "stop", "max_shingle_size": 4}})
+    texts = ["the quick brown fox of the", "a", "", "of flow of heat", "supercalifragilisticexpialidocious a words"]
+    for name in ("t._2gram", "t._4gram", "t._index_prefix"):
+        analyzer = index.fields[name].analyzer
+        assert analyzer is not None and analyzer.index_plan is not None
+        for text in texts:
+            terms, positions = analyzer.term_lists(text)
+            assert list(zip(terms, positions, strict=True)) == [(t.term, t.position) for t in analyzer.analyze(text)]
