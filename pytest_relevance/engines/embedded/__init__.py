@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pytest_relevance.engines.base import Hits
+from pytest_relevance.engines.embedded.analysis.filters import StackedTokens
 from pytest_relevance.engines.embedded.dates import (
     DEFAULT_FORMAT,
     DEFAULT_NANOS_FORMAT,
@@ -145,7 +146,10 @@ class EmbeddedIndex:
                 child, parents = children[path]
                 self.nested[path] = (EmbeddedIndex([], _child_config(config, path), "_child", source, child), parents)
         if saved is None:
-            self._fill(corpus)
+            try:
+                self._fill(corpus)
+            except StackedTokens as exc:
+                raise RelevanceInputError(source, f"mappings: {exc}") from None
         else:
             self._restore(saved)
 
@@ -207,6 +211,9 @@ class EmbeddedIndex:
             for target in field.copy_to:  # into a root field, from a nested object too: its parent's field
                 if not self.fields[target].nested:
                     copies[target].append(field.parent or name)
+        for name, field in self.fields.items():  # search_as_you_type's subfields index what its root indexes
+            if field.internal and field.parent is not None:
+                copies[name] = copies[field.parent]
         nulls = self._null_values()
         own = {name: field.parent or name for name, field in self.fields.items()}
         counted = {name: field for name, field in self.fields.items() if field.type == "token_count"}
@@ -708,6 +715,8 @@ def _as_input_error(source: str, qid: str) -> Iterator[None]:
         ) from None
     except Invalid as exc:
         raise RelevanceInputError(source, f"query {qid!r}: {exc.path}: {exc.problem}") from None
+    except StackedTokens as exc:
+        raise RelevanceInputError(source, f"query {qid!r}: {exc}") from None
 
 
 # field types whose value may be a JSON object: an object template mapping a new object as another type maps it

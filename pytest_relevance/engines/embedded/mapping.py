@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer
+from pytest_relevance.engines.embedded.analysis.filters import fixed_shingle, ngram
 from pytest_relevance.engines.embedded.dates import (
     DEFAULT_DYNAMIC_DATE_FORMATS,
     DEFAULT_FORMAT,
@@ -46,8 +47,8 @@ NUMERIC_TYPES = frozenset(
     ]
 )
 _KINDS = {
-    "text": "text", "match_only_text": "text", "keyword": "keyword", "constant_keyword": "keyword",
-    "wildcard": "keyword", "date": "date", "date_nanos": "date", "boolean": "boolean",
+    "text": "text", "match_only_text": "text", "search_as_you_type": "text", "keyword": "keyword",
+    "constant_keyword": "keyword", "wildcard": "keyword", "date": "date", "date_nanos": "date", "boolean": "boolean",
     **{t: "number" for t in NUMERIC_TYPES},
 }  # fmt: skip
 # Types Elasticsearch has that the embedded engine does not search: they are mapped (so a config that has them
@@ -78,7 +79,6 @@ _OTHER = frozenset(
         "ip_range",
         "version",
         "aggregate_metric_double",
-        "search_as_you_type",
         "semantic_text",
         "annotated_text",
         "murmur3",
@@ -119,6 +119,13 @@ class Field:
     multi_fields: tuple[str, ...] = ()
     nested: str | None = None  # the enclosing `nested` object path, if any
     params: MappingABC[str, Any] = field(default_factory=dict)  # the raw definition (format, ignore_above, ...)
+    # search_as_you_type: on the root field its shingle subfields (`._2gram`, ...); on a shingle subfield its size;
+    # on both the `._index_prefix` field their prefix queries go to; `internal` marks the subfields, which the
+    # root's mapper indexes itself (so copy_to values reach them too)
+    shingle_fields: tuple[str, ...] = ()
+    shingle_size: int = 0
+    prefix_field: str | None = None
+    internal: bool = False
 
 
 class IndexMapping:
@@ -416,6 +423,8 @@ class IndexMapping:
         kind = _KINDS.get(ftype, "other" if ftype in _OTHER else None)
         if kind is None:
             raise RelevanceInputError(self.source, f"{at}.type: {_unknown_type(ftype, name)}")
+        if name in self.fields and self.fields[name].internal:
+            raise RelevanceInputError(self.source, _taken(at, name, self.fields[name].parent, parent is not None))
         if "include_in_all" in spec:  # went with _all
             raise RelevanceInputError(
                 self.source,
@@ -481,14 +490,19 @@ class IndexMapping:
                 quote = search
             else:
                 quote = self.default_search_quote_analyzer
-            gap = spec.get("position_increment_gap", 100)
-            if not isinstance(gap, int) or gap < 0:
-                raise RelevanceInputError(self.source, f"{at}.position_increment_gap: must be a non-negative integer")
-            self.fields[name] = Field(
-                **common, norms=flag(spec.get("norms", True)), analyzer=index_analyzer, search_analyzer=search,
-                search_quote_analyzer=quote, position_increment_gap=gap,
-                index_options=spec.get("index_options", "positions"),
-            )  # fmt: skip
+            if ftype == "search_as_you_type":
+                self._search_as_you_type(name, spec, at, common, index_analyzer, search, quote)
+            else:
+                gap = spec.get("position_increment_gap", 100)
+                if not isinstance(gap, int) or gap < 0:
+                    raise RelevanceInputError(
+                        self.source, f"{at}.position_increment_gap: must be a non-negative integer"
+                    )
+                self.fields[name] = Field(
+                    **common, norms=flag(spec.get("norms", True)), analyzer=index_analyzer, search_analyzer=search,
+                    search_quote_analyzer=quote, position_increment_gap=gap,
+                    index_options=spec.get("index_options", "positions"),
+                )  # fmt: skip
         elif kind == "keyword":
             normalizer = (
                 self.analysis.normalizer(spec["normalizer"], f"{at}.normalizer") if "normalizer" in spec else None
@@ -512,6 +526,86 @@ class IndexMapping:
             if not isinstance(sub_spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}.fields.{sub}: a multi-field definition must be an object")
             self._add(f"{name}.{sub}", sub_spec, f"{at}.fields.{sub}", name, nested)
+
+    def _search_as_you_type(
+        self,
+        name: str,
+        spec: MappingABC,
+        at: str,
+        common: dict[str, Any],
+        index_analyzer: Analyzer,
+        search: Analyzer,
+        quote: Analyzer,
+    ) -> None:
+        """SearchAsYouTypeFieldMapper: the root field as a text field, plus subfields it indexes the same values
+        into, each its own Lucene field (own statistics): `._2gram` .. `._{max_shingle_size}gram`, the root's
+        analyzers followed by FixedShingleFilter(n) (search and quote analyzer alike: the root's search analyzer
+        wrapped), with the root's norms and index_options; `._index_prefix`, the largest shingles' edge n-grams of
+        1 to 20 characters (original kept beyond), without norms, searched with the largest shingles (phrases with
+        the root's search analyzer as is). All share the root's similarity."""
+        leaf = name.rsplit(".", 1)[-1]
+        if "position_increment_gap" in spec:
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.position_increment_gap: unknown parameter [position_increment_gap] on mapper [{leaf}] of type "
+                "[search_as_you_type], as Elasticsearch 8 refuses it",
+            )
+        if flag(spec.get("doc_values", False)):
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.doc_values: Cannot set [doc_values] on field of type [search_as_you_type], as Elasticsearch 8 "
+                "refuses it",
+            )
+        raw = spec.get("max_shingle_size", 3)
+        number = _number(raw)
+        if not math.isfinite(number) or number != int(number):
+            raise RelevanceInputError(self.source, f"{at}.max_shingle_size: {raw!r} is not a whole number")
+        size = int(number)
+        if not 2 <= size <= 4:
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.max_shingle_size: [max_shingle_size] must be at least [2] and at most [4], got [{size}], as "
+                "Elasticsearch 8 refuses it",
+            )
+        norms = flag(spec.get("norms", True))
+        options = spec.get("index_options", "positions")
+        prefix = f"{name}._index_prefix"
+        shingles = tuple(f"{name}._{n}gram" for n in range(2, size + 1))
+        for taken in (*shingles, prefix):
+            if taken in self.fields:
+                raise RelevanceInputError(self.source, _taken(at, taken, name, False))
+        self.fields[name] = Field(
+            **common, norms=norms, analyzer=index_analyzer, search_analyzer=search, search_quote_analyzer=quote,
+            index_options=options, shingle_fields=shingles, prefix_field=prefix,
+        )  # fmt: skip
+        inner = {"name": name, "kind": "text", "index": common["index"], "similarity": common["similarity"],
+                 "parent": name, "nested": common["nested"], "index_options": options, "internal": True}  # fmt: skip
+        for n, shingle in enumerate(shingles, start=2):
+            searched = search.wrapped([fixed_shingle(n)])
+            self.fields[shingle] = Field(
+                **{**inner, "name": shingle}, type="search_as_you_type", norms=norms,
+                analyzer=index_analyzer.wrapped([fixed_shingle(n)]), search_analyzer=searched,
+                search_quote_analyzer=searched, params={"type": "search_as_you_type"}, shingle_size=n,
+                prefix_field=prefix,
+            )  # fmt: skip
+        edges = ngram(1, 20, preserve_original=True, edges_only=True)
+        self.fields[prefix] = Field(
+            **{**inner, "name": prefix}, type="prefix", norms=False,
+            analyzer=index_analyzer.wrapped([fixed_shingle(size, trailing=size - 1), edges]),
+            search_analyzer=search.wrapped([fixed_shingle(size)]), search_quote_analyzer=search,
+            params={"type": "prefix"},
+        )  # fmt: skip
+
+
+def _taken(at: str, name: str, owner: str | None, multi_field: bool) -> str:
+    """Why a field named like a search_as_you_type subfield is refused: the subfield is the search_as_you_type
+    field's own, and Elasticsearch refuses a mapping that defines it again (a multi-field of that name is
+    MappingLookup's "defined more than once")."""
+    said = f"Field [{name}] is defined more than once, as Elasticsearch 8 refuses it: " if multi_field else ""
+    return (
+        f"{at}: {said}the search_as_you_type field {owner!r} makes the subfield {name!r} itself (Elasticsearch "
+        "refuses a mapping that defines it again); name the field otherwise"
+    )
 
 
 def _number(value: Any) -> float:

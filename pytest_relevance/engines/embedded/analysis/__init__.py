@@ -194,6 +194,13 @@ class Analyzer:
     def __repr__(self) -> str:
         return f"Analyzer({self.name!r})"
 
+    def wrapped(self, extra: Sequence[StreamFilter]) -> Analyzer:
+        """This analyzer with more filters at the end, under the same name: Lucene's AnalyzerWrapper, as
+        Elasticsearch wraps a field's analyzers for the subfields it indexes on its own (search_as_you_type)."""
+        return Analyzer(
+            self.name, self._tokenizer, [*self._filters, *extra], self._char_filters, self.position_increment_gap
+        )
+
     def _stream(self, text: str) -> tuple[list[Tok], int, int]:
         """Tokens with corrected code-point offsets, the trailing position increment and the final offset."""
         corrections = []

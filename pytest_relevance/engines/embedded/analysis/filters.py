@@ -368,21 +368,25 @@ def ngram(
     takes the term's position, the others stack on it (counted in code points, as Lucene). `back`: the edge grams
     of the term's end, which Elasticsearch's `side: back` makes with a ReverseStringFilter before and after."""
 
+    @lru_cache(maxsize=100_000)
+    def grams_of(term: str) -> tuple[str, ...]:
+        n = len(term)
+        grams = []
+        starts = [0] if edges_only else range(n)
+        for s in starts:
+            for size in range(min_gram, max_gram + 1):
+                if s + size > n:
+                    break
+                grams.append(term[n - size :] if back else term[s : s + size])
+        if preserve_original and (n < min_gram or n > max_gram):
+            grams.append(term)
+        return tuple(grams)
+
     def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
         out = []
         gap = 0
         for tok in tokens:
-            term = tok.term
-            n = len(term)
-            grams = []
-            starts = [0] if edges_only else range(n)
-            for s in starts:
-                for size in range(min_gram, max_gram + 1):
-                    if s + size > n:
-                        break
-                    grams.append(term[n - size :] if back else term[s : s + size])
-            if preserve_original and (n < min_gram or n > max_gram):
-                grams.append(term)
+            grams = grams_of(tok.term)
             if not grams:
                 gap += tok.inc
                 continue
@@ -391,7 +395,17 @@ def ngram(
             gap = 0
         return out, end_inc + gap
 
-    return StreamFilter(run)
+    def fast(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
+        """The same on bare lists (the indexing path): a term without grams leaves its position empty."""
+        out_terms: list[str] = []
+        out_positions: list[int] = []
+        for term, position in zip(terms, positions, strict=True):
+            grams = grams_of(term)
+            out_terms += grams
+            out_positions += [position] * len(grams)
+        return out_terms, out_positions, last
+
+    return StreamFilter(run, fast)
 
 
 def shingle(
@@ -445,6 +459,80 @@ def shingle(
         return out, gap if window else end_inc
 
     return StreamFilter(run, end_offset=True)
+
+
+class StackedTokens(ValueError):
+    """A FixedShingleFilter input with tokens stacked at one position (synonyms, preserved originals), whose
+    shingle graph the embedded engine does not build."""
+
+
+def fixed_shingles(
+    terms: list[str], positions: list[int], last: int, size: int, separator: str, filler: str
+) -> list[tuple[int, int, str]]:
+    """Lucene's FixedShingleFilter over a stream without stacked tokens: (first token, last token taken, shingle)
+    for each token that starts a shingle of exactly `size` positions. A gap is `filler`s (up to the shingle's end,
+    and the token after a gap too wide is not taken); at the stream's end the trailing positions (`last` minus the
+    last token's position) are fillers too, and a token with too few positions after it starts nothing."""
+    out = []
+    count = len(terms)
+    for i in range(count):
+        parts, slot, until = [terms[i]], 1, i
+        for j in range(i + 1, count + 1):
+            if slot >= size:
+                break
+            if j == count:
+                if slot + last - positions[-1] < size:
+                    parts = []
+                else:
+                    parts += [filler] * (size - slot)
+                break
+            inc = positions[j] - positions[j - 1]
+            if inc == 0:
+                raise StackedTokens(
+                    f"a search_as_you_type field's analyzer stacks tokens at one position ({terms[j - 1]!r} and "
+                    f"{terms[j]!r}: synonyms, kept originals), whose shingle graph the embedded engine does not build; "
+                    "the elasticsearch engine supports it"
+                )
+            if inc > 1 and slot + inc > size:
+                parts += [filler] * (size - slot)
+                break
+            parts += [filler] * (inc - 1)
+            slot += inc
+            parts.append(terms[j])
+            until = j
+        if parts:
+            out.append((i, until, separator.join(parts)))
+    return out
+
+
+def fixed_shingle(size: int, separator: str = " ", filler: str = "", trailing: int | None = None) -> StreamFilter:
+    """FixedShingleFilter(size, separator, filler), as Elasticsearch's search_as_you_type wraps an analyzer with
+    it: shingles of exactly `size` positions only, never unigrams, each at its first token's position (tokens that
+    start none leave their positions to the next shingle, or to the stream's end). `trailing` is Elasticsearch's
+    TrailingShingleTokenFilter before it (the `_index_prefix` field): the stream's end increment becomes
+    `trailing`, so that the last tokens start shingles padded with fillers."""
+
+    def fast(terms: list[str], positions: list[int], last: int) -> tuple[list[str], list[int], int]:
+        if trailing is not None:
+            last = (positions[-1] if positions else -1) + trailing
+        made = fixed_shingles(terms, positions, last, size, separator, filler)
+        return [term for _, _, term in made], [positions[i] for i, _, _ in made], last
+
+    def run(tokens: list[Tok], end_inc: int) -> tuple[list[Tok], int]:
+        positions, position = [], -1
+        for tok in tokens:
+            position += tok.inc
+            positions.append(position)
+        if trailing is not None:
+            end_inc = trailing
+        made = fixed_shingles([t.term for t in tokens], positions, position + end_inc, size, separator, filler)
+        out, previous = [], -1
+        for i, until, term in made:
+            out.append(Tok(term, tokens[i].start, tokens[until].end, inc=positions[i] - previous, type="shingle"))
+            previous = positions[i]
+        return out, position + end_inc - previous
+
+    return StreamFilter(run, fast)
 
 
 def keyword_repeat() -> StreamFilter:

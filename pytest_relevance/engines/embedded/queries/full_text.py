@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.analysis.filters import fixed_shingles
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Clause,
@@ -39,10 +40,13 @@ if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (
+    INDEX_PREFIX_CHARS,
     blended,
     edits_for,
     fuzzy_expansions,
     fuzzy_options,
+    index_prefix_docs,
+    java_length,
 )
 
 _FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
@@ -247,6 +251,10 @@ def phrase(
     `slop` moves), scored with the phrase frequency. Tokens stacked at one position (synonyms) form one group, as
     Lucene's QueryBuilder makes a MultiPhraseQuery of them, or a SynonymQuery when they are the only position (as
     a match query's); multi-word synonyms make it a graph query."""
+    shingled = _on_shingles(index, field, text, slop, analyzer, path)
+    if shingled is not None:
+        shingle, terms, starts = shingled
+        return phrase_groups(index, shingle, [[t] for t in terms], starts, 0, boost, path)
     terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
     if not terms:
         return no_terms(index, zero_terms_query, boost, path)
@@ -366,15 +374,86 @@ def phrase_prefix(
     zero_terms_query: Any = None,
 ) -> Scores:
     """Elasticsearch's MultiPhrasePrefixQuery: a phrase whose last position is any term starting with the last
-    token (the first `max_expansions` in term order)."""
+    token (the first `max_expansions` in term order). A search_as_you_type field searches its subfields instead
+    (`_on_shingles`, `_on_index_prefix`)."""
+    shingled = _on_shingles(index, field, text, slop, analyzer, path)
+    if shingled is not None:
+        return _on_index_prefix(index, *shingled, max_expansions, boost, path)
     terms, positions = index.search_tokens(field, text, analyzer, quote=True, path=path)
     if not terms:
         return no_terms(index, zero_terms_query, boost, path)
+    if index.fields[field].shingle_size and slop == 0:
+        return _on_index_prefix(index, field, list(terms), positions, max_expansions, boost, path)
+    return _expanded_phrase(index, field, list(terms), positions, slop, max_expansions, boost, path)
+
+
+def _expanded_phrase(
+    index: EmbeddedIndex,
+    field: str,
+    terms: list[str],
+    positions: list[int],
+    slop: int,
+    max_expansions: int,
+    boost: float,
+    path: str,
+) -> Scores:
+    """MultiPhrasePrefixQuery over analyzed tokens: the last one expanded to the terms it starts."""
     expanded = prefix_terms(index, field, terms[-1], max_expansions)
     if not expanded:
         return Scores.none(index.n)
     groups = [[t] for t in terms[:-1]] + [expanded]
     return phrase_groups(index, field, groups, positions, slop, boost, path)
+
+
+def _on_shingles(
+    index: EmbeddedIndex, field: str, text: str, slop: int, analyzer: str | None, path: str
+) -> tuple[str, list[str], list[int]] | None:
+    """SearchAsYouTypeFieldType.phraseQuery and phrasePrefixQuery: on a search_as_you_type root, a phrase of
+    several positions without slop or gaps is searched on the shingle subfield of that many positions (the largest
+    one for more), its tokens made into shingles of that size by a FixedShingleFilter: (subfield, shingles, their
+    positions). None: the query stays on the field itself."""
+    spec = index.fields[field]
+    if not spec.shingle_fields or slop > 0:
+        return None
+    if analyzer is not None:
+        chain = index.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
+    else:
+        chain = spec.search_quote_analyzer or spec.search_analyzer
+    assert chain is not None
+    terms, positions, last = chain.term_lists_end(text)
+    if not terms or positions[-1] + 1 <= 1 or any(b - a > 1 for a, b in zip([-1, *positions], positions, strict=False)):
+        return None
+    if not index.text[field].has_positions:
+        raise Invalid(path, f"field:[{field}] was indexed without position data; cannot run PhraseQuery")
+    shingle = spec.shingle_fields[min(positions[-1] + 1 - 2, len(spec.shingle_fields) - 1)]
+    made = fixed_shingles(terms, positions, last, index.fields[shingle].shingle_size, " ", "")
+    return shingle, [term for _, _, term in made], [positions[i] for i, _, _ in made]
+
+
+def _on_index_prefix(
+    index: EmbeddedIndex,
+    field: str,
+    terms: list[str],
+    positions: list[int],
+    max_expansions: int,
+    boost: float,
+    path: str,
+) -> Scores:
+    """ShingleFieldType.phrasePrefixQuery without slop (TextFieldMapper.createPhrasePrefixQuery with the prefix
+    field): a last token of at most 20 characters is a term of `._index_prefix` (its edge n-grams), alone a term
+    query there, after other tokens the last clause of an ordered span near on the shingle field, masked as that
+    field's; a longer one is expanded on the shingle field itself."""
+    prefix = index.fields[field].prefix_field
+    if prefix is None or prefix not in index.text or java_length(terms[-1]) > INDEX_PREFIX_CHARS:
+        return _expanded_phrase(index, field, terms, positions, 0, max_expansions, boost, path)
+    if len(terms) == 1:
+        return term_disjunction(index, prefix, [terms[0]], boost, None, path)
+    clauses: list[Any] = []
+    for i, term in enumerate(terms):
+        if i and positions[i] - positions[i - 1] > 1:
+            clauses.append(("gap", positions[i] - positions[i - 1] - 1))
+        clauses.append(("masked", prefix, term) if i == len(terms) - 1 else ("term", term))
+    return _span_scores(index, field, ("near", clauses), boost, path)
 
 
 @query("match_phrase_prefix")
@@ -393,9 +472,13 @@ def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float
     return phrase_prefix(index, field, text, slop, expansions, boost, path, analyzer, zero_terms)
 
 
-def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
+def bool_prefix(
+    index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float, flat: bool = False
+) -> Scores:
     """Elasticsearch's match_bool_prefix: a term clause per token but the last, which is a (constant score) prefix
-    query; operator and minimum_should_match count clauses as match does."""
+    query (on a search_as_you_type field one term of its `._index_prefix`); operator and minimum_should_match count
+    clauses as match does. `flat`: a pure disjunction's sum is left in double (not cast to float32), as Lucene's
+    BooleanQuery.rewrite flattens it into the enclosing disjunction (a multi_match's tie 1 dis_max)."""
     if index.kinds[field] != "text":
         return match_field(index, field, options, path, boost)
     terms = index.search_terms(field, str(options["query"]), options.get("analyzer"), path)
@@ -404,9 +487,11 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     fuzzy = options if options.get("fuzziness") is not None else None
     clauses = len(terms)
     docs, total, count = term_clauses(index, field, terms[:-1], boost, path, fuzzy)
-    target = index.postings_field(field, path)
-    expanded = [p.docs for p in map(target.postings, prefix_terms(index, field, terms[-1], 2**31)) if p is not None]
-    last = np.unique(np.concatenate(expanded)) if expanded else np.empty(0, dtype=np.int64)
+    last = index_prefix_docs(index, field, terms[-1])
+    if last is None:
+        target = index.postings_field(field, path)
+        found = [p.docs for p in map(target.postings, prefix_terms(index, field, terms[-1], 2**31)) if p is not None]
+        last = np.unique(np.concatenate(found)) if found else np.empty(0, dtype=np.int64)
     union = np.union1d(docs, last)
     at = np.searchsorted(union, docs)
     sums, counts = np.zeros(union.size), np.zeros(union.size, dtype=np.int32)
@@ -422,6 +507,8 @@ def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path:
     else:
         required = 1
     keep = counts >= required
+    if flat and required == 1 and operator != "and":
+        return Scores.of(index.n, union[keep], sums[keep])
     return Scores.of(index.n, union[keep], sums[keep].astype(F32))
 
 
@@ -441,7 +528,8 @@ def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
     if not parts:
         return Scores.none(index.n)
     if len(parts) == 1:
-        return parts[0]
+        only = parts[0]  # a `flat` part holds doubles
+        return only if only.values.dtype == F32 else Scores.of(index.n, only.docs, only.values.astype(F32))
     total, best, seen = index.scratch_sum, index.scratch_best, index.scratch_mark
     for part in parts:
         values = part.values.astype(np.float64)
@@ -452,6 +540,8 @@ def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
     sums, top = total[docs], best[docs]
     total[docs] = best[docs] = 0.0
     seen[docs] = False
+    if tie == 1.0:  # DisjunctionMaxQuery.rewrite: a BooleanQuery, the sum of its clauses' scores
+        return Scores.of(index.n, docs, sums.astype(F32))
     return Scores.of(index.n, docs, (top + (sums - top) * float(F32(tie))).astype(F32))
 
 
@@ -530,7 +620,10 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             expansions = int(number(options, "max_expansions", path, 50))
             parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer, zero_terms))
         elif kind == "bool_prefix":
-            parts.append(bool_prefix(index, field, options, path, field_boost))
+            # Lucene rewrites a tie 1 dis_max to a BooleanQuery, which takes in the clauses of an unboosted field's
+            # pure disjunction: one sum of all the term scores
+            flat = tie == 1.0 and weight == 1.0 and options.get("minimum_should_match") is None
+            parts.append(bool_prefix(index, field, options, path, field_boost, flat))
         else:
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
                                                  "analyzer", "auto_generate_synonyms_phrase_query", "lenient",
@@ -807,13 +900,14 @@ def _span_scores(index: EmbeddedIndex, field: str, span: Any, boost: float, path
     target = index.text[field]
     if not target.has_positions:
         raise Invalid(path, f"field {field!r} was indexed without position data; a phrase query needs positions")
-    postings: dict[str, Any] = {}
+    postings: dict[tuple[str, str], Any] = {}  # (field, term): a masked term is another field's
 
     def docs_of(node: Any) -> np.ndarray | None:  # None: every document (a gap)
         if node[0] == "gap":
             return None
-        if node[0] == "term":
-            found = postings.setdefault(node[1], target.postings(node[1]))
+        if node[0] in ("term", "masked"):
+            key = _span_term(node, field)
+            found = postings.setdefault(key, index.text[key[0]].postings(key[1]))
             return found.docs if found is not None else np.empty(0, dtype=np.int64)
         sets = [docs_of(child) for child in node[1]]
         if node[0] == "or":
@@ -828,34 +922,44 @@ def _span_scores(index: EmbeddedIndex, field: str, span: Any, boost: float, path
     assert candidates is not None
     freqs = np.zeros(candidates.size, dtype=F32)
     for i, doc in enumerate(candidates.tolist()):
-        freqs[i] = len(_spans(span, doc, target, postings))
+        freqs[i] = len(_spans(span, doc, index, field, postings))
     keep = freqs > 0
     docs, freqs = candidates[keep], freqs[keep]
-    doc_freqs = [postings[t].doc_freq for t in sorted(postings, key=str.encode) if postings[t] is not None]
+    ordered = sorted(postings, key=lambda key: (key[0], key[1].encode()))  # Lucene's Term order: field, then bytes
+    doc_freqs = [postings[key].doc_freq for key in ordered if postings[key] is not None]
     span_idf = idf_sum(doc_freqs, target.bm25.doc_count)
     scores = target.bm25.score(target.bm25.weight(boost, span_idf), freqs, target.norms[docs])
     recorder = RECORDING.get()
     if recorder is not None:
-        text = '"' + " ".join(sorted(postings, key=str.encode)) + '"'
+        text = '"' + " ".join(term if name == field else f"{name}:{term}" for name, term in ordered) + '"'
         recorder.bm25(f"{path}[{field}:span {text}]", field, f"span {text}", target, boost, max(doc_freqs, default=0),
                       span_idf, docs, freqs, scores)  # fmt: skip
     return Scores.of(index.n, docs, scores)
 
 
-def _spans(node: Any, doc: int, target: Any, postings: dict[str, Any]) -> list[tuple[int, int]]:
+def _span_term(node: Any, field: str) -> tuple[str, str]:
+    """(field, term) of a span term node: `("term", t)` is on the span's field; `("masked", f, t)` is
+    FieldMaskingSpanQuery(SpanTermQuery(f:t)), another field's positions scored as the span's field."""
+    return (field, node[1]) if node[0] == "term" else (node[1], node[2])
+
+
+def _spans(
+    node: Any, doc: int, index: EmbeddedIndex, field: str, postings: dict[tuple[str, str], Any]
+) -> list[tuple[int, int]]:
     """The (start, end) spans of a term, span or, or ordered span near with slop 0 in one document, in Lucene's
     order; the near advances lazily as NearSpansOrdered does (each sub-span only moves forward)."""
-    if node[0] == "term":
-        found = postings[node[1]]
+    if node[0] in ("term", "masked"):
+        key = _span_term(node, field)
+        found = postings[key]
         if found is None:
             return []
         at = int(np.searchsorted(found.docs, doc))
         if at >= found.docs.size or found.docs[at] != doc:
             return []
-        return [(int(p), int(p) + 1) for p in target.positions_of(found, at)]
+        return [(int(p), int(p) + 1) for p in index.text[key[0]].positions_of(found, at)]
     if node[0] == "or":
-        return sorted(span for child in node[1] for span in _spans(child, doc, target, postings))
-    subs = [None if child[0] == "gap" else _spans(child, doc, target, postings) for child in node[1]]
+        return sorted(span for child in node[1] for span in _spans(child, doc, index, field, postings))
+    subs = [None if child[0] == "gap" else _spans(child, doc, index, field, postings) for child in node[1]]
     if any(s is not None and not s for s in subs):
         return []
     cursors = [-1] * len(subs)

@@ -218,6 +218,31 @@ def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
     return value, 0
 
 
+def java_length(text: str) -> int:
+    """Java's String.length(): UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+INDEX_PREFIX_CHARS = 20  # SearchAsYouTypeFieldMapper.Defaults.MAX_GRAM: the longest edge n-gram of `._index_prefix`
+
+
+def index_prefix_docs(
+    index: EmbeddedIndex, field: str, value: str, case_insensitive: bool = False
+) -> np.ndarray | None:
+    """SearchAsYouTypeFieldType and ShingleFieldType.prefixQuery: a prefix of 1 to 20 characters is one term of the
+    `._index_prefix` field (edge n-grams of every shingle), so the documents holding that term (ASCII case aside
+    with `case_insensitive`: termQueryCaseInsensitive); None for a field without one, or a prefix out of those
+    bounds, which stays a prefix query on the field itself (the empty prefix matches the same documents there)."""
+    prefix_field = index.fields[field].prefix_field
+    if prefix_field is None or prefix_field not in index.text or not 0 < java_length(value) <= INDEX_PREFIX_CHARS:
+        return None
+    if case_insensitive:
+        wanted = value.translate(ASCII_LOWER)
+        return np.flatnonzero(_matching(index, prefix_field, "", lambda t: t.translate(ASCII_LOWER) == wanted))
+    found = index.text[prefix_field].postings(value)
+    return found.docs if found is not None else np.empty(0, dtype=np.int64)
+
+
 @query("prefix")
 def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
@@ -226,6 +251,11 @@ def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
+    on_prefixes = index_prefix_docs(index, field, value, bool(flags))
+    if on_prefixes is not None:
+        matched = np.zeros(index.n, dtype=bool)
+        matched[on_prefixes] = True
+        return Scores.constant(matched, boost_of(options, path, boost))
     if flags:
         matched = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
     else:

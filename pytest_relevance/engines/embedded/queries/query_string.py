@@ -48,6 +48,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     check_rewrite,
     edits_for,
     fuzzy_expansions,
+    index_prefix_docs,
     literal_prefix,
     lucene_regexp,
     regexp_operators,
@@ -86,7 +87,7 @@ class Boost:
 class Leaf:
     """One Lucene query on one field: kind is match (`text` analyzed, `occur` between its tokens), term, phrase,
     prefix, wildcard, fuzzy, regexp, range, exists, all or none; or dsl, a multi_match over several fields (the
-    cross_fields and phrase_prefix types, which Elasticsearch builds with the multi_match code)."""
+    cross_fields, phrase_prefix and bool_prefix types, which Elasticsearch builds with the multi_match code)."""
 
     kind: str
     field: str = ""
@@ -296,6 +297,11 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         found = fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions)
         docs, total, _ = accumulate(index, [(blended(index, field, found, boost, path), 1)])
         return Scores.of(index.n, docs, total.astype(F32))
+    on_prefixes = index_prefix_docs(index, field, leaf.text) if leaf.kind == "prefix" else None
+    if on_prefixes is not None:  # a search_as_you_type field: SearchAsYouTypeFieldType.prefixQuery
+        matched = np.zeros(index.n, dtype=bool)
+        matched[on_prefixes] = True
+        return Scores.constant(matched, boost)
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
@@ -1034,7 +1040,7 @@ class ClassicParser:
         kind = self.builder.options.get("type")
         if kind == "phrase":  # every part of the text a phrase, slop phrase_slop
             return self.builder.phrase(fields, text, self.phrase_slop, self.tie)
-        if kind in ("cross_fields", "phrase_prefix"):
+        if kind in ("cross_fields", "phrase_prefix", "bool_prefix"):
             return self.multi_match_type(kind, fields, text)
         if len(fields) == 1:
             ((name, weight),) = fields.items()
@@ -1145,7 +1151,8 @@ class ClassicParser:
 _COMMON = {"query", "fields", "default_operator", "analyzer", "quote_analyzer", "lenient", "boost", "_name",
            "minimum_should_match", "fuzzy_max_expansions", "fuzzy_prefix_length", "fuzzy_transpositions",
            "analyze_wildcard", "auto_generate_synonyms_phrase_query", "quote_field_suffix"}  # fmt: skip
-_TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0, "cross_fields": 0.0, "phrase_prefix": 0.0}
+_TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0, "cross_fields": 0.0, "phrase_prefix": 0.0,
+         "bool_prefix": 1.0}  # fmt: skip
 
 
 def _operator(options: dict[str, Any], path: str) -> None:
