@@ -38,24 +38,32 @@ def cranfield_index() -> EmbeddedIndex:
     synonyms = [f"{word}, {other}" for word, other in RUNS["synonyms"]["pairs"].items()]
     settings = {"analysis": {
         "filter": {"pairs": {"type": "synonym", "synonyms": synonyms},
+                   "graph": {"type": "synonym_graph", "synonyms": [RUNS["graph"]["rule"]]},
                    "stops": {"type": "stop", "stopwords": "_english_"},
                    "possessive": {"type": "stemmer", "language": "possessive_english"}},
         "analyzer": {"english_pairs": {"tokenizer": "standard", "filter": [
-            "possessive", "lowercase", "stops", "porter_stem", "pairs"]}},
+            "possessive", "lowercase", "stops", "porter_stem", "pairs"]},
+                     "english_graph": {"tokenizer": "standard", "filter": [
+            "possessive", "lowercase", "stops", "porter_stem", "graph"]}},
     }}  # fmt: skip
     properties = {"title": _text("english"), "body": _text("english"), "title_std": _text("standard"),
                   "body_std": _text("standard"), "title_syn": _text("english", "english_pairs"),
-                  "body_syn": _text("english", "english_pairs"), "tag": {"type": "keyword"}}  # fmt: skip
-    docs = [{**d, "title_syn": d["title"], "body_syn": d["body"], "tag": "x"} for d in docs]
+                  "body_syn": _text("english", "english_pairs"), "title_graph": _text("english", "english_graph"),
+                  "body_graph": _text("english", "english_graph"), "tag": {"type": "keyword"}}  # fmt: skip
+    docs = [{**d, "title_syn": d["title"], "body_syn": d["body"], "title_graph": d["title"], "body_graph": d["body"],
+             "tag": "x"} for d in docs]  # fmt: skip
     return EmbeddedEngine().open(docs, {"settings": settings, "mappings": {"properties": properties}}, "id")
 
 
 def _body(variant: str, text: str) -> dict[str, Any]:
     spec = RUNS[variant]
     fields = spec["fields"]
-    if variant == "synonyms":
-        fields = [f.replace("^", "_syn^", 1) for f in fields]
+    if variant == "synonyms" or variant.startswith("graph"):
+        suffix = "_syn^" if variant == "synonyms" else "_graph^"
+        fields = [f.replace("^", suffix, 1) for f in fields]
     options: dict[str, Any] = {"query": text, "fields": fields}
+    if spec.get("phrases") is False:
+        options["auto_generate_synonyms_phrase_query"] = False
     if spec["and"]:
         options["operator"] = "and"
     if spec["msm"] is not None:

@@ -11,9 +11,11 @@ builds it: one CombinedFieldQuery per position (the terms stacked there, the fie
 BooleanQuery (SHOULD, or MUST for operator AND; one position is the CombinedFieldQuery alone), with
 `minimum_should_match` applied as Queries.maybeApplyMinimumShouldMatch applies it (to a BooleanQuery only), and the
 query boost around it all. A variant `synonyms` stacks a second term on a position (Elasticsearch's single-word
-synonyms) to exercise the terms of one CombinedFieldQuery. Scores are in Elasticsearch's scale: each
-CombinedFieldQuery is wrapped in BoostQuery(q, 2.2f), the (k1 + 1) its BM25 similarity keeps. The top 20 hits are
-kept with their float32 scores in tests/data/lucene_extra/w_combined_fields.json.gz.
+synonyms) to exercise the terms of one CombinedFieldQuery; `graph` and `graph_no_phrases` are multi-word synonyms,
+built by hand as Lucene's QueryBuilder.analyzeGraphBoolean builds them from CombinedFieldsBuilder's leaves (with
+and without auto_generate_synonyms_phrase_query). Scores are in Elasticsearch's scale: each CombinedFieldQuery (and
+phrase) is wrapped in BoostQuery(q, 2.2f), the (k1 + 1) its BM25 similarity keeps. The top 20 hits are kept with
+their float32 scores in tests/data/lucene_extra/w_combined_fields.json.gz.
 """
 
 from __future__ import annotations
@@ -37,6 +39,16 @@ TEXTS = [
 SHORT = ["boundary layer", "heat transfer plate", "supersonic flow", "shock wave interaction", "wing body flutter"]
 MSM = ["boundary layer flow", "heat transfer plate mass", "supersonic flow cone", "jet noise", "shock"]
 SYNONYMS = {"aircraft": "airplane", "heat": "thermal", "wing": "airfoil", "flow": "stream"}
+# multi-word synonyms (search-time synonym_graph `bl, boundary layer`): each text's graph as Lucene's
+# QueryBuilder.analyzeGraphBoolean walks it, a term or a segment of side paths (the terms of each path)
+GRAPH_RULE = "bl, boundary layer"
+GRAPHS = {
+    "bl flow": [[["bl"], ["boundari", "layer"]], "flow"],
+    "boundary layer flow": [[["boundari", "layer"], ["bl"]], "flow"],
+    "heat bl": ["heat", [["bl"], ["boundari", "layer"]]],
+    "bl": [[["bl"], ["boundari", "layer"]]],
+    "laminar bl heat transfer": ["laminar", [["bl"], ["boundari", "layer"]], "heat", "transfer"],
+}
 # name: (fields and weights, analyzer, operator AND, minimum_should_match, query boost, texts)
 VARIANTS = {
     "english": ({"title": 1.0, "body": 1.0}, "english", False, None, 1.0, TEXTS),
@@ -89,7 +101,7 @@ def main() -> None:
     from org.apache.lucene.document import Document, Field, StringField, TextField
     from org.apache.lucene.index import DirectoryReader, IndexWriter, IndexWriterConfig
     from org.apache.lucene.sandbox.search import CombinedFieldQuery
-    from org.apache.lucene.search import BooleanClause, BooleanQuery, BoostQuery, IndexSearcher
+    from org.apache.lucene.search import BooleanClause, BooleanQuery, BoostQuery, IndexSearcher, PhraseQuery
     from org.apache.lucene.search.similarities import BM25Similarity
     from org.apache.lucene.store import ByteBuffersDirectory
     from org.apache.lucene.util import BytesRef
@@ -160,6 +172,36 @@ def main() -> None:
                 builder.setMinimumNumberShouldMatch(required)
         return builder.build()
 
+    def graph(fields: dict[str, float], segments: list[object], phrases: bool) -> object:
+        """analyzeGraphBoolean with CombinedFieldsBuilder's leaves: a side path of several terms is a phrase per
+        field (boosted by the field's weight) when `phrases` (auto_generate_synonyms_phrase_query), else a
+        conjunction of its terms."""
+        top = BooleanQuery.Builder()
+        for segment in segments:
+            if isinstance(segment, str):
+                top.add(combined(fields, [segment]), BooleanClause.Occur.SHOULD)
+                continue
+            side = BooleanQuery.Builder()
+            for path in segment:
+                if len(path) == 1:
+                    query = combined(fields, path)
+                elif phrases:
+                    per_field = BooleanQuery.Builder()
+                    for field, weight in fields.items():
+                        phrase = BoostQuery(PhraseQuery(field, *path), jpype.JFloat(2.2))
+                        if weight != 1.0:
+                            phrase = BoostQuery(phrase, jpype.JFloat(weight))
+                        per_field.add(phrase, BooleanClause.Occur.SHOULD)
+                    query = per_field.build()
+                else:
+                    conjunction = BooleanQuery.Builder()
+                    for term in path:
+                        conjunction.add(combined(fields, [term]), BooleanClause.Occur.MUST)
+                    query = conjunction.build()
+                side.add(query, BooleanClause.Occur.SHOULD)
+            top.add(side.build(), BooleanClause.Occur.SHOULD)
+        return top.build()
+
     out: dict[str, dict[str, object]] = {}
     for name, (fields, analyzer, conjunction, msm, boost, texts) in VARIANTS.items():
         cases = []
@@ -177,6 +219,16 @@ def main() -> None:
         out[name] = {"fields": [f"{f}^{w}" for f, w in fields.items()], "and": conjunction, "msm": msm,
                      "boost": boost, "cases": cases}  # fmt: skip
     out["synonyms"]["pairs"] = stemmed
+    for name, phrases in (("graph", True), ("graph_no_phrases", False)):
+        fields = {"title": 2.0, "body": 1.0}
+        cases = []
+        for text, segments in GRAPHS.items():
+            query = graph(fields, segments, phrases)
+            top = searcher.search(query, 20)
+            hits = [[str(stored.document(h.doc).get("id")), float(h.score)] for h in top.scoreDocs]
+            cases.append({"text": text, "groups": segments, "lucene": str(query), "hits": hits})
+        out[name] = {"fields": [f"{f}^{w}" for f, w in fields.items()], "and": False, "msm": None, "boost": 1.0,
+                     "phrases": phrases, "rule": GRAPH_RULE, "cases": cases}  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / "w_combined_fields.json.gz"
     target.write_bytes(gzip.compress(json.dumps(out, indent=0).encode(), mtime=0))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections import Counter
+from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +24,19 @@ from pytest_relevance.engines.embedded.queries import (
     Clause,
     Invalid,
     Scores,
-    Unsupported,
     accumulate,
     allowed,
     boost_of,
     minimum_should_match,
     query,
 )
-from pytest_relevance.engines.embedded.queries.full_text import no_terms, synonym_groups
+from pytest_relevance.engines.embedded.queries.full_text import (
+    TokenGraph,
+    graph_match,
+    no_terms,
+    phrase_groups,
+    synonym_groups,
+)
 from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE, encode_lengths, idf
 
@@ -103,10 +109,13 @@ def _check_fields(index: EmbeddedIndex, fields: list[tuple[str, float]], path: s
 class CombinedFields:
     """The fields of one combined_fields query with their weights, and the pseudo field's statistics
     (CombinedFieldWeight.mergeCollectionStatistics): the largest document count, and the total term frequencies
-    summed with their weights into a Java long (truncated at each step, as `long += double` does)."""
+    summed with their weights into a Java long (truncated at each step, as `long += double` does). It gives a
+    graph query (multi-word synonyms) its leaves, as CombinedFieldsBuilder overrides QueryBuilder's."""
 
-    def __init__(self, index: EmbeddedIndex, fields: list[tuple[str, float]], targets: list[TextField]) -> None:
-        self.n = index.n
+    def __init__(
+        self, index: EmbeddedIndex, fields: list[tuple[str, float]], targets: list[TextField], path: str
+    ) -> None:
+        self.index, self.path, self.n = index, path, index.n
         self.members = [(name, F32(weight), target) for (name, weight), target in zip(fields, targets, strict=True)]
         doc_count, total = 0, 0
         for _, weight, target in self.members:
@@ -117,6 +126,7 @@ class CombinedFields:
         self.bm25 = BM25(similarity.k1, similarity.b, doc_count, total)
         self.with_norms = any(t.with_norms for t in targets if t.doc_count)
         self.name = "+".join(name for name, _, _ in self.members)
+        self.has_positions = all(t.has_positions for t in targets)
 
     def norms(self, docs: np.ndarray) -> np.ndarray:
         """MultiNormsLeafSimScorer: the weighted sum of the fields' decoded lengths in float32, rounded
@@ -129,7 +139,29 @@ class CombinedFields:
                 total += weight * LENGTH_TABLE[target.norms[docs]]
         return encode_lengths(np.floor(total.astype(np.float64) + 0.5).astype(np.int64))
 
-    def clause(self, terms: tuple[str, ...], boost: float, path: str) -> tuple[np.ndarray, np.ndarray]:
+    def terms(self, terms: Sequence[Any], boost: float, required: int | None) -> Scores:
+        """A boolean query of one CombinedFieldQuery per entry (a tuple: the terms stacked at one position), in
+        which a document must match `required` of them (None: one). BooleanQuery's rewrite merges identical
+        clauses, their boosts summed."""
+        clauses: list[Clause] = []
+        for group, count in Counter(g if isinstance(g, tuple) else (g,) for g in terms).items():
+            docs, scores = self.clause(group, float(F32(count) * F32(boost)))
+            if docs.size:
+                clauses.append(([(docs, scores)], count))
+        docs, total, hits = accumulate(self.index, clauses)
+        keep = hits >= (required or 1)
+        return Scores.of(self.n, docs[keep], total[keep].astype(F32))
+
+    def phrase(self, terms: list[str], positions: list[int], boost: float) -> list[Scores]:
+        """CombinedFieldsBuilder.analyzePhrase: a disjunction of one phrase per field, boosted by its weight."""
+        groups = [[t] for t in terms]
+        return [
+            phrase_groups(self.index, name, groups, positions, 0, boost if weight == 1 else float(F32(boost) * weight),
+                          self.path)
+            for name, weight, _ in self.members
+        ]  # fmt: skip
+
+    def clause(self, terms: tuple[str, ...], boost: float) -> tuple[np.ndarray, np.ndarray]:
         """One CombinedFieldQuery: (ordinals, float32 scores) of the documents holding any term in any field."""
         found = []
         doc_freq = 0
@@ -152,7 +184,7 @@ class CombinedFields:
         if recorder is not None:
             term = terms[0] if len(terms) == 1 else f"({'|'.join(sorted(set(terms)))})"
             pseudo = SimpleNamespace(bm25=self.bm25, norms=self.norms(np.arange(self.n)))
-            recorder.bm25(f"{path}[{self.name}:{term}]", self.name, term, pseudo, boost, doc_freq, term_idf, docs,
+            recorder.bm25(f"{self.path}[{self.name}:{term}]", self.name, term, pseudo, boost, doc_freq, term_idf, docs,
                           freqs, scores)  # fmt: skip
         return docs, scores
 
@@ -183,23 +215,16 @@ def combined_fields(index: EmbeddedIndex, spec: Any, path: str, boost: float) ->
         return Scores.none(index.n)
     targets = _check_fields(index, fields, path)
     terms, positions, lengths = index.search_graph(fields[0][0], str(text), path=path)
-    if len(terms) > 1 and max(lengths) > 1:
-        raise Unsupported("combined_fields with multi-word synonyms (a synonym_graph search analyzer)", path)
-    groups = [g if isinstance(g, tuple) else (g,) for g in synonym_groups(terms, positions)]
+    combined = CombinedFields(index, fields, targets, path)
+    if len(terms) > 1 and max(lengths) > 1:  # multi-word synonyms: Lucene's graph boolean of these leaves
+        return graph_match(index, fields[0][0], TokenGraph(terms, positions, lengths), options, boost, path, combined)
+    groups = synonym_groups(terms, positions)
     if not groups:
         return no_terms(index, zero_terms, boost, path)
-    combined = CombinedFields(index, fields, targets)
-    clauses: list[Clause] = []
-    for group, count in Counter(groups).items():  # BooleanQuery's rewrite merges identical clauses, boosts summed
-        docs, scores = combined.clause(group, float(F32(count) * F32(boost)), path)
-        if docs.size:
-            clauses.append(([(docs, scores)], count))
-    docs, total, hits = accumulate(index, clauses)
     if operator == "and":
         required = len(groups)
     elif options.get("minimum_should_match") is not None and len(groups) > 1:
         required = max(minimum_should_match(options["minimum_should_match"], len(groups), path), 1)
     else:
-        required = 1
-    keep = hits >= required
-    return Scores.of(index.n, docs[keep], total[keep].astype(F32))
+        required = None
+    return combined.terms(groups, boost, required)
