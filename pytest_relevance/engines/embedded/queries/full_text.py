@@ -39,10 +39,12 @@ if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (
-    blended,
+    ALL_TERMS,
     edits_for,
     fuzzy_expansions,
     fuzzy_options,
+    fuzzy_rewrite,
+    rewritten,
 )
 
 _FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
@@ -61,12 +63,14 @@ def term_clauses(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
     (ordinals, their scores summed in double, how many clauses each matches). With `fuzzy` (the match query's
-    fuzziness options) each clause is a blended fuzzy query; in a pure `disjunction` Lucene then flattens the
-    expansions of the clauses that are not boosted into one disjunction and merges a term reached from two tokens
-    (boosts summed, the statistics of its first occurrence kept)."""
+    fuzziness options) each clause is a fuzzy query, scored by its `fuzzy_rewrite` (blended by default); in a pure
+    `disjunction` Lucene then flattens the expansions of the clauses that are not boosted (unless the rewrite is a
+    constant score) into one disjunction and merges a term reached from two tokens (boosts summed, the statistics
+    of its first occurrence kept)."""
     target = index.postings_field(field, path)
     clauses: list[Clause] = []
-    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
+    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, (blended) doc freq]
+    kinds: dict[str, str] = {}  # term -> the rewrite that put it in `flat`
     recorder = RECORDING.get()
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
@@ -75,17 +79,24 @@ def term_clauses(
             continue
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
+            rewrite = fuzzy_rewrite(fuzzy, "fuzzy_rewrite", path, max_expansions)
             edits = edits_for(fuzzy["fuzziness"], term, path)
-            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-            if disjunction and count == 1:
+            limit = ALL_TERMS if rewrite.size is None else rewrite.size
+            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, limit)
+            if (
+                disjunction and count == 1 and rewrite.kind != "constant"
+            ):  # a boolean query of term clauses, inlined into this one
                 found = [(t, b, target.postings(t)) for t, b in expansions]
                 found = [(t, b, p) for t, b, p in found if p is not None]
                 shared = max((p.doc_freq for _, _, p in found), default=0)
                 for t, b, p in found:
-                    entry = flat.setdefault(t, [0.0, p, shared])
+                    entry = flat.setdefault(t, [0.0, p, shared if rewrite.kind == "blended" else p.doc_freq])
                     entry[0] += b
+                    kinds[t] = rewrite.kind
                 continue
-            clauses.append((blended(index, field, expansions, clause_boost, path), count))
+            # a clause of its own: its boolean query's float score, which the enclosing one sums
+            one = rewritten(index, field, expansions, rewrite, clause_boost, path)
+            clauses.append(([(one.docs, one.values)], count))
             continue
         postings = target.postings(term)
         if postings is None:
@@ -99,6 +110,9 @@ def term_clauses(
         clauses.append(([(postings.docs, scores)], count))
     for term, (summed, postings, doc_freq) in flat.items():
         term_boost = float(F32(F32(summed) * F32(boost)))
+        if kinds[term] == "boost":  # top_terms_boost_N: BoostQuery(ConstantScoreQuery(term), summed boosts)
+            clauses.append(([(postings.docs, np.full(postings.docs.size, F32(term_boost), dtype=F32))], 1))
+            continue
         term_idf = idf(doc_freq, target.bm25.doc_count)
         weight = target.bm25.weight(term_boost, term_idf)
         scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])

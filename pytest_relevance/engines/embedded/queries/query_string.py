@@ -33,7 +33,6 @@ from pytest_relevance.engines.embedded.queries import (
     Invalid,
     Scores,
     Unsupported,
-    accumulate,
     allowed,
     boost_of,
     evaluate,
@@ -44,14 +43,20 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
-    blended,
-    check_rewrite,
+    ALL_TERMS,
+    CONSTANT,
+    Rewrite,
     edits_for,
     fuzzy_expansions,
+    fuzzy_rewrite,
     literal_prefix,
     lucene_regexp,
+    parse_rewrite,
     regexp_operators,
+    rewritten,
+    rewritten_parts,
     searched_value,
+    top_terms,
     wildcard_regex,
 )
 
@@ -257,6 +262,11 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
     if isinstance(node, Bool):
         parts: dict[str, list[Scores]] = {MUST: [], SHOULD: [], MUST_NOT: [], FILTER: []}
         for occur, child in node.clauses:
+            if occur == SHOULD and node.msm <= 1 and isinstance(child, Leaf):
+                inlined = _inlined(builder, child, boost)
+                if inlined is not None:
+                    parts[SHOULD].extend(inlined)
+                    continue
             parts[occur].append(run(builder, child, 0.0 if occur in (MUST_NOT, FILTER) else boost))
         if not (parts[MUST] or parts[SHOULD] or parts[FILTER]):
             return Scores.none(index.n)  # Lucene: a purely negative boolean matches nothing
@@ -287,15 +297,21 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         return evaluate(index, {"range": {field: leaf.bounds}}, f"{path}.query", boost)
     if leaf.kind == "dsl":
         return evaluate(index, leaf.spec, f"{path}.query", boost)
-    target = index.postings_field(field, path)
+    found, rewrite = _multi_term(builder, leaf)
+    return rewritten(index, field, found, rewrite, boost, path)
+
+
+def _multi_term(builder: Builder, leaf: Leaf) -> tuple[list[tuple[str, float]], Rewrite]:
+    """The terms (with their boosts) a prefix, wildcard, regexp or fuzzy leaf expands to, and its rewrite."""
+    index, path, options = builder.index, builder.path, builder.options
+    target = index.postings_field(leaf.field, path)
     if leaf.kind == "fuzzy":
-        options = builder.options
         prefix_length = int(number(options, "fuzzy_prefix_length", path, 0))
         max_expansions = int(number(options, "fuzzy_max_expansions", path, 50))
         transpositions = bool(options.get("fuzzy_transpositions", True))
-        found = fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions)
-        docs, total, _ = accumulate(index, [(blended(index, field, found, boost, path), 1)])
-        return Scores.of(index.n, docs, total.astype(F32))
+        rewrite = fuzzy_rewrite(options, "fuzzy_rewrite", path, max_expansions)
+        limit = ALL_TERMS if rewrite.size is None else rewrite.size
+        return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, limit), rewrite
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
@@ -304,16 +320,26 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
     else:
         parts = _regexp_parts(leaf.text, path)
         start, accept = "", lambda term: all(part.fullmatch(term) is not None for part in parts)
-    matched = np.zeros(index.n, dtype=bool)
     terms = target.sorted_terms
     low = bisect.bisect_left(terms, start)
     high = bisect.bisect_left(terms, start + "\U0010ffff") if start else len(terms)
-    for term in terms[low:high]:
-        if accept is None or accept(term):
-            postings = target.postings(term)
-            if postings is not None:
-                matched[postings.docs] = True
-    return Scores.constant(matched, boost)
+    found = [(term, 1.0) for term in terms[low:high] if accept is None or accept(term)]
+    return found, parse_rewrite(options, "rewrite", path, CONSTANT)
+
+
+def _inlined(builder: Builder, leaf: Leaf, boost: float) -> list[Scores] | None:
+    """A multi-term leaf whose rewrite is a boolean query of term clauses (any but a constant score): its term
+    clauses, which Lucene's BooleanQuery rewrite inlines into an enclosing disjunction (so they are summed with
+    its other clauses, not first with each other). None for any other leaf."""
+    if leaf.kind not in ("prefix", "wildcard", "regexp", "fuzzy"):
+        return None
+    found, rewrite = _multi_term(builder, leaf)
+    if rewrite.kind == "constant":
+        return None
+    parts = rewritten_parts(
+        builder.index, leaf.field, top_terms(found, rewrite.size), rewrite.kind, boost, builder.path
+    )
+    return [Scores.of(builder.index.n, docs, values) for docs, values in parts]
 
 
 def _regexp_parts(pattern: str, path: str) -> list[re.Pattern[str]]:
@@ -1156,9 +1182,11 @@ def _operator(options: dict[str, Any], path: str) -> None:
 @query("query_string")
 def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     keys = {"default_field", "tie_breaker", "type", "fuzziness", "phrase_slop", "allow_leading_wildcard", "escape",
-            "enable_position_increments", "max_determinized_states", "rewrite", "time_zone"}  # fmt: skip
+            "enable_position_increments", "max_determinized_states", "rewrite", "fuzzy_rewrite",
+            "time_zone"}  # fmt: skip
     options = allowed(spec, _COMMON | keys, path)
-    check_rewrite(options, path)
+    parse_rewrite(options, "rewrite", path, CONSTANT)
+    fuzzy_rewrite(options, "fuzzy_rewrite", path, 50)
     kind = options.get("type", "best_fields")
     if kind not in _TIES:
         raise Unsupported(f"query_string type {kind}", path)
