@@ -43,7 +43,6 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
-    ALL_TERMS,
     CONSTANT,
     Rewrite,
     edits_for,
@@ -309,9 +308,10 @@ def _multi_term(builder: Builder, leaf: Leaf) -> tuple[list[tuple[str, float]], 
         prefix_length = int(number(options, "fuzzy_prefix_length", path, 0))
         max_expansions = int(number(options, "fuzzy_max_expansions", path, 50))
         transpositions = bool(options.get("fuzzy_transpositions", True))
-        rewrite = fuzzy_rewrite(options, "fuzzy_rewrite", path, max_expansions)
-        limit = ALL_TERMS if rewrite.size is None else rewrite.size
-        return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, limit), rewrite
+        # QueryStringQueryParser.getFuzzyQuerySingle gives fieldType.fuzzyQuery no rewrite: `fuzzy_rewrite` is
+        # checked (a name parseRewriteMethod does not know is an error) but fuzzy terms keep FuzzyQuery's default
+        rewrite = Rewrite("blended", max_expansions)
+        return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions), rewrite
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
