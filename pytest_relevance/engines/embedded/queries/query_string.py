@@ -1150,11 +1150,10 @@ class ClassicParser:
             return self.multi("regexp", field, image[1:-1])
         text = discard_escapes(image)
         if fuzzy is not None:
-            spec = fuzzy[1:] or builder.options.get("fuzziness", "AUTO")
-            try:
-                edits = edits_for(spec, text, builder.path)
-            except Invalid:
-                raise ClassicSyntaxError(f"cannot read the fuzziness {fuzzy!r}") from None
+            if fuzzy == "~":  # the query's `fuzziness` (AUTO by default), by the term's length
+                edits = edits_for(builder.options.get("fuzziness", "AUTO"), text, builder.path)
+            else:
+                edits = slop_edits(fuzzy[1:])
             return self.multi("fuzzy", field, text, edits)
         return self.field_query(field, text)
 
@@ -1164,6 +1163,24 @@ class ClassicParser:
             return NONE
         parts = [with_boost(self.builder.multi_term(kind, f, text, edits), w) for f, w in fields.items()]
         return dis_max_of(parts, self.tie)
+
+
+def slop_edits(spec: str) -> int:
+    """The edits of `term~spec`: QueryStringQueryParser.getFuzzyDistance reads `spec` with Fuzziness.fromString,
+    so a fraction is refused there ("roam~0.8", which Lucene's own QueryParserBase would turn into edits by the
+    term's length with FuzzyQuery.floatToEdits), and so is a distance other than 0, 1 or 2, with its messages."""
+    try:
+        value = F32(float(spec))
+    except ValueError:
+        raise ClassicSyntaxError(f"fuzziness cannot be [{spec}].") from None
+    if value % F32(1) > 0:
+        raise ClassicSyntaxError(
+            f"fuzziness needs to be one of 0.0, 1.0 or 2.0 but was {np.format_float_positional(value)}"
+        )
+    edits = int(value)
+    if edits not in (0, 1, 2):
+        raise ClassicSyntaxError(f"Valid edit distances are [0, 1, 2] but was [{edits}]")
+    return edits
 
 
 # ---------------------------------------------------------------- the query types
