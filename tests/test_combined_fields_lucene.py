@@ -109,6 +109,7 @@ def test_combined_fields_explains_the_hit_score(cranfield_index: EmbeddedIndex) 
         ({"fields": ["title", "tag"]}, r"Field \[tag\] of type \[keyword\] does not support \[combined_fields\]"),
         ({"fields": ["title*"]}, r"must have the same search analyzer"),
         ({"fields": []}, r"at least one field must be provided"),
+        ({"fields": ["title^"]}, r"the boost after \^ is not a number"),
         ({"fields": ["title"], "zero_terms_query": "some"}, r"Unsupported \[zero_terms_query\] value \[some\]"),
         ({"fields": ["title"], "slop": 1}, r"\[combined_fields\] query does not support \[slop\]"),
     ],
@@ -131,3 +132,17 @@ def test_combined_fields_zero_terms_and_unmapped_fields(cranfield_index: Embedde
     assert len(every) == cranfield_index.n and {s for _, s in every} == {2.0}
     assert hits(query="heat", fields=["nope", "other*"]) == []
     assert hits(query="heat", fields=["nope", "title"]) == hits(query="heat", fields=["title"])
+
+
+def test_combined_fields_multiplies_the_boosts_of_a_field_named_twice(cranfield_index: EmbeddedIndex) -> None:
+    # title^2 and the pattern ti*le^1.5 (title alone; `?` is no wildcard in Elasticsearch's simpleMatch, so titl?
+    # names no field) make title^3, Lucene's english_title3 reference
+    def hits(fields: list[str]) -> list[tuple[str, float]]:
+        body = {"query": {"combined_fields": {"query": "supersonic flow over a flat plate", "fields": fields}}}
+        return cranfield_index.search_many({"q": body}, 20, "patterns")["q"]
+
+    expected = [(d, s) for d, s in RUNS["english_title3"]["cases"][2]["hits"]]
+    assert RUNS["english_title3"]["cases"][2]["text"] == "supersonic flow over a flat plate"
+    assert [(d, np.float32(s)) for d, s in hits(["title^2", "ti*le^1.5", "titl?^9", "body"])] == [
+        (d, np.float32(s)) for d, s in expected
+    ]

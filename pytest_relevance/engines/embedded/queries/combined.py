@@ -60,9 +60,9 @@ def parse_fields(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str
         raise Invalid(f"{path}.fields", f"In [{NAME}] query, at least one field must be provided")
     weights: dict[str, float] = {}
     for entry in fields:
-        name, _, weight = str(entry).partition("^")
+        name, caret, weight = str(entry).partition("^")
         try:
-            boost = float(F32(weight)) if weight else 1.0
+            boost = float(F32(weight)) if caret else 1.0
         except ValueError:
             raise Invalid(f"{path}.fields", f"{entry!r}: the boost after ^ is not a number") from None
         if not boost >= 1.0:
