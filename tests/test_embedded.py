@@ -194,8 +194,8 @@ def test_engine_semantics() -> None:
 def test_engine_errors_name_the_construct() -> None:
     with pytest.raises(RelevanceInputError, match="'percolate' at query is not supported by the embedded engine"):
         search({"percolate": {"field": "query"}})
-    with pytest.raises(RelevanceInputError, match=r"'query_string\.fuzzy_rewrite' at query\.query_string is not"):
-        search({"query_string": {"query": "x~", "fuzzy_rewrite": "constant_score"}})
+    with pytest.raises(RelevanceInputError, match=r"'query_string\.split_on_whitespace' at query\.query_string is"):
+        search({"query_string": {"query": "x", "split_on_whitespace": False}})
     addresses = EmbeddedEngine().open(DOCS, {"mappings": {"properties": {"g": {"type": "ip"}}}}, "id")
     with pytest.raises(RelevanceInputError, match=r"a query on the ip field 'g' at query\.exists is not"):
         addresses.search_many({"q": {"query": {"exists": {"field": "g"}}}}, 10, "query.yaml")

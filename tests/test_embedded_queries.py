@@ -622,21 +622,23 @@ def test_a_phrase_without_tokens_follows_zero_terms_query(index: EmbeddedIndex, 
         hits(index, {kind: {"t": {"query": "!!", "zero_terms_query": "some"}}})
 
 
-def test_a_scoring_rewrite_is_refused_not_ignored(index: EmbeddedIndex) -> None:
-    # the constant-score rewrites (the default) score the boost; a scoring one would rank differently in Elasticsearch
+def test_a_rewrite_picks_lucenes_rewrite_method(index: EmbeddedIndex) -> None:
+    # "head*" expands to head (4, twice), headphone (2), headphones (1), headset (3), in term order
     assert hits(index, {"prefix": {"t": {"value": "head", "rewrite": "constant_score_boolean"}}}) == dict.fromkeys(
         "1234", 1.0
     )
-    for query in (
-        {"prefix": {"t": {"value": "head", "rewrite": "scoring_boolean"}}},
-        {"wildcard": {"t": {"value": "head*", "rewrite": "top_terms_10"}}},
-        {"regexp": {"t": {"value": "head.*", "rewrite": "top_terms_boost_5"}}},
-        {"query_string": {"query": "head*", "default_field": "t", "rewrite": "scoring_boolean"}},
-        {"fuzzy": {"t": {"value": "headphnes", "rewrite": "constant_score"}}},
-        {"match": {"t": {"query": "headphnes", "fuzziness": 1, "fuzzy_rewrite": "constant_score"}}},
-    ):
-        with pytest.raises(RelevanceInputError, match="rewrite"):
-            hits(index, query)
+    scoring = hits(index, {"prefix": {"t": {"value": "head", "rewrite": "scoring_boolean"}}})
+    assert scoring == pytest.approx({"4": bm25("4", 2, 1), "1": bm25("1", 1, 1), "2": bm25("2", 1, 1),
+                                     "3": bm25("3", 1, 1)}, rel=1e-6)  # fmt: skip
+    top = hits(index, {"wildcard": {"t": {"value": "head*", "rewrite": "top_terms_1"}}})
+    assert top == pytest.approx({"4": bm25("4", 2, 1)}, rel=1e-6)
+    assert hits(index, {"regexp": {"t": {"value": "head.*", "rewrite": "top_terms_boost_2", "boost": 3}}}) == {
+        "4": 3.0, "2": 3.0
+    }  # fmt: skip
+    # a fuzzy query with a rewrite other than its default is no longer bounded by max_expansions
+    fuzzy = {"value": "headphnes", "max_expansions": 1}
+    assert set(hits(index, {"fuzzy": {"t": fuzzy}})) == {"1"}
+    assert hits(index, {"fuzzy": {"t": {**fuzzy, "rewrite": "constant_score"}}}) == {"1": 1.0, "2": 1.0}
     with pytest.raises(RelevanceInputError, match=r"Failed to parse rewrite_method \[scoring\]"):
         hits(index, {"wildcard": {"t": {"value": "head*", "rewrite": "scoring"}}})
 

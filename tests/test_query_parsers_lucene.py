@@ -68,3 +68,17 @@ def test_query_string_refuses_what_lucene_cannot_parse(cranfield_index: Embedded
 
 def test_simple_query_string_refuses_nothing() -> None:
     assert not [c["text"] for v in RUNS if v.startswith("simple") for c in RUNS[v]["cases"] if c["error"]]
+
+
+def test_query_string_reads_a_fuzzy_distance_as_elasticsearchs_fuzziness(cranfield_index: EmbeddedIndex) -> None:
+    """`term~2.0` is Fuzziness.fromString's 2 edits, scored as Lucene's `term~2`; a fraction (`roam~0.8`, which
+    Lucene's own parser turns into edits with FuzzyQuery.floatToEdits) and a distance above 2 are Elasticsearch's
+    refusals, with its messages."""
+    (case,) = [c for c in RUNS["classic"]["cases"] if c["text"] == "supersnic~2 flow"]
+    ours = cranfield_index.search_many({"q": {"query": build("classic", "supersnic~2.0 flow")}}, 2000, "fuzzy")
+    assert_like_lucene({"q": [(doc, score) for doc, score in case["hits"]]}, ours, ["q"], 1.0)
+    refused = {"roam~0.8": r"fuzziness needs to be one of 0.0, 1.0 or 2.0 but was 0.8", "heat~1.5 flow": "was 1.5",
+               "heat~3": r"Valid edit distances are \[0, 1, 2\] but was \[3\]"}  # fmt: skip
+    for text, message in refused.items():
+        with pytest.raises(RelevanceInputError, match=message):
+            cranfield_index.search_many({"q": {"query": build("classic", text)}}, 10, "fuzzy")

@@ -308,6 +308,7 @@ def minimum_should_match(spec: Any, optional: int, path: str) -> int:
 
 
 from pytest_relevance.engines.embedded.queries import (  # noqa: E402
+    combined,
     compound,
     full_text,
     multi_term,
@@ -321,6 +322,7 @@ from pytest_relevance.engines.embedded.queries import (  # noqa: E402
 __all__ = [
     "HANDLERS",
     "Scores",
+    "combined",
     "compound",
     "evaluate",
     "full_text",

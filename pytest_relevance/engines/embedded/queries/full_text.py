@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -40,13 +40,15 @@ if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (
+    ALL_TERMS,
     INDEX_PREFIX_CHARS,
-    blended,
     edits_for,
     fuzzy_expansions,
     fuzzy_options,
+    fuzzy_rewrite,
     index_prefix_docs,
     java_length,
+    rewritten,
 )
 
 _FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
@@ -65,12 +67,14 @@ def term_clauses(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One term clause per entry of `terms` (duplicates merged with summed boosts, as Lucene's rewrite does):
     (ordinals, their scores summed in double, how many clauses each matches). With `fuzzy` (the match query's
-    fuzziness options) each clause is a blended fuzzy query; in a pure `disjunction` Lucene then flattens the
-    expansions of the clauses that are not boosted into one disjunction and merges a term reached from two tokens
-    (boosts summed, the statistics of its first occurrence kept)."""
+    fuzziness options) each clause is a fuzzy query, scored by its `fuzzy_rewrite` (blended by default); in a pure
+    `disjunction` Lucene then flattens the expansions of the clauses that are not boosted (unless the rewrite is a
+    constant score) into one disjunction and merges a term reached from two tokens (boosts summed, the statistics
+    of its first occurrence kept)."""
     target = index.postings_field(field, path)
     clauses: list[Clause] = []
-    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, blended doc freq]
+    flat: dict[str, list[Any]] = {}  # term -> [summed boost, postings, (blended) doc freq]
+    kinds: dict[str, str] = {}  # term -> the rewrite that put it in `flat`
     recorder = RECORDING.get()
     for term, count in Counter(terms).items():
         clause_boost = float(F32(count) * F32(boost))
@@ -79,17 +83,24 @@ def term_clauses(
             continue
         if fuzzy is not None:
             prefix_length, transpositions, max_expansions = fuzzy_options(fuzzy, path)
+            rewrite = fuzzy_rewrite(fuzzy, "fuzzy_rewrite", path, max_expansions)
             edits = edits_for(fuzzy["fuzziness"], term, path)
-            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-            if disjunction and count == 1:
+            limit = ALL_TERMS if rewrite.size is None else rewrite.size
+            expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, limit)
+            if (
+                disjunction and count == 1 and rewrite.kind != "constant"
+            ):  # a boolean query of term clauses, inlined into this one
                 found = [(t, b, target.postings(t)) for t, b in expansions]
                 found = [(t, b, p) for t, b, p in found if p is not None]
                 shared = max((p.doc_freq for _, _, p in found), default=0)
                 for t, b, p in found:
-                    entry = flat.setdefault(t, [0.0, p, shared])
+                    entry = flat.setdefault(t, [0.0, p, shared if rewrite.kind == "blended" else p.doc_freq])
                     entry[0] += b
+                    kinds[t] = rewrite.kind
                 continue
-            clauses.append((blended(index, field, expansions, clause_boost, path), count))
+            # a clause of its own: its boolean query's float score, which the enclosing one sums
+            one = rewritten(index, field, expansions, rewrite, clause_boost, path)
+            clauses.append(([(one.docs, one.values)], count))
             continue
         postings = target.postings(term)
         if postings is None:
@@ -103,6 +114,9 @@ def term_clauses(
         clauses.append(([(postings.docs, scores)], count))
     for term, (summed, postings, doc_freq) in flat.items():
         term_boost = float(F32(F32(summed) * F32(boost)))
+        if kinds[term] == "boost":  # top_terms_boost_N: BoostQuery(ConstantScoreQuery(term), summed boosts)
+            clauses.append(([(postings.docs, np.full(postings.docs.size, F32(term_boost), dtype=F32))], 1))
+            continue
         term_idf = idf(doc_freq, target.bm25.doc_count)
         weight = target.bm25.weight(term_boost, term_idf)
         scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
@@ -802,20 +816,45 @@ def _path_positions(path: list[GraphToken]) -> list[int]:
     return list(itertools.accumulate(inc for _, inc in path))
 
 
-def _path_query(
-    index: EmbeddedIndex, field: str, path: list[GraphToken], phrase: bool, boost: float, at: str
-) -> Scores:
+class Leaves(Protocol):
+    """The leaf queries a graph query is built of: term clauses (a tuple being the terms stacked at one position)
+    and phrases, a phrase being the clauses of a disjunction (Lucene's rewrite inlines a pure disjunction into
+    the one it is a clause of, so they are summed with their siblings, not first with each other). match's are
+    one field's (`FieldLeaves`); combined_fields builds the same graph from its own."""
+
+    has_positions: bool
+
+    def terms(self, terms: Sequence[Any], boost: float, required: int | None) -> Scores: ...
+
+    def phrase(self, terms: list[str], positions: list[int], boost: float) -> list[Scores]: ...
+
+
+class FieldLeaves:
+    """The leaf queries of a graph query on one field."""
+
+    def __init__(self, index: EmbeddedIndex, field: str, path: str) -> None:
+        self.index, self.field, self.path = index, field, path
+        self.has_positions = index.text[field].has_positions
+
+    def terms(self, terms: Sequence[Any], boost: float, required: int | None) -> Scores:
+        return term_disjunction(self.index, self.field, terms, boost, required, self.path)
+
+    def phrase(self, terms: list[str], positions: list[int], boost: float) -> list[Scores]:
+        return [phrase_groups(self.index, self.field, [[t] for t in terms], positions, 0, boost, self.path)]
+
+
+def _path_query(leaves: Leaves, path: list[GraphToken], phrase: bool, boost: float) -> list[Scores]:
     """One side path as QueryBuilder builds it: a term query, else a phrase (auto_generate_synonyms_phrase_query)
-    or all of its terms (a conjunction)."""
+    or all of its terms (a conjunction); as the clauses of a disjunction."""
     terms = [term for term, _ in path]
     if len(terms) == 1:
-        return term_disjunction(index, field, terms, boost, None, at)
+        return [leaves.terms(terms, boost, None)]
     if phrase:
-        return phrase_groups(index, field, [[t] for t in terms], _path_positions(path), 0, boost, at)
-    return term_disjunction(index, field, terms, boost, len(terms), at)
+        return leaves.phrase(terms, _path_positions(path), boost)
+    return [leaves.terms(terms, boost, len(terms))]
 
 
-def _sum_of(index: EmbeddedIndex, parts: list[tuple[Scores, int]], required: int = 1) -> Scores:
+def sum_of(index: EmbeddedIndex, parts: list[tuple[Scores, int]], required: int = 1) -> Scores:
     """A boolean query of scored clauses: the float scores summed in double, cast to float."""
     docs, total, hits = accumulate(index, [([(s.docs, s.values)], count) for s, count in parts if s.docs.size])
     keep = hits >= required
@@ -823,7 +862,13 @@ def _sum_of(index: EmbeddedIndex, parts: list[tuple[Scores, int]], required: int
 
 
 def graph_match(
-    index: EmbeddedIndex, field: str, graph: TokenGraph, options: dict[str, Any], boost: float, path: str
+    index: EmbeddedIndex,
+    field: str,
+    graph: TokenGraph,
+    options: dict[str, Any],
+    boost: float,
+    path: str,
+    leaves: Leaves | None = None,
 ) -> Scores:
     """Lucene's QueryBuilder.analyzeGraphBoolean (as Elasticsearch's MatchQueryParser calls it): one clause per
     segment between articulation points; a segment with side paths is a disjunction of one query per path (a
@@ -833,7 +878,8 @@ def graph_match(
     auto = options.get("auto_generate_synonyms_phrase_query", True)
     if auto not in (True, False, "true", "false"):
         raise Invalid(f"{path}.auto_generate_synonyms_phrase_query", f"{auto!r} is not true or false")
-    phrase = auto in (True, "true") and index.text[field].has_positions
+    leaf = leaves or FieldLeaves(index, field, path)
+    phrase = auto in (True, "true") and leaf.has_positions
     operator = str(options.get("operator", "or")).lower()
     segments: list[Any] = []
     for start, end in graph.segments():
@@ -850,15 +896,21 @@ def graph_match(
     flat = required is None
     keys = [k for s in segments for k in (s if flat and isinstance(s[0], tuple) else [s])]
 
-    def score(key: Any, clause_boost: float) -> Scores:
+    def clauses(key: Any, clause_boost: float) -> list[Scores]:
         if key[0] == "term":
-            return term_disjunction(index, field, [key[1]], clause_boost, None, path)
+            return [leaf.terms([key[1]], clause_boost, None)]
         if key[0] == "path":
-            return _path_query(index, field, list(key[1]), phrase, clause_boost, path)
-        return _sum_of(index, [(score(k, clause_boost), 1) for k in key])
+            return _path_query(leaf, list(key[1]), phrase, clause_boost)
+        return [c for k in key for c in clauses(k, clause_boost)]  # a segment's side paths: one disjunction
 
-    parts = [(score(key, float(F32(count) * F32(boost))), count) for key, count in Counter(keys).items()]
-    return _sum_of(index, parts, required or 1)
+    parts: list[tuple[Scores, int]] = []
+    for key, count in Counter(keys).items():
+        found = clauses(key, float(F32(count) * F32(boost)))
+        if flat or len(found) == 1:
+            parts.extend((c, count) for c in found)
+        else:
+            parts.append((sum_of(index, [(c, 1) for c in found]), count))
+    return sum_of(index, parts, required or 1)
 
 
 def graph_phrase(index: EmbeddedIndex, field: str, graph: TokenGraph, slop: int, boost: float, path: str) -> Scores:
@@ -872,7 +924,7 @@ def graph_phrase(index: EmbeddedIndex, field: str, graph: TokenGraph, slop: int,
             terms = [term for term, _ in tokens]
             groups = [[t] for t in terms]
             alternatives.append((phrase_groups(index, field, groups, _path_positions(tokens), slop, boost, path), 1))
-        return _sum_of(index, alternatives)
+        return sum_of(index, alternatives)
     clauses: list[Any] = []
     for start, end in graph.segments():
         if graph.has_side_path(start):

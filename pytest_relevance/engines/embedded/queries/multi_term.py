@@ -6,14 +6,15 @@ Fuzzy expansion is Lucene's FuzzyQuery: the first `prefix_length` characters mus
 1 - edits / min(its length, the term's length); the best `max_expansions` by boost (then term order) are kept and
 blended (TopTermsBlendedFreqScoringRewrite): every expansion is scored with the largest document frequency among
 them, so a rare misspelling does not outrank the real word. Prefix, wildcard and regexp score the constant boost,
-as Elasticsearch's default `constant_score` rewrite does.
+as Elasticsearch's default `constant_score` rewrite does. A `rewrite` (`fuzzy_rewrite` in match and query_string)
+picks another of Lucene's rewrite methods, as Elasticsearch's QueryParsers.parseRewriteMethod maps the names.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -123,35 +124,107 @@ def blended(
     return parts
 
 
-_TOP_TERMS = re.compile(r"(top_terms_|top_terms_boost_|top_terms_blended_freqs_)\d+")
+class Rewrite(NamedTuple):
+    """A MultiTermQuery rewrite method: how the terms a prefix, wildcard, regexp or fuzzy query expands to score.
+    `constant`: the boost (CONSTANT_SCORE_REWRITE and CONSTANT_SCORE_BOOLEAN_REWRITE); `scoring`: a BM25 term
+    clause per term with its own statistics, boosted by the term's boost (SCORING_BOOLEAN_REWRITE and
+    TopTermsScoringBooleanQueryRewrite); `boost`: each term scores its boost (TopTermsBoostOnlyBooleanQueryRewrite);
+    `blended`: BM25 term clauses sharing the largest document frequency (TopTermsBlendedFreqScoringRewrite, the
+    fuzzy default). `size`: the top terms kept (by boost, then term order), None for all of them."""
+
+    kind: str
+    size: int | None = None
 
 
-def check_rewrite(options: dict[str, Any], path: str) -> None:
-    """`rewrite` of a prefix, wildcard or regexp query (and query_string's): the engine scores them as Lucene's
-    constant-score rewrites do, the default and `constant_score_boolean`; the scoring rewrites are refused rather
-    than ignored, and a name Elasticsearch's QueryParsers.parseRewriteMethod does not know is its error."""
-    value = options.get("rewrite")
-    if value is None or value in ("constant_score", "constant_score_boolean"):
-        return
-    if value == "scoring_boolean" or _TOP_TERMS.fullmatch(str(value)):
-        raise Unsupported(
-            f"rewrite {value} (only the constant-score rewrites, which score the boost)", f"{path}.rewrite"
-        )
-    raise Invalid(f"{path}.rewrite", f"Failed to parse rewrite_method [{value}]")
+CONSTANT = Rewrite("constant")
+_TOP_TERMS = {"top_terms_": "scoring", "top_terms_boost_": "boost", "top_terms_blended_freqs_": "blended"}
+
+
+def parse_rewrite(options: dict[str, Any], key: str, path: str, default: Rewrite) -> Rewrite:
+    """Elasticsearch's QueryParsers.parseRewriteMethod of `options[key]` (`rewrite`, or `fuzzy_rewrite`): the
+    names it knows, `top_terms_N` and its kin split at the first digit; any other is its error."""
+    value = options.get(key)
+    if value is None:
+        return default
+    text = str(value)
+    if text in ("constant_score", "constant_score_boolean"):
+        return CONSTANT
+    if text == "scoring_boolean":
+        return Rewrite("scoring")
+    digit = next((i for i, char in enumerate(text) if char.isdigit()), -1)
+    if digit >= 0 and text[:digit] in _TOP_TERMS and text[digit:].isdigit():
+        return Rewrite(_TOP_TERMS[text[:digit]], int(text[digit:]))
+    raise Invalid(f"{path}.{key}", f"Failed to parse rewrite_method [{value}]")
 
 
 def fuzzy_options(options: dict[str, Any], path: str) -> tuple[int, bool, int]:
-    """prefix_length, transpositions, max_expansions of a fuzzy expansion. Only Lucene's default rewrite
-    (top_terms_blended_freqs of max_expansions) is scored, so a `rewrite` or `fuzzy_rewrite` is refused."""
-    for key in ("rewrite", "fuzzy_rewrite"):
-        if options.get(key) is not None:
-            raise Unsupported(f"{key} {options[key]} (fuzzy expansions score only as the default rewrite)", path)
+    """prefix_length, transpositions, max_expansions of a fuzzy expansion."""
     prefix_length = number(options, "prefix_length", path, 0)
     max_expansions = number(options, "max_expansions", path, 50)
     if prefix_length < 0 or max_expansions < 1:
         raise Invalid(path, "prefix_length must be >= 0 and max_expansions >= 1")
     transpositions = options.get("fuzzy_transpositions", options.get("transpositions", True))
     return int(prefix_length), bool(transpositions), int(max_expansions)
+
+
+def fuzzy_rewrite(options: dict[str, Any], key: str, path: str, max_expansions: int) -> Rewrite:
+    """A fuzzy query's rewrite: FuzzyQuery's own default (the blended top `max_expansions` terms) unless
+    `options[key]` names another; then max_expansions no longer bounds the terms, as in Lucene."""
+    return parse_rewrite(options, key, path, Rewrite("blended", max_expansions))
+
+
+def top_terms(expansions: list[tuple[str, float]], size: int | None) -> list[tuple[str, float]]:
+    """TopTermsRewrite's queue: the `size` best terms by boost, ties to the smaller term (all when None)."""
+    if size is None:
+        return expansions
+    return sorted(expansions, key=lambda e: (-e[1], e[0]))[:size]
+
+
+def rewritten_parts(
+    index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], kind: str, boost: float, path: str
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The term clauses of a scoring rewrite (`scoring`, `boost` or `blended`), as (ordinals, float32 scores)."""
+    if kind == "blended":
+        return blended(index, field, expansions, boost, path)
+    target = index.postings_field(field, path)
+    recorder = RECORDING.get()
+    parts = []
+    for term, term_boost in expansions:
+        postings = target.postings(term)
+        if postings is None:
+            continue
+        clause_boost = float(F32(term_boost) * F32(boost))
+        if kind == "boost":  # BoostQuery(ConstantScoreQuery(TermQuery))
+            parts.append((postings.docs, np.full(postings.docs.size, F32(clause_boost), dtype=F32)))
+            continue
+        term_idf = idf(postings.doc_freq, target.bm25.doc_count)
+        weight = target.bm25.weight(clause_boost, term_idf)
+        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
+        if recorder is not None:
+            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, postings.doc_freq, term_idf,
+                          postings.docs, postings.freqs, scores)  # fmt: skip
+        parts.append((postings.docs, scores))
+    return parts
+
+
+def rewritten(
+    index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], rewrite: Rewrite, boost: float, path: str
+) -> Scores:
+    """A multi-term query's terms (with their boosts: a fuzzy term's similarity, else 1) scored by its rewrite."""
+    kept = top_terms(expansions, rewrite.size)
+    if rewrite.kind == "constant":
+        target = index.postings_field(field, path)
+        matched = np.zeros(index.n, dtype=bool)
+        for term, _ in kept:
+            postings = target.postings(term)
+            if postings is not None:
+                matched[postings.docs] = True
+        return Scores.constant(matched, boost)
+    docs, total, _ = accumulate(index, [(rewritten_parts(index, field, kept, rewrite.kind, boost, path), 1)])
+    return Scores.of(index.n, docs, total.astype(F32))
+
+
+ALL_TERMS = 2**31 - 1
 
 
 @query("fuzzy")
@@ -163,27 +236,21 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         raise Invalid(path, "needs 'value'")
     term = searched_value(index, field, str(options["value"]))
     prefix_length, transpositions, max_expansions = fuzzy_options(options, path)
+    rewrite = fuzzy_rewrite(options, "rewrite", path, max_expansions)
     edits = edits_for(options.get("fuzziness", "AUTO"), term, path)
     target = index.postings_field(field, path)
-    expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, max_expansions)
-    clauses = [(blended(index, field, expansions, boost_of(options, path, boost), path), 1)]
-    docs, total, _ = accumulate(index, clauses)
-    return Scores.of(index.n, docs, total.astype(F32))
+    limit = ALL_TERMS if rewrite.size is None else rewrite.size
+    expansions = fuzzy_expansions(target, term, edits, prefix_length, transpositions, limit)
+    return rewritten(index, field, expansions, rewrite, boost_of(options, path, boost), path)
 
 
-def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: str = "") -> np.ndarray:
-    """Documents holding any term that starts with `prefix` and passes `accept`."""
+def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: str = "") -> list[tuple[str, float]]:
+    """The terms (in term order, each with boost 1) that start with `prefix` and pass `accept`."""
     target = index.postings_field(field, path)
     terms = target.sorted_terms
     lo = bisect.bisect_left(terms, prefix)
     hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    matched = np.zeros(index.n, dtype=bool)
-    for term in terms[lo:hi]:
-        if accept is None or accept(term):
-            postings = target.postings(term)
-            if postings is not None:
-                matched[postings.docs] = True
-    return matched
+    return [(term, 1.0) for term in terms[lo:hi] if accept is None or accept(term)]
 
 
 def searched_value(index: EmbeddedIndex, field: str, value: str) -> str:
@@ -247,7 +314,7 @@ def index_prefix_docs(
 def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path)
-    check_rewrite(options, path)
+    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
@@ -257,10 +324,10 @@ def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         matched[on_prefixes] = True
         return Scores.constant(matched, boost_of(options, path, boost))
     if flags:
-        matched = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
+        terms = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
     else:
-        matched = _matching(index, field, path, None, value)
-    return Scores.constant(matched, boost_of(options, path, boost))
+        terms = _matching(index, field, path, None, value)
+    return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)
 
 
 def wildcard_regex(pattern: str) -> str:
@@ -286,15 +353,15 @@ def literal_prefix(pattern: str) -> str:
 def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path)
-    check_rewrite(options, path)
+    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     pattern = options.get("value", options.get("wildcard"))
     if pattern is None:
         raise Invalid(path, "needs 'value' (a pattern with * and ?)")
     pattern, flags = _case(options, normalized_pattern(index, field, str(pattern)))
     compiled = re.compile(wildcard_regex(pattern), re.DOTALL | flags)
     start = "" if flags else literal_prefix(pattern)
-    matched = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None, start)
-    return Scores.constant(matched, boost_of(options, path, boost))
+    terms = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None, start)
+    return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)
 
 
 _INTERVAL = re.compile(r"<(\d+)-(\d+)>")
@@ -394,7 +461,7 @@ def _decimal_interval(low: str, high: str, path: str) -> str:
 def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
-    check_rewrite(options, path)
+    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
     value = searched_value(index, field, str(options["value"]))
@@ -404,5 +471,5 @@ def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         compiled = [re.compile(part, flags) for part in lucene_regexp(value, path, operators)]
     except re.error as exc:
         raise Invalid(f"{path}.value", f"{value!r} is not a regular expression this engine reads ({exc})") from None
-    matched = _matching(index, field, path, lambda t: all(c.fullmatch(t) is not None for c in compiled))
-    return Scores.constant(matched, boost_of(options, path, boost))
+    terms = _matching(index, field, path, lambda t: all(c.fullmatch(t) is not None for c in compiled))
+    return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)

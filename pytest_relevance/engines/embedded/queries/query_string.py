@@ -33,7 +33,6 @@ from pytest_relevance.engines.embedded.queries import (
     Invalid,
     Scores,
     Unsupported,
-    accumulate,
     allowed,
     boost_of,
     evaluate,
@@ -44,15 +43,20 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
-    blended,
-    check_rewrite,
+    CONSTANT,
+    Rewrite,
     edits_for,
     fuzzy_expansions,
+    fuzzy_rewrite,
     index_prefix_docs,
     literal_prefix,
     lucene_regexp,
+    parse_rewrite,
     regexp_operators,
+    rewritten,
+    rewritten_parts,
     searched_value,
+    top_terms,
     wildcard_regex,
 )
 
@@ -258,6 +262,11 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
     if isinstance(node, Bool):
         parts: dict[str, list[Scores]] = {MUST: [], SHOULD: [], MUST_NOT: [], FILTER: []}
         for occur, child in node.clauses:
+            if occur == SHOULD and node.msm <= 1 and isinstance(child, Leaf):
+                inlined = _inlined(builder, child, boost)
+                if inlined is not None:
+                    parts[SHOULD].extend(inlined)
+                    continue
             parts[occur].append(run(builder, child, 0.0 if occur in (MUST_NOT, FILTER) else boost))
         if not (parts[MUST] or parts[SHOULD] or parts[FILTER]):
             return Scores.none(index.n)  # Lucene: a purely negative boolean matches nothing
@@ -288,20 +297,27 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         return evaluate(index, {"range": {field: leaf.bounds}}, f"{path}.query", boost)
     if leaf.kind == "dsl":
         return evaluate(index, leaf.spec, f"{path}.query", boost)
-    target = index.postings_field(field, path)
-    if leaf.kind == "fuzzy":
-        options = builder.options
-        prefix_length = int(number(options, "fuzzy_prefix_length", path, 0))
-        max_expansions = int(number(options, "fuzzy_max_expansions", path, 50))
-        transpositions = bool(options.get("fuzzy_transpositions", True))
-        found = fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions)
-        docs, total, _ = accumulate(index, [(blended(index, field, found, boost, path), 1)])
-        return Scores.of(index.n, docs, total.astype(F32))
     on_prefixes = index_prefix_docs(index, field, leaf.text) if leaf.kind == "prefix" else None
     if on_prefixes is not None:  # a search_as_you_type field: SearchAsYouTypeFieldType.prefixQuery
         matched = np.zeros(index.n, dtype=bool)
         matched[on_prefixes] = True
         return Scores.constant(matched, boost)
+    found, rewrite = _multi_term(builder, leaf)
+    return rewritten(index, field, found, rewrite, boost, path)
+
+
+def _multi_term(builder: Builder, leaf: Leaf) -> tuple[list[tuple[str, float]], Rewrite]:
+    """The terms (with their boosts) a prefix, wildcard, regexp or fuzzy leaf expands to, and its rewrite."""
+    index, path, options = builder.index, builder.path, builder.options
+    target = index.postings_field(leaf.field, path)
+    if leaf.kind == "fuzzy":
+        prefix_length = int(number(options, "fuzzy_prefix_length", path, 0))
+        max_expansions = int(number(options, "fuzzy_max_expansions", path, 50))
+        transpositions = bool(options.get("fuzzy_transpositions", True))
+        # QueryStringQueryParser.getFuzzyQuerySingle gives fieldType.fuzzyQuery no rewrite: `fuzzy_rewrite` is
+        # checked (a name parseRewriteMethod does not know is an error) but fuzzy terms keep FuzzyQuery's default
+        rewrite = Rewrite("blended", max_expansions)
+        return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions), rewrite
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
@@ -310,16 +326,28 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
     else:
         parts = _regexp_parts(leaf.text, path)
         start, accept = "", lambda term: all(part.fullmatch(term) is not None for part in parts)
-    matched = np.zeros(index.n, dtype=bool)
     terms = target.sorted_terms
     low = bisect.bisect_left(terms, start)
     high = bisect.bisect_left(terms, start + "\U0010ffff") if start else len(terms)
-    for term in terms[low:high]:
-        if accept is None or accept(term):
-            postings = target.postings(term)
-            if postings is not None:
-                matched[postings.docs] = True
-    return Scores.constant(matched, boost)
+    found = [(term, 1.0) for term in terms[low:high] if accept is None or accept(term)]
+    return found, parse_rewrite(options, "rewrite", path, CONSTANT)
+
+
+def _inlined(builder: Builder, leaf: Leaf, boost: float) -> list[Scores] | None:
+    """A multi-term leaf whose rewrite is a boolean query of term clauses (any but a constant score): its term
+    clauses, which Lucene's BooleanQuery rewrite inlines into an enclosing disjunction (so they are summed with
+    its other clauses, not first with each other). None for any other leaf."""
+    if leaf.kind not in ("prefix", "wildcard", "regexp", "fuzzy"):
+        return None
+    if leaf.kind == "prefix" and index_prefix_docs(builder.index, leaf.field, leaf.text) is not None:
+        return None  # one constant-score term on the search_as_you_type field's ._index_prefix
+    found, rewrite = _multi_term(builder, leaf)
+    if rewrite.kind == "constant":
+        return None
+    parts = rewritten_parts(
+        builder.index, leaf.field, top_terms(found, rewrite.size), rewrite.kind, boost, builder.path
+    )
+    return [Scores.of(builder.index.n, docs, values) for docs, values in parts]
 
 
 def _regexp_parts(pattern: str, path: str) -> list[re.Pattern[str]]:
@@ -1130,11 +1158,10 @@ class ClassicParser:
             return self.multi("regexp", field, image[1:-1])
         text = discard_escapes(image)
         if fuzzy is not None:
-            spec = fuzzy[1:] or builder.options.get("fuzziness", "AUTO")
-            try:
-                edits = edits_for(spec, text, builder.path)
-            except Invalid:
-                raise ClassicSyntaxError(f"cannot read the fuzziness {fuzzy!r}") from None
+            if fuzzy == "~":  # the query's `fuzziness` (AUTO by default), by the term's length
+                edits = edits_for(builder.options.get("fuzziness", "AUTO"), text, builder.path)
+            else:
+                edits = slop_edits(fuzzy[1:])
             return self.multi("fuzzy", field, text, edits)
         return self.field_query(field, text)
 
@@ -1144,6 +1171,24 @@ class ClassicParser:
             return NONE
         parts = [with_boost(self.builder.multi_term(kind, f, text, edits), w) for f, w in fields.items()]
         return dis_max_of(parts, self.tie)
+
+
+def slop_edits(spec: str) -> int:
+    """The edits of `term~spec`: QueryStringQueryParser.getFuzzyDistance reads `spec` with Fuzziness.fromString,
+    so a fraction is refused there ("roam~0.8", which Lucene's own QueryParserBase would turn into edits by the
+    term's length with FuzzyQuery.floatToEdits), and so is a distance other than 0, 1 or 2, with its messages."""
+    try:
+        value = F32(float(spec))
+    except ValueError:
+        raise ClassicSyntaxError(f"fuzziness cannot be [{spec}].") from None
+    if value % F32(1) > 0:
+        raise ClassicSyntaxError(
+            f"fuzziness needs to be one of 0.0, 1.0 or 2.0 but was {np.format_float_positional(value)}"
+        )
+    edits = int(value)
+    if edits not in (0, 1, 2):
+        raise ClassicSyntaxError(f"Valid edit distances are [0, 1, 2] but was [{edits}]")
+    return edits
 
 
 # ---------------------------------------------------------------- the query types
@@ -1163,9 +1208,11 @@ def _operator(options: dict[str, Any], path: str) -> None:
 @query("query_string")
 def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     keys = {"default_field", "tie_breaker", "type", "fuzziness", "phrase_slop", "allow_leading_wildcard", "escape",
-            "enable_position_increments", "max_determinized_states", "rewrite", "time_zone"}  # fmt: skip
+            "enable_position_increments", "max_determinized_states", "rewrite", "fuzzy_rewrite",
+            "time_zone"}  # fmt: skip
     options = allowed(spec, _COMMON | keys, path)
-    check_rewrite(options, path)
+    parse_rewrite(options, "rewrite", path, CONSTANT)
+    fuzzy_rewrite(options, "fuzzy_rewrite", path, 50)
     kind = options.get("type", "best_fields")
     if kind not in _TIES:
         raise Unsupported(f"query_string type {kind}", path)
