@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.sloppy_math import geohash_point, haversin_meters, plane_meters
+
 MAX_LOOP_COUNTER = 1_000_000  # CompilerSettings.maxLoopCounter's default (script.painless.max_loop_counter)
 LOOP_LIMIT_MESSAGE = "The maximum number of statements that can be executed in a loop has been reached."
 
@@ -103,6 +105,30 @@ class DocValues(list):
     def __init__(self, values: list[Any], name: str) -> None:
         super().__init__(values)
         self.name = name
+
+
+class GeoPoint:
+    """A geo_point doc value (org.elasticsearch.common.geo.GeoPoint): the latitude and longitude as the doc values'
+    32-bit encoding gives them back, not the source's decimals."""
+
+    __slots__ = ("lat", "lon")
+
+    def __init__(self, lat: float, lon: float) -> None:
+        self.lat, self.lon = lat, lon
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GeoPoint and (other.lat, other.lon) == (self.lat, self.lon)
+
+    def __hash__(self) -> int:
+        return hash((self.lat, self.lon))
+
+    def __str__(self) -> str:
+        return f"{to_string(self.lat)}, {to_string(self.lon)}"  # GeoPoint.toString
+
+
+class GeoPoints(DocValues):
+    """`doc['f']` of a geo_point field (ScriptDocValues.GeoPoints): its points in doc-value order, with the
+    distance methods, in metres from the first point."""
 
 
 class MissingValue(PainlessError):
@@ -220,6 +246,8 @@ def java_type(value: Any) -> str:
         bool: "java.lang.Boolean", int: "java.lang.Integer", Long: "java.lang.Long", Float: "java.lang.Float",
         float: "java.lang.Double", str: "java.lang.String", list: "java.util.ArrayList", dict: "java.util.HashMap",
         DocValues: "org.elasticsearch.index.fielddata.ScriptDocValues", ZonedDateTime: "java.time.ZonedDateTime",
+        GeoPoints: "org.elasticsearch.index.fielddata.ScriptDocValues$GeoPoints",
+        GeoPoint: "org.elasticsearch.common.geo.GeoPoint",
         Instant: "java.time.Instant", AnalysisToken: "org.elasticsearch.analysis.common.AnalysisPredicateScript$Token",
         CharTerm: "org.apache.lucene.analysis.tokenattributes.PackedTokenAttributeImpl",
     }.get(kind, kind.__name__)  # fmt: skip
@@ -817,12 +845,66 @@ def _getter(table: dict[str, Any], name: str) -> str | None:
     return next((g for g in (f"get{tail}", f"is{tail}") if g in table), None)
 
 
+def _geo_distance(measure: Callable[[float, float, float, float], float]) -> Callable[..., float]:
+    def distance(points: GeoPoints, lat: Any, lon: Any) -> float:
+        point = _doc_value(points)
+        return measure(point.lat, point.lon, number_arg(lat), number_arg(lon))
+
+    return distance
+
+
+def _with_default(distance: Callable[..., float]) -> Callable[..., float]:
+    """arcDistanceWithDefault, planeDistanceWithDefault: the default (a double) for a document without a point."""
+
+    def measured(points: GeoPoints, lat: Any, lon: Any, default: Any) -> float:
+        fallback = number_arg(default)
+        return distance(points, lat, lon) if points else fallback
+
+    return measured
+
+
+def _geohash_with_default(points: GeoPoints, geohash: Any, default: Any) -> float:
+    fallback = number_arg(default)
+    return _geohash_distance(points, geohash) if points else fallback
+
+
+def _arc_meters(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """GeoUtils.arcDistance: SloppyMath.haversinMeters."""
+    return float(haversin_meters(lat1, lon1, np.array([lat2]), np.array([lon2]))[0])
+
+
+def _geohash_distance(points: GeoPoints, geohash: Any) -> float:
+    point = _doc_value(points)
+    try:
+        lat, lon = geohash_point(_str_arg(geohash))
+    except ValueError as exc:
+        raise PainlessError(f"{exc} (java.lang.IllegalArgumentException)") from None
+    return _arc_meters(point.lat, point.lon, lat, lon)
+
+
+_GEO_METHODS: dict[str, Callable[..., Any]] = {
+    **_DOC_METHODS, "getLat": lambda v: _doc_value(v).lat, "getLon": lambda v: _doc_value(v).lon,
+    "arcDistance": _geo_distance(_arc_meters), "planeDistance": _geo_distance(plane_meters),
+    "arcDistanceWithDefault": _with_default(_geo_distance(_arc_meters)),
+    "planeDistanceWithDefault": _with_default(_geo_distance(plane_meters)),
+    "geohashDistance": _geohash_distance, "geohashDistanceWithDefault": _geohash_with_default,
+    "getDimensionalType": lambda v: 0 if v else -1,
+}  # fmt: skip
+_GEO_POINT_METHODS: dict[str, Callable[..., Any]] = {
+    "getLat": lambda p: p.lat, "getLon": lambda p: p.lon, "equals": lambda p, o: p == o, "toString": str,
+}  # fmt: skip
+
+
 def call_method(target: Any, name: str, args: list[Any]) -> Any:
     """A method of an allowlisted class, picked by the target's runtime class, as a def call is."""
     if target is None:
         raise PainlessError(f"Cannot invoke [{name}] on a null value (java.lang.NullPointerException)")
-    if isinstance(target, DocValues):
-        table: dict[str, Callable[..., Any]] = _DOC_METHODS
+    if type(target) is GeoPoints:
+        table: dict[str, Callable[..., Any]] = _GEO_METHODS
+    elif isinstance(target, DocValues):
+        table = _DOC_METHODS
+    elif type(target) is GeoPoint:
+        table = _GEO_POINT_METHODS
     elif isinstance(target, str):
         table = _STRING_METHODS
     elif isinstance(target, list):
@@ -859,6 +941,8 @@ def read_field(target: Any, name: str) -> Any:
     """`x.name`: a Map's key, a getter (`.length` is getLength(), `.empty` isEmpty()), a doc value's `.value`."""
     if isinstance(target, dict):
         return target.get(name)
+    if type(target) in (GeoPoints, GeoPoint) and name in ("lat", "lon"):  # getLat(), getLon()
+        return _GEO_METHODS[f"get{name.title()}"](target) if type(target) is GeoPoints else getattr(target, name)
     if isinstance(target, DocValues):
         if name == "value":
             return _doc_value(target)
