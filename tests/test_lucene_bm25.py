@@ -377,6 +377,9 @@ def _span_query(shape: str, t: list[str]) -> dict:
         "within": {"span_within": {"big": pair, "little": term(t[2])}},
         "masked_title": near([term(t[0]), {"field_masking_span": {"query": term(t[1], "title"), "field": "body"}}],
                              5, False),
+        "multi_prefix_near": near([{"span_multi": {"match": {"prefix": {"body": t[0][:3]}}}}, term(t[1])], 3, False),
+        "multi_wildcard_first": {"span_first": {"match": {"span_multi": {"match": {"wildcard": {
+            "body": t[1][:2] + "*" + t[1][-1]}}}}, "end": 20}},
     }[shape]  # fmt: skip
 
 

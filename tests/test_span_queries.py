@@ -60,11 +60,25 @@ def test_span_queries_elasticsearch_refuses_are_errors(index: EmbeddedIndex, que
     assert problem in str(caught.value)
 
 
-def test_span_multi_and_span_gap_stay_with_the_elasticsearch_engine(index: EmbeddedIndex) -> None:
-    multi = {"span_multi": {"match": {"prefix": {"body": "a"}}}}
-    for query in (multi, {"span_near": {"clauses": [term("a"), multi], "slop": 1}}):
-        with pytest.raises(RelevanceInputError, match="span_multi"):
-            ids(index, query)
+def test_span_multi_is_the_span_or_of_the_expansions(index: EmbeddedIndex) -> None:
+    expanded = {"span_multi": {"match": {"wildcard": {"body": "[ab]"}}}}
+    assert ids(index, {"span_near": {"clauses": [{"span_multi": {"match": {"prefix": {"body": "c"}}}}, term("d")],
+                                     "slop": 0}}) == ["1"]  # fmt: skip
+    assert ids(index, expanded) == []  # wildcard brackets are literal
+    assert ids(index, {"span_multi": {"match": {"regexp": {"body": "[ab]"}}}}) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"span_multi": {"match": {"fuzzy": {"body": "a"}}}},
+        {"span_multi": {"match": {"prefix": {"body": {"value": "a", "boost": 2}}}}},
+        {"span_near": {"clauses": [term("a"), {"span_gap": {"body": 1}}], "slop": 1}},
+    ],
+)
+def test_what_stays_with_the_elasticsearch_engine(index: EmbeddedIndex, query: dict) -> None:
+    with pytest.raises(RelevanceInputError, match="elasticsearch engine"):
+        ids(index, query)
 
 
 def test_a_span_query_explains_its_score(index: EmbeddedIndex) -> None:

@@ -7,7 +7,9 @@ Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, Engl
 Cranfield query's first analyzed body terms (distinct, in order: t0, t1, t2) make one query per shape, built from
 Lucene's span classes as Elasticsearch's span builders build them (SHAPES below: span_near ordered and unordered
 with slops, span_or inside a near, span_first, span_not with dist, span_containing, span_within,
-field_masking_span of a title term inside a body near), wrapped in BoostQuery(q, 2.2f), the (k1 + 1) factor
+field_masking_span of a title term inside a body near, span_multi of a prefix and of a wildcard, which
+Elasticsearch's rewrite makes the span or of every matching term as Lucene's default SCORING_SPAN_QUERY_REWRITE
+does), wrapped in BoostQuery(q, 2.2f), the (k1 + 1) factor
 Elasticsearch's similarity keeps. The file holds each query's terms and, per shape, Lucene's top 10 and hit count.
 """
 
@@ -25,7 +27,7 @@ import jpype.imports
 
 # shape -> the Elasticsearch query over terms t (the test builds the same from this file's terms)
 SHAPES = ("near_ordered_slop0", "near_ordered_slop3", "near_unordered_slop4", "near_of_or", "first_end8",
-          "not_dist2", "containing", "within", "masked_title")  # fmt: skip
+          "not_dist2", "containing", "within", "masked_title", "multi_prefix_near", "multi_wildcard_first")  # fmt: skip
 
 
 def cranfield(path: Path) -> list[dict[str, str]]:
@@ -65,6 +67,7 @@ def main() -> None:
         FieldMaskingSpanQuery,
         SpanContainingQuery,
         SpanFirstQuery,
+        SpanMultiTermQueryWrapper,
         SpanNearQuery,
         SpanNotQuery,
         SpanOrQuery,
@@ -72,7 +75,7 @@ def main() -> None:
         SpanTermQuery,
         SpanWithinQuery,
     )
-    from org.apache.lucene.search import BoostQuery, IndexSearcher
+    from org.apache.lucene.search import BoostQuery, IndexSearcher, PrefixQuery, WildcardQuery
     from org.apache.lucene.search.similarities import BM25Similarity
     from org.apache.lucene.store import ByteBuffersDirectory
 
@@ -128,7 +131,12 @@ def main() -> None:
             return SpanContainingQuery(near([term(t[0]), term(t[1])], 8, False), term(t[2]))
         if shape == "within":
             return SpanWithinQuery(near([term(t[0]), term(t[1])], 8, False), term(t[2]))
-        return near([term(t[0]), FieldMaskingSpanQuery(term(t[1], "title"), "body")], 5, False)
+        if shape == "masked_title":
+            return near([term(t[0]), FieldMaskingSpanQuery(term(t[1], "title"), "body")], 5, False)
+        if shape == "multi_prefix_near":
+            return near([SpanMultiTermQueryWrapper(PrefixQuery(Term("body", t[0][:3]))), term(t[1])], 3, False)
+        pattern = t[1][:2] + "*" + t[1][-1]
+        return SpanFirstQuery(SpanMultiTermQueryWrapper(WildcardQuery(Term("body", pattern))), 20)
 
     texts: dict[str, list[str]] = {}
     for line in (args.shared / "data" / "lucene" / "cranfield_queries.jsonl").read_text().splitlines():

@@ -174,16 +174,33 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
 def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: str = "") -> np.ndarray:
     """Documents holding any term that starts with `prefix` and passes `accept`."""
     target = index.postings_field(field, path)
+    matched = np.zeros(index.n, dtype=bool)
+    for term in _terms(target, accept, prefix):
+        postings = target.postings(term)
+        if postings is not None:
+            matched[postings.docs] = True
+    return matched
+
+
+def _terms(target: Any, accept: Any, prefix: str) -> list[str]:
+    """The field's terms that start with `prefix` and pass `accept`, in term order."""
     terms = target.sorted_terms
     lo = bisect.bisect_left(terms, prefix)
     hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    matched = np.zeros(index.n, dtype=bool)
-    for term in terms[lo:hi]:
-        if accept is None or accept(term):
-            postings = target.postings(term)
-            if postings is not None:
-                matched[postings.docs] = True
-    return matched
+    return [term for term in terms[lo:hi] if accept is None or accept(term)]
+
+
+def expanded_terms(index: EmbeddedIndex, node: Any, path: str) -> tuple[str, list[str], float]:
+    """What a prefix, wildcard or regexp query `{kind: spec}` expands to: its field, the terms it matches (term
+    order) and its own boost; for span_multi, which wraps them as a span or (SpanMultiTermQueryWrapper)."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise Invalid(path, "expected one multi-term query, e.g. {prefix: {body: ...}}")
+    ((kind, spec),) = node.items()
+    where = f"{path}.{kind}"
+    if kind not in _EXPANSIONS:
+        raise Unsupported(f"span_multi of {kind}", where)
+    field, options, accept, prefix = _EXPANSIONS[kind](index, spec, where)
+    return field, _terms(index.postings_field(field, where), accept, prefix), boost_of(options, where, 1.0)
 
 
 def searched_value(index: EmbeddedIndex, field: str, value: str) -> str:
@@ -218,8 +235,10 @@ def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
     return value, 0
 
 
-@query("prefix")
-def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+Expansion = tuple[str, dict[str, Any], Any, str]  # field, options, accept(term), the terms' common prefix
+
+
+def _prefix(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path)
     check_rewrite(options, path)
@@ -227,10 +246,14 @@ def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
     if flags:
-        matched = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
-    else:
-        matched = _matching(index, field, path, None, value)
-    return Scores.constant(matched, boost_of(options, path, boost))
+        return field, options, lambda t: t.translate(ASCII_LOWER).startswith(value), ""
+    return field, options, None, value
+
+
+@query("prefix")
+def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options, accept, start = _prefix(index, spec, path)
+    return Scores.constant(_matching(index, field, path, accept, start), boost_of(options, path, boost))
 
 
 def wildcard_regex(pattern: str) -> str:
@@ -252,8 +275,7 @@ def literal_prefix(pattern: str) -> str:
     return match.group(0) if match else ""
 
 
-@query("wildcard")
-def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+def _wildcard(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path)
     check_rewrite(options, path)
@@ -263,8 +285,13 @@ def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     pattern, flags = _case(options, normalized_pattern(index, field, str(pattern)))
     compiled = re.compile(wildcard_regex(pattern), re.DOTALL | flags)
     start = "" if flags else literal_prefix(pattern)
-    matched = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None, start)
-    return Scores.constant(matched, boost_of(options, path, boost))
+    return field, options, lambda t: compiled.fullmatch(t) is not None, start
+
+
+@query("wildcard")
+def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options, accept, start = _wildcard(index, spec, path)
+    return Scores.constant(_matching(index, field, path, accept, start), boost_of(options, path, boost))
 
 
 _INTERVAL = re.compile(r"<(\d+)-(\d+)>")
@@ -360,8 +387,7 @@ def _decimal_interval(low: str, high: str, path: str) -> str:
     return f"(?:{numbers})" if width else f"0*(?:{numbers})"
 
 
-@query("regexp")
-def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+def _regexp(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
     check_rewrite(options, path)
@@ -374,5 +400,13 @@ def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         compiled = [re.compile(part, flags) for part in lucene_regexp(value, path, operators)]
     except re.error as exc:
         raise Invalid(f"{path}.value", f"{value!r} is not a regular expression this engine reads ({exc})") from None
-    matched = _matching(index, field, path, lambda t: all(c.fullmatch(t) is not None for c in compiled))
-    return Scores.constant(matched, boost_of(options, path, boost))
+    return field, options, lambda t: all(c.fullmatch(t) is not None for c in compiled), ""
+
+
+@query("regexp")
+def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options, accept, start = _regexp(index, spec, path)
+    return Scores.constant(_matching(index, field, path, accept, start), boost_of(options, path, boost))
+
+
+_EXPANSIONS = {"prefix": _prefix, "wildcard": _wildcard, "regexp": _regexp}

@@ -5,7 +5,8 @@ Each builder makes a node; `_spans` gives a node's matches in one document as Lu
 moves forward, so walking a child's list with a cursor is walking the child). SpanScorer sums 1 / (1 + width)
 over the matches into its float frequency, and scores it with BM25 over the query's terms: idf summed over them in
 term order (SpanWeight's TreeMap), the collection statistics and norms of the query's field (the masked field under
-`field_masking_span`). span_not's exclude and the terms it holds do not count.
+`field_masking_span`). span_not's exclude and the terms it holds do not count; span_multi's expansions do, each
+a term of its span or.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pytest_relevance.engines.embedded.queries import (
     number,
     query,
 )
+from pytest_relevance.engines.embedded.queries.multi_term import expanded_terms
 from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import idf
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 NO_MORE = 2**31 - 1
 Span = tuple[int, int, int]  # start, end, width
 
-_KINDS = ("span_term", "span_or", "span_near", "span_first", "span_not", "span_containing", "span_within",
+_KINDS = ("span_term", "span_multi", "span_or", "span_near", "span_first", "span_not", "span_containing", "span_within",
           "field_masking_span", "span_field_masking")  # fmt: skip
 
 
@@ -59,7 +61,7 @@ def _clause(index: EmbeddedIndex, node: Any, path: str, top: bool = False) -> tu
         raise Invalid(path, f"a span clause is a mapping with one span query, e.g. {{span_term: ...}}; got {node!r}")
     ((name, spec),) = node.items()
     where = f"{path}.{name}"
-    if name == "span_multi" or name == "span_gap":
+    if name == "span_gap":
         raise Unsupported(name, where)
     if name not in _KINDS:
         raise Invalid(where, f"[{name}] is not a span query; span clauses take span_term, span_near, span_or, ...")
@@ -70,6 +72,8 @@ def _clause(index: EmbeddedIndex, node: Any, path: str, top: bool = False) -> tu
         )
     if name == "span_term":
         return _term(index, spec, where)
+    if name == "span_multi":
+        return _multi(index, spec, where)
     if name == "span_or":
         options = allowed(spec, {"clauses", "boost"}, where, every="span_or")
         clauses = _clauses(index, options, where)
@@ -142,6 +146,19 @@ def _term(index: EmbeddedIndex, spec: Any, where: str) -> tuple:
     return ("term", field, str(value))
 
 
+def _multi(index: EmbeddedIndex, spec: Any, where: str) -> tuple:
+    """SpanMultiTermQueryWrapper with Elasticsearch's rewrite (TopTermSpanBooleanQueryRewriteWithMaxClause): a span
+    or of every term the prefix, wildcard or regexp matches."""
+    options = allowed(spec, {"match", "boost"}, where, every="span_multi")
+    if "match" not in options:
+        raise Invalid(where, "[span_multi] must have [match] multi term query clause")
+    field, terms, boost = expanded_terms(index, options["match"], f"{where}.match")
+    if boost != 1.0:
+        raise Unsupported("a boost on the query inside span_multi", f"{where}.match")
+    _term(index, {field: "x"}, where)  # the field must hold positions
+    return ("or", field, [("term", field, term) for term in terms])
+
+
 def _clauses(index: EmbeddedIndex, options: dict, where: str) -> list[tuple]:
     clauses = options.get("clauses")
     if not isinstance(clauses, list) or not clauses:
@@ -179,7 +196,7 @@ def _docs(node: tuple, reader: _Reader) -> np.ndarray:
         found = reader.term(node[1], node[2])
         return found.docs if found is not None else np.empty(0, dtype=np.int64)
     if kind == "or":
-        return np.unique(np.concatenate([_docs(c, reader) for c in node[2]]))
+        return np.unique(np.concatenate([np.empty(0, dtype=np.int64), *(_docs(c, reader) for c in node[2])]))
     if kind in ("first", "not", "mask"):
         return _docs(node[2], reader)
     children = node[2] if kind == "near" else [node[2], node[3]]
