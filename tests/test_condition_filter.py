@@ -119,6 +119,12 @@ def test_scripts_elasticsearch_refuses_are_errors_naming_the_script(script: obje
     assert "settings.analysis.filter.cond.script" in message
 
 
+def test_an_unused_condition_without_filters_refuses_the_index() -> None:
+    config = {"analysis": {"filter": {"cond": {"type": "condition", "filter": [], "script": {"source": "true"}}}}}
+    with pytest.raises(RelevanceInputError, match=r"Empty list of filters provided to tokenfilter \[cond\]"):
+        Analysis.from_settings(config, "index.yaml").check_definitions()
+
+
 def test_a_broken_script_refuses_the_index_even_when_no_analyzer_uses_it() -> None:
     config = {
         "analysis": {

@@ -560,8 +560,11 @@ class Registry:
 
     def predicate(self, spec: Mapping, path: str) -> Program:
         """A condition filter's script, compiled in Painless's analysis context as ScriptedConditionTokenFilterFactory
-        compiles it: inline only, `token` its one variable, a boolean its value."""
+        compiles it: inline only, `token` its one variable, a boolean its value; and its `filter` list checked, as
+        the factory's constructor checks both when the index is created."""
         name = path.rsplit(".", 1)[-1]
+        if not self.param(spec, "filter", path, [], list):
+            raise self.error(f"{path}.filter", f"Empty list of filters provided to tokenfilter [{name}]")
         script = spec.get("script")
         if not isinstance(script, dict):
             raise self.error(
@@ -599,8 +602,6 @@ class Registry:
         name = path.rsplit(".", 1)[-1]
         predicate = self.predicate(spec, path)
         names = self.param(spec, "filter", path, [], list)
-        if not names:
-            raise self.error(f"{path}.filter", f"Empty list of filters provided to tokenfilter [{name}]")
         if path in self._conditions:
             raise self.error(f"{path}.filter", f"the condition filter [{name}] wraps itself")
         self._conditions.add(path)
