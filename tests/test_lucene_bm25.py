@@ -350,3 +350,47 @@ def test_repeated_terms_in_a_sloppy_phrase_score_as_lucene_on_handmade_documents
         assert dict(ours[key]) == pytest.approx(dict(reference), rel=1e-6), key
     cell_cell = dict(tiny["runs"]["cell cell~1"])
     assert "1" not in cell_cell and "2" in cell_cell  # one cell: no hit; cell growth cell: frequency 0.5, not 1.5
+
+
+SPANS = json.loads(gzip.decompress((EXTRA / "w_spans.json.gz").read_bytes()))
+
+
+def _span_query(shape: str, t: list[str]) -> dict:
+    """The Elasticsearch span query of each shape of tests/lucene_extra/spans.py, over terms t."""
+
+    def term(word: str, field: str = "body") -> dict:
+        return {"span_term": {field: word}}
+
+    def near(clauses: list[dict], slop: int, in_order: bool) -> dict:
+        return {"span_near": {"clauses": clauses, "slop": slop, "in_order": in_order}}
+
+    pair = near([term(t[0]), term(t[1])], 8, False)
+    return {
+        "near_ordered_slop0": near([term(t[0]), term(t[1])], 0, True),
+        "near_ordered_slop3": near([term(t[0]), term(t[1]), term(t[2])], 3, True),
+        "near_unordered_slop4": near([term(t[0]), term(t[1]), term(t[2])], 4, False),
+        "near_of_or": near([{"span_or": {"clauses": [term(t[0]), term(t[1])]}}, term(t[2])], 2, False),
+        "first_end8": {"span_first": {"match": near([term(t[0]), term(t[1])], 3, False), "end": 8}},
+        "not_dist2": {"span_not": {"include": near([term(t[0]), term(t[1])], 6, False), "exclude": term(t[2]),
+                                   "dist": 2}},
+        "containing": {"span_containing": {"big": pair, "little": term(t[2])}},
+        "within": {"span_within": {"big": pair, "little": term(t[2])}},
+        "masked_title": near([term(t[0]), {"field_masking_span": {"query": term(t[1], "title"), "field": "body"}}],
+                             5, False),
+        "multi_prefix_near": near([{"span_multi": {"match": {"prefix": {"body": t[0][:3]}}}}, term(t[1])], 3, False),
+        "multi_wildcard_first": {"span_first": {"match": {"span_multi": {"match": {"wildcard": {
+            "body": t[1][:2] + "*" + t[1][-1]}}}}, "end": 20}},
+    }[shape]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", sorted(SPANS["runs"]))
+def test_span_queries_score_as_lucenes_spans(cranfield_index: EmbeddedIndex, shape: str) -> None:
+    """Span queries over each Cranfield query's first three analyzed terms, against Lucene's span classes: the
+    sloppy frequency sums 1 / (1 + width) over the matches, BM25 over the span's terms; Lucene's top 10 and its
+    hit count, in Elasticsearch's scale."""
+    texts = SPANS["terms"]
+    bodies = {qid: {"query": _span_query(shape, terms)} for qid, terms in texts.items()}
+    ours = cranfield_index.search_many(bodies, cranfield_index.n, "shape " + shape)
+    expected = {qid: [(doc, score) for doc, score in run["top"]] for qid, run in SPANS["runs"][shape].items()}
+    assert_like_lucene(expected, ours, texts, 1.0)
+    assert {qid: len(ours[qid]) for qid in texts} == {qid: run["count"] for qid, run in SPANS["runs"][shape].items()}

@@ -5,7 +5,8 @@ Values carry their Java type in their Python class (`int` is Java's int, `Long` 
 double, `bool` boolean, `str` String, `list` List, `dict` Map), so arithmetic follows Java's numeric promotion,
 integer division and 32/64-bit overflow, and arithmetic on a boolean is the error Painless gives rather than 1.
 This module knows nothing of indexes: a script's context variables (`_score`, `doc`, `params`) come from the
-caller, so the same compiled program serves script_score and script sorts.
+caller, so the same compiled program serves script_score and script sorts. The analysis context (the `condition`
+token filter's AnalysisPredicateScript) has one variable instead, `token`, statically typed as there.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+
+from pytest_relevance.engines.embedded.sloppy_math import geohash_point, haversin_meters, plane_meters
 
 MAX_LOOP_COUNTER = 1_000_000  # CompilerSettings.maxLoopCounter's default (script.painless.max_loop_counter)
 LOOP_LIMIT_MESSAGE = "The maximum number of statements that can be executed in a loop has been reached."
@@ -45,10 +48,11 @@ class NotSupported(PainlessError):
 
 class Context:
     """What a script sees besides its own variables: `params`, `_score`, and `doc` as a callable giving a field's
-    doc values (a list, sorted as doc values are) or raising for a field that is not mapped. (Plain classes with
-    slots rather than dataclasses here and below: they are faster to create and to import.)"""
+    doc values (a list, sorted as doc values are) or raising for a field that is not mapped; `token` in the
+    analysis context. (Plain classes with slots rather than dataclasses here and below: they are faster to create
+    and to import.)"""
 
-    __slots__ = ("doc", "loop_budget", "params", "score")
+    __slots__ = ("doc", "loop_budget", "params", "score", "token")
 
     def __init__(
         self,
@@ -56,8 +60,43 @@ class Context:
         score: float = 0.0,
         doc: Callable[[str], DocValues] | None = None,
         loop_budget: int = MAX_LOOP_COUNTER,
+        token: AnalysisToken | None = None,
     ) -> None:
         self.params, self.score, self.doc, self.loop_budget = params, score, doc, loop_budget
+        self.token = token
+
+
+class AnalysisToken:
+    """`token` in the analysis context (AnalysisPredicateScript.Token): the current token's attributes as the
+    filter's input gives them; `position` counts the increments seen so far from -1, as Token.updatePosition does
+    (the `_analyze` convention of 0-based positions). Not its type: the embedded tokenizers do not keep Lucene's."""
+
+    __slots__ = ("end", "increment", "keyword", "length", "position", "start", "term")
+
+    def __init__(
+        self, term: str, position: int, increment: int, length: int, start: int, end: int, keyword: bool
+    ) -> None:
+        self.term, self.position, self.increment, self.length = term, position, increment, length
+        self.start, self.end, self.keyword = start, end, keyword
+
+
+class CharTerm:
+    """What `token.getTerm()` gives: the token's CharTermAttribute, a CharSequence that is not a String, so
+    String methods are not its methods and `==` with a String is false (equals compares attribute objects)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is CharTerm and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
 
 
 class DocValues(list):
@@ -66,6 +105,30 @@ class DocValues(list):
     def __init__(self, values: list[Any], name: str) -> None:
         super().__init__(values)
         self.name = name
+
+
+class GeoPoint:
+    """A geo_point doc value (org.elasticsearch.common.geo.GeoPoint): the latitude and longitude as the doc values'
+    32-bit encoding gives them back, not the source's decimals."""
+
+    __slots__ = ("lat", "lon")
+
+    def __init__(self, lat: float, lon: float) -> None:
+        self.lat, self.lon = lat, lon
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is GeoPoint and (other.lat, other.lon) == (self.lat, self.lon)
+
+    def __hash__(self) -> int:
+        return hash((self.lat, self.lon))
+
+    def __str__(self) -> str:
+        return f"{to_string(self.lat)}, {to_string(self.lon)}"  # GeoPoint.toString
+
+
+class GeoPoints(DocValues):
+    """`doc['f']` of a geo_point field (ScriptDocValues.GeoPoints): its points in doc-value order, with the
+    distance methods, in metres from the first point."""
 
 
 class MissingValue(PainlessError):
@@ -183,7 +246,10 @@ def java_type(value: Any) -> str:
         bool: "java.lang.Boolean", int: "java.lang.Integer", Long: "java.lang.Long", Float: "java.lang.Float",
         float: "java.lang.Double", str: "java.lang.String", list: "java.util.ArrayList", dict: "java.util.HashMap",
         DocValues: "org.elasticsearch.index.fielddata.ScriptDocValues", ZonedDateTime: "java.time.ZonedDateTime",
-        Instant: "java.time.Instant",
+        GeoPoints: "org.elasticsearch.index.fielddata.ScriptDocValues$GeoPoints",
+        GeoPoint: "org.elasticsearch.common.geo.GeoPoint",
+        Instant: "java.time.Instant", AnalysisToken: "org.elasticsearch.analysis.common.AnalysisPredicateScript$Token",
+        CharTerm: "org.apache.lucene.analysis.tokenattributes.PackedTokenAttributeImpl",
     }.get(kind, kind.__name__)  # fmt: skip
 
 
@@ -724,12 +790,121 @@ _INSTANT_METHODS: dict[str, Callable[..., Any]] = {
 }  # fmt: skip
 
 
+def _utf16(text: str) -> str:
+    """A Java String's chars: UTF-16 code units (a character beyond the BMP is two surrogates)."""
+    if text.isascii() or all(ord(c) < 0x10000 for c in text):
+        return text
+    units = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(units[i : i + 2], "little")) for i in range(0, len(units), 2))
+
+
+def _token_type(token: AnalysisToken) -> str:
+    raise NotSupported("token.getType() (the embedded engine does not keep Lucene's token types)")
+
+
+def _sub_sequence(term: CharTerm, begin: Any, end: Any) -> str:
+    """CharTermAttributeImpl.subSequence: a new String of the chars begin..end."""
+    return _substring(_utf16(term.text), begin, end)
+
+
+# The allowlisted methods of the analysis context's static types: name -> (arguments, result type (None: def),
+# function). `token` is typed, so a method or getter not listed is a compile error, as in Painless.
+_TYPED: dict[str, tuple[str, dict[str, tuple[int, str | None, Callable[..., Any]]]]] = {
+    "Token": ("AnalysisPredicateScript.Token", {
+        "getTerm": (0, "CharSequence", lambda t: CharTerm(t.term)), "getPosition": (0, "int", lambda t: t.position),
+        "getPositionIncrement": (0, "int", lambda t: t.increment),
+        "getPositionLength": (0, "int", lambda t: t.length), "getStartOffset": (0, "int", lambda t: t.start),
+        "getEndOffset": (0, "int", lambda t: t.end), "getType": (0, "String", _token_type),
+        "isKeyword": (0, "boolean", lambda t: t.keyword),
+    }),
+    "CharSequence": ("CharSequence", {
+        "length": (0, "int", lambda s: len(_utf16(s.text))),
+        "charAt": (1, None, lambda s, i: _STRING_METHODS["charAt"](_utf16(s.text), i)),
+        "subSequence": (2, "CharSequence", _sub_sequence), "toString": (0, "String", str),
+        "equals": (1, "boolean", lambda s, o: s == o), "hashCode": (0, "int", lambda s: _string_hash(s.text)),
+    }),
+}  # fmt: skip
+# Allowlisted methods this interpreter does not run: CharSequence's streams and regex augmentations, and the token's
+# type (the embedded tokenizers do not keep Lucene's token types, `<ALPHANUM>`, `<NUM>`...).
+_TYPED_NOT_RUN = frozenset(["chars", "codePoints", "replaceAll", "replaceFirst", "getType"])
+_TOKEN_METHODS = {name: entry[2] for name, entry in _TYPED["Token"][1].items()}
+_CHAR_TERM_METHODS = {name: entry[2] for name, entry in _TYPED["CharSequence"][1].items()}
+
+
+def _string_hash(text: str) -> int:
+    """String.hashCode over the UTF-16 chars, as CharSequence's hashCode for a term is its String's."""
+    value = 0
+    for unit in _utf16(text):
+        value = (31 * value + ord(unit)) & 0xFFFFFFFF
+    return _wrap_int(value)
+
+
+def _getter(table: dict[str, Any], name: str) -> str | None:
+    """The getter `x.name` stands for: getName() or isName() (Painless's shortcut), if the class has it."""
+    tail = f"{name[:1].upper()}{name[1:]}"
+    return next((g for g in (f"get{tail}", f"is{tail}") if g in table), None)
+
+
+def _geo_distance(measure: Callable[[float, float, float, float], float]) -> Callable[..., float]:
+    def distance(points: GeoPoints, lat: Any, lon: Any) -> float:
+        point = _doc_value(points)
+        return measure(point.lat, point.lon, number_arg(lat), number_arg(lon))
+
+    return distance
+
+
+def _with_default(distance: Callable[..., float]) -> Callable[..., float]:
+    """arcDistanceWithDefault, planeDistanceWithDefault: the default (a double) for a document without a point."""
+
+    def measured(points: GeoPoints, lat: Any, lon: Any, default: Any) -> float:
+        fallback = number_arg(default)
+        return distance(points, lat, lon) if points else fallback
+
+    return measured
+
+
+def _geohash_with_default(points: GeoPoints, geohash: Any, default: Any) -> float:
+    fallback = number_arg(default)
+    return _geohash_distance(points, geohash) if points else fallback
+
+
+def _arc_meters(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """GeoUtils.arcDistance: SloppyMath.haversinMeters."""
+    return float(haversin_meters(lat1, lon1, np.array([lat2]), np.array([lon2]))[0])
+
+
+def _geohash_distance(points: GeoPoints, geohash: Any) -> float:
+    point = _doc_value(points)
+    try:
+        lat, lon = geohash_point(_str_arg(geohash))
+    except ValueError as exc:
+        raise PainlessError(f"{exc} (java.lang.IllegalArgumentException)") from None
+    return _arc_meters(point.lat, point.lon, lat, lon)
+
+
+_GEO_METHODS: dict[str, Callable[..., Any]] = {
+    **_DOC_METHODS, "getLat": lambda v: _doc_value(v).lat, "getLon": lambda v: _doc_value(v).lon,
+    "arcDistance": _geo_distance(_arc_meters), "planeDistance": _geo_distance(plane_meters),
+    "arcDistanceWithDefault": _with_default(_geo_distance(_arc_meters)),
+    "planeDistanceWithDefault": _with_default(_geo_distance(plane_meters)),
+    "geohashDistance": _geohash_distance, "geohashDistanceWithDefault": _geohash_with_default,
+    "getDimensionalType": lambda v: 0 if v else -1,
+}  # fmt: skip
+_GEO_POINT_METHODS: dict[str, Callable[..., Any]] = {
+    "getLat": lambda p: p.lat, "getLon": lambda p: p.lon, "equals": lambda p, o: p == o, "toString": str,
+}  # fmt: skip
+
+
 def call_method(target: Any, name: str, args: list[Any]) -> Any:
     """A method of an allowlisted class, picked by the target's runtime class, as a def call is."""
     if target is None:
         raise PainlessError(f"Cannot invoke [{name}] on a null value (java.lang.NullPointerException)")
-    if isinstance(target, DocValues):
-        table: dict[str, Callable[..., Any]] = _DOC_METHODS
+    if type(target) is GeoPoints:
+        table: dict[str, Callable[..., Any]] = _GEO_METHODS
+    elif isinstance(target, DocValues):
+        table = _DOC_METHODS
+    elif type(target) is GeoPoint:
+        table = _GEO_POINT_METHODS
     elif isinstance(target, str):
         table = _STRING_METHODS
     elif isinstance(target, list):
@@ -742,6 +917,10 @@ def call_method(target: Any, name: str, args: list[Any]) -> Any:
         table = _DATE_METHODS
     elif type(target) is Instant:
         table = _INSTANT_METHODS
+    elif type(target) is AnalysisToken:
+        table = _TOKEN_METHODS
+    elif type(target) is CharTerm:
+        table = _CHAR_TERM_METHODS
     else:
         table = {}
     method = table.get(name)
@@ -762,6 +941,8 @@ def read_field(target: Any, name: str) -> Any:
     """`x.name`: a Map's key, a getter (`.length` is getLength(), `.empty` isEmpty()), a doc value's `.value`."""
     if isinstance(target, dict):
         return target.get(name)
+    if type(target) in (GeoPoints, GeoPoint) and name in ("lat", "lon"):  # getLat(), getLon()
+        return _GEO_METHODS[f"get{name.title()}"](target) if type(target) is GeoPoints else getattr(target, name)
     if isinstance(target, DocValues):
         if name == "value":
             return _doc_value(target)
@@ -779,6 +960,8 @@ def read_field(target: Any, name: str) -> Any:
         return _DATE_METHODS[getter](target)
     if type(target) is Instant and getter in _INSTANT_METHODS:
         return _INSTANT_METHODS[getter](target)
+    if type(target) is AnalysisToken and _getter(_TOKEN_METHODS, name) is not None:
+        return _TOKEN_METHODS[_getter(_TOKEN_METHODS, name)](target)  # type: ignore[index]
     if target is None:
         raise PainlessError(f"Cannot access the field [{name}] of a null value (java.lang.NullPointerException)")
     raise PainlessError(f"dynamic getter [{java_type(target)}, {name}] not found")
@@ -916,9 +1099,17 @@ class Compiler:
     """Recursive descent over Painless's grammar (PainlessParser.g4), emitting closures as it goes: variables are
     resolved to slots when declared, so a script is read once and run per document without a tree walk."""
 
-    def __init__(self, source: str, helpers: dict[str, Callable[..., Any]], vector_helpers: frozenset[str]) -> None:
+    def __init__(
+        self,
+        source: str,
+        helpers: dict[str, Callable[..., Any]],
+        vector_helpers: frozenset[str],
+        context: str = "score",
+    ) -> None:
         self.source, self.tokens, self.at = source, _lex(source), 0
         self.helpers, self.vector_helpers = helpers, vector_helpers
+        self.context = context
+        self.variables = _ANALYSIS_VARIABLES if context == "analysis" else _SCORE_VARIABLES
         self.count = 0
         self.scope = _Scope(None, self._allocate)
 
@@ -969,6 +1160,8 @@ class Compiler:
             single = self._single if start == 0 else None
         if not builds:
             raise PainlessError("Cannot generate an empty script.", (1, 1))
+        if self.context == "analysis" and single is not None and len(builds) == 1:
+            _static_cast(single, "boolean")  # AnalysisPredicateScript.execute returns a boolean
         statements = [build(i == len(builds) - 1) for i, build in enumerate(builds)]
         body = _sequence(statements)
         vector = single.vector if single is not None and len(builds) == 1 else None
@@ -1172,7 +1365,7 @@ class Compiler:
             name_token = self.take()
             if name_token.kind != "name" or name_token.text in _KEYWORDS:
                 raise PainlessError(f"invalid variable name [{name_token.text}]", (name_token.line, name_token.col))
-            if self.scope.find(name_token.text) is not None or name_token.text in ("params", "doc", "_score"):
+            if self.scope.find(name_token.text) is not None or name_token.text in self.variables:
                 raise PainlessError(
                     f"variable [{name_token.text}] is already defined", (name_token.line, name_token.col)
                 )
@@ -1330,19 +1523,16 @@ class Compiler:
             slot, declared = local
             static = None if declared in ("def", "Number") else declared
             return Expr(lambda fr: fr.slots[slot], where, lvalue=("var", slot, declared), static=static)
-        if name == "_score":
-            return Expr(lambda fr: fr.ctx.score, where, vector=_vector_score, static="double")
-        if name == "params":
-            return Expr(lambda fr: fr.ctx.params, where, vector=_vector_params)
-        if name == "doc":
-            return Expr(_read_doc, where, vector=_vector_doc)
+        if name in self.variables:
+            return self.variables[name](where)
         if self.is_op("::"):
             raise self.refuse("a function reference", self.peek())
         if name in ("Math", "Integer", "Long", "Double", "Float", "String", "Boolean"):
             return self.static_member(token)
         if self.is_op("("):
             return self.helper_call(token)
-        raise PainlessError(f"cannot resolve symbol [{name}] (not a local variable, params, doc or _score)", where)
+        known = ", ".join(self.variables)
+        raise PainlessError(f"cannot resolve symbol [{name}] (not a local variable or one of {known})", where)
 
     def collection(self, where: tuple[int, int]) -> Expr:
         """`[1, 2]`, `[]`, `['a': 1]`, `[:]`: an ArrayList or a HashMap, built anew each time it is read."""
@@ -1443,6 +1633,40 @@ class Compiler:
     def arguments(self) -> list[Run]:
         return [e.run for e in self.argument_exprs()]
 
+    def typed_member(self, expr: Expr, member: Tok, safe: bool) -> Expr:
+        """A method or getter of a statically typed value (`token`, its term): resolved when compiling, so one the
+        allowlist lacks is Painless's compile error rather than a runtime one."""
+        canonical, table = _TYPED[expr.static]  # type: ignore[index]
+        where = (member.line, member.col)
+        name = member.text
+        if self.is_op("("):
+            arguments = self.argument_exprs()
+        else:
+            getter = _getter(table, name)
+            if getter is None or table[getter][0]:
+                raise PainlessError(f"field [{canonical}, {name}] not found", where)
+            name, arguments = getter, []
+        if name in _TYPED_NOT_RUN:
+            raise self.refuse(f"{canonical}.{name}", member)
+        entry = table.get(name)
+        if entry is None or entry[0] != len(arguments):
+            raise PainlessError(f"member method [{canonical}, {name}/{len(arguments)}] not found", where)
+        _, static, function = entry
+        get, runs = expr.run, [a.run for a in arguments]
+
+        def run(fr: Frame) -> Any:
+            obj = get(fr)
+            if obj is None:
+                if safe:
+                    return None
+                raise PainlessError(f"Cannot invoke [{name}] on a null value (java.lang.NullPointerException)", where)
+            try:
+                return function(obj, *(r(fr) for r in runs))
+            except PainlessError as exc:
+                raise _placed(exc, where) from None
+
+        return Expr(run, expr.where, static=static)
+
     def postfix(self, expr: Expr) -> Expr:
         while True:
             token = self.peek()
@@ -1452,7 +1676,9 @@ class Compiler:
                 safe = token.text == "?."
                 if member.kind not in ("name", "num"):
                     raise PainlessError(f"unexpected [{member.text}] after [.]", (member.line, member.col))
-                if self.is_op("("):
+                if expr.static in _TYPED:
+                    expr = self.typed_member(expr, member, safe)
+                elif self.is_op("("):
                     expressions = self.argument_exprs()
                     expr = _method(expr, member.text, expressions, safe, (member.line, member.col))
                 else:
@@ -2020,10 +2246,25 @@ def _doc_method(fr: Frame, name: str, args: list[Any]) -> Any:
 
 
 def compile_painless(
-    source: str, helpers: dict[str, Callable[..., Any]], vector_helpers: frozenset[str] = frozenset()
+    source: str,
+    helpers: dict[str, Callable[..., Any]],
+    vector_helpers: frozenset[str] = frozenset(),
+    context: str = "score",
 ) -> Program:
-    """Read a script once; errors name the construct and its line:column in the source."""
-    return Compiler(source, helpers, vector_helpers).program()
+    """Read a script once; errors name the construct and its line:column in the source. `context` is "score"
+    (script_score, script sorts: `params`, `doc`, `_score`) or "analysis" (AnalysisPredicateScript: `token`)."""
+    return Compiler(source, helpers, vector_helpers, context).program()
+
+
+# Each context's variables: how an expression reads them.
+_SCORE_VARIABLES: dict[str, Callable[[tuple[int, int]], Expr]] = {
+    "params": lambda where: Expr(lambda fr: fr.ctx.params, where, vector=_vector_params),
+    "doc": lambda where: Expr(_read_doc, where, vector=_vector_doc),
+    "_score": lambda where: Expr(lambda fr: fr.ctx.score, where, vector=_vector_score, static="double"),
+}
+_ANALYSIS_VARIABLES: dict[str, Callable[[tuple[int, int]], Expr]] = {
+    "token": lambda where: Expr(lambda fr: fr.ctx.token, where, static="Token"),
+}
 
 
 # ------------------------------------------------------------------------------------- the array form of expressions

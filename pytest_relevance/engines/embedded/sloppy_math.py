@@ -104,13 +104,67 @@ _LAT_DECODE = 1 / ((1 << 32) / 180.0)
 _LON_DECODE = 1 / ((1 << 32) / 360.0)
 
 
+def latitude_code(lat: np.ndarray) -> np.ndarray:
+    """GeoEncodingUtils.encodeLatitude: the 32-bit int geo_point doc values hold."""
+    lat = np.where(lat == 90.0, np.nextafter(90.0, 0.0), lat)
+    return np.floor(lat / _LAT_DECODE).astype(np.int32)
+
+
+def longitude_code(lon: np.ndarray) -> np.ndarray:
+    """GeoEncodingUtils.encodeLongitude."""
+    lon = np.where(lon == 180.0, np.nextafter(180.0, 0.0), lon)
+    return np.floor(lon / _LON_DECODE).astype(np.int32)
+
+
 def stored_latitude(lat: np.ndarray) -> np.ndarray:
     """GeoEncodingUtils.decodeLatitude(encodeLatitude(lat)): the latitude geo_point doc values give back."""
-    lat = np.where(lat == 90.0, np.nextafter(90.0, 0.0), lat)
-    return np.floor(lat / _LAT_DECODE).astype(np.int32) * _LAT_DECODE
+    return latitude_code(lat) * _LAT_DECODE
 
 
 def stored_longitude(lon: np.ndarray) -> np.ndarray:
     """GeoEncodingUtils.decodeLongitude(encodeLongitude(lon))."""
-    lon = np.where(lon == 180.0, np.nextafter(180.0, 0.0), lon)
-    return np.floor(lon / _LON_DECODE).astype(np.int32) * _LON_DECODE
+    return longitude_code(lon) * _LON_DECODE
+
+
+_EARTH_MEAN_RADIUS = 6_371_008.7714  # GeoUtils.EARTH_MEAN_RADIUS
+
+
+def plane_meters(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """GeoUtils.planeDistance: the tangential-plane approximation, with Math.toRadians (one multiplication by
+    pi / 180, as math.radians) and Math.cos."""
+    x = math.radians(lon2 - lon1) * math.cos(math.radians((lat2 + lat1) / 2.0))
+    y = math.radians(lat2 - lat1)
+    return math.sqrt(x * x + y * y) * _EARTH_MEAN_RADIUS
+
+
+_BASE_32 = "0123456789bcdefghjkmnpqrstuvwxyz"
+_MASK_64 = (1 << 64) - 1
+_MAGIC = (0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF,
+          0x00000000FFFFFFFF)  # fmt: skip
+_LAT_SCALE, _LON_SCALE = (1 << 31) / 180.0, (1 << 31) / 360.0
+
+
+def _deinterleave(bits: int) -> int:
+    """BitUtil.deinterleave: the even bits of a 64-bit value, packed."""
+    bits &= _MAGIC[0]
+    for shift, magic in zip((1, 2, 4, 8, 16), _MAGIC[1:], strict=True):
+        bits = (bits ^ (bits >> shift)) & magic
+    return bits
+
+
+def geohash_point(geohash: str) -> tuple[float, float]:
+    """Geohash.decodeLatitude / decodeLongitude: the south-west corner of the cell (at most 12 characters are
+    read), through Elasticsearch's morton encoding; ValueError for what Geohash.mortonEncode refuses."""
+    if not geohash:
+        raise ValueError("empty geohash")
+    morton, level = 0, 11
+    for char in geohash:
+        value = _BASE_32.find(char)
+        if value < 0:
+            raise ValueError(f"unsupported symbol [{char}] in geohash [{geohash}]")
+        morton |= (value << (level * 5 + 2)) & _MASK_64  # MORTON_OFFSET - 2 = 2
+        level -= 1
+        if level < 0:
+            break
+    morton = ((morton & 0xAAAAAAAAAAAAAAAA) >> 1) | ((morton & _MAGIC[0]) << 1) & _MASK_64  # BitUtil.flipFlop
+    return _deinterleave(morton >> 1) / _LAT_SCALE - 90, _deinterleave(morton) / _LON_SCALE - 180

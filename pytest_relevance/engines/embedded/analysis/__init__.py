@@ -159,6 +159,25 @@ class IndexPlan:
 _QUERY_TEXTS = 4096  # query texts an analyzer remembers (a gate's queries are run once per field)
 
 
+def chain_stages(
+    filters: Sequence[MapFilter | StreamFilter],
+) -> tuple[tuple[Callable[..., tuple[list[Tok], int]], bool], ...]:
+    """Token filters as stream stages, each with whether it wants the text's final offset: runs of per-term filters
+    fused into one stage. The `condition` filter runs its wrapped chain through the same stages."""
+    stages: list[tuple[Callable[..., tuple[list[Tok], int]], bool]] = []
+    run: list[MapFilter] = []
+    for f in [*filters, None]:
+        if isinstance(f, MapFilter):
+            run.append(f)
+            continue
+        if run:
+            stages.append((_map_stage(run), False))
+            run = []
+        if f is not None:
+            stages.append((f.fn, f.end_offset))
+    return tuple(stages)
+
+
 class Analyzer:
     """A named chain of char filters, one tokenizer and token filters (or a normalizer: keyword tokenizer)."""
 
@@ -175,18 +194,7 @@ class Analyzer:
         self._tokenizer = tokenizer
         self._char_filters = tuple(char_filters)
         self._filters = tuple(filters)
-        stages: list[tuple[Callable[..., tuple[list[Tok], int]], bool]] = []  # (stage, wants the final offset)
-        run: list[MapFilter] = []
-        for f in [*filters, None]:
-            if isinstance(f, MapFilter):
-                run.append(f)
-                continue
-            if run:
-                stages.append((_map_stage(run), False))
-                run = []
-            if f is not None:
-                stages.append((f.fn, f.end_offset))
-        self._stages = tuple(stages)
+        self._stages = chain_stages(filters)
         self._fast = self._fast_stages(filters)
         self._graph_queries = not any(isinstance(f, StreamFilter) and f.disables_graph for f in filters)
         self._queries: dict[str, tuple[list[str], list[int], list[int]]] = {}

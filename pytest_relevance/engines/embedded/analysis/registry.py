@@ -15,7 +15,9 @@ import regex
 
 from pytest_relevance.engines.embedded.analysis import (
     Analyzer,
+    chain_stages,
     char_filters,
+    conditional,
     filters,
     languages,
     snowball,
@@ -31,6 +33,7 @@ from pytest_relevance.engines.embedded.analysis.light_analyzers import (
 )
 from pytest_relevance.engines.embedded.analysis.light_stemmers import LIGHT_FILTERS, LIGHT_STEMMERS, STEM_FILTERS
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter
+from pytest_relevance.engines.embedded.painless import NotSupported, PainlessError, Program, compile_painless
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.errors import RelevanceInputError
 
@@ -93,7 +96,6 @@ _ELASTIC_ONLY = {
     "filter": frozenset(
         [
             "common_grams",
-            "condition",
             "delimited_payload",
             "dictionary_decompounder",
             "fingerprint",
@@ -201,6 +203,7 @@ _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "elision": ("articles", "articles_path", "articles_case"),
         "keep": ("keep_words", "keep_words_path", "keep_words_case"),
         "pattern_replace": ("pattern", "replacement", "all", "flags"),
+        "condition": ("filter", "script"),
     },
 }
 
@@ -256,6 +259,7 @@ class Registry:
             self.defs[kind] = defs
         self._analyzers: dict[str, Analyzer] = {}
         self._normalizers: dict[str, Analyzer] = {}
+        self._conditions: set[str] = set()  # the condition filters being built, to refuse one that wraps itself
 
     # errors and parameters ---------------------------------------------------------------------------------------
 
@@ -407,7 +411,10 @@ class Registry:
         for kind, builders in (("tokenizer", _TOKENIZERS), ("char_filter", _CHAR_FILTERS), ("filter", _FILTERS)):
             for name in self.defs[kind]:
                 ctype, _, path = self._spec(kind, name, f"settings.analysis.{kind}.{name}")
-                if ctype not in builders and ctype not in ("synonym", "synonym_graph"):
+                if ctype == "condition":  # its script compiles when the index is created, used or not
+                    self.check_options(kind, ctype, self.defs[kind][name], path)
+                    self.predicate(self.defs[kind][name], path)
+                elif ctype not in builders and ctype not in ("synonym", "synonym_graph"):
                     raise self.refuse(kind, ctype, path)
 
     def has_analyzer(self, name: str) -> bool:
@@ -544,10 +551,77 @@ class Registry:
                 chars or (),
             )
             return _synonym_filter(self, spec, path, rules, graph=ctype == "synonym_graph")
+        if ctype == "condition":
+            return self._condition(spec, path, tokenizer, chars, before)
         builder = _FILTERS.get(ctype)
         if builder is None:
             raise self.refuse("filter", ctype, path)
         return builder(self, spec, path)
+
+    def predicate(self, spec: Mapping, path: str) -> Program:
+        """A condition filter's script, compiled in Painless's analysis context as ScriptedConditionTokenFilterFactory
+        compiles it: inline only, `token` its one variable, a boolean its value; and its `filter` list checked, as
+        the factory's constructor checks both when the index is created."""
+        name = path.rsplit(".", 1)[-1]
+        if not self.param(spec, "filter", path, [], list):
+            raise self.error(f"{path}.filter", f"Empty list of filters provided to tokenfilter [{name}]")
+        script = spec.get("script")
+        if not isinstance(script, dict):
+            raise self.error(
+                f"{path}.script",
+                "needs a script object with the Painless predicate in source, e.g. "
+                '{"source": "token.getTerm().length() < 5"} (Elasticsearch reads it as settings, not as a bare string)',
+            )
+        for key in script:
+            if key not in ("source", "id", "lang", "params", "options"):
+                raise self.error(f"{path}.script.{key}", "not a key of a script (source, lang, params, options)")
+        if "id" in script:
+            raise self.error(
+                f"{path}.script.id",
+                f"Cannot use stored scripts in tokenfilter [{name}] (Elasticsearch's refusal); write the predicate "
+                "inline in source",
+            )
+        lang = script.get("lang", "painless")
+        if lang != "painless":
+            raise self.error(f"{path}.script.lang", f"the analysis script context runs painless only, not {lang!r}")
+        source = script.get("source")
+        if not isinstance(source, str):
+            raise self.error(f"{path}.script.source", "needs the Painless predicate as a string")
+        try:
+            return compile_painless(source, {}, context="analysis")
+        except NotSupported as exc:
+            raise self.error(f"{path}.script.source", f"{_at(exc)}{exc.message}{_ELASTIC}") from None
+        except PainlessError as exc:
+            raise self.error(f"{path}.script.source", f"Painless compile error {_at(exc)}{exc.message}") from None
+
+    def _condition(
+        self, spec: Mapping, path: str, tokenizer: Callable | None, chars: list | None, before: tuple
+    ) -> StreamFilter:
+        """ScriptedConditionTokenFilterFactory: its `filter` names are resolved as the analyzer's own are, each
+        aware of the chain before it (a synonym filter inside reads its rules through them)."""
+        name = path.rsplit(".", 1)[-1]
+        predicate = self.predicate(spec, path)
+        names = self.param(spec, "filter", path, [], list)
+        if path in self._conditions:
+            raise self.error(f"{path}.filter", f"the condition filter [{name}] wraps itself")
+        self._conditions.add(path)
+        try:
+            chain: list[MapFilter | StreamFilter] = []
+            for i, fname in enumerate(names):
+                chain.append(self.filter(fname, f"{path}.filter[{i}]", tokenizer, chars, (*before, *chain)))
+        finally:
+            self._conditions.discard(path)
+
+        def failed(exc: PainlessError, term: str) -> RelevanceInputError:
+            return self.error(
+                f"{path}.script.source", f"Painless runtime error {_at(exc)}{exc.message} (on the token {term!r})"
+            )
+
+        return conditional.condition(predicate, chain, chain_stages, failed)
+
+
+def _at(exc: PainlessError) -> str:
+    return f"at line {exc.where[0]}:{exc.where[1]}: " if exc.where else ""
 
 
 # tokenizers ------------------------------------------------------------------------------------------------------

@@ -246,11 +246,28 @@ def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
 
 def _matching(index: EmbeddedIndex, field: str, path: str, accept: Any, prefix: str = "") -> list[tuple[str, float]]:
     """The terms (in term order, each with boost 1) that start with `prefix` and pass `accept`."""
-    target = index.postings_field(field, path)
+    return [(term, 1.0) for term in _terms(index.postings_field(field, path), accept, prefix)]
+
+
+def _terms(target: Any, accept: Any, prefix: str) -> list[str]:
+    """The field's terms that start with `prefix` and pass `accept`, in term order."""
     terms = target.sorted_terms
     lo = bisect.bisect_left(terms, prefix)
     hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    return [(term, 1.0) for term in terms[lo:hi] if accept is None or accept(term)]
+    return [term for term in terms[lo:hi] if accept is None or accept(term)]
+
+
+def expanded_terms(index: EmbeddedIndex, node: Any, path: str) -> tuple[str, list[str], float]:
+    """What a prefix, wildcard or regexp query `{kind: spec}` expands to: its field, the terms it matches (term
+    order) and its own boost; for span_multi, which wraps them as a span or (SpanMultiTermQueryWrapper)."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise Invalid(path, "expected one multi-term query, e.g. {prefix: {body: ...}}")
+    ((kind, spec),) = node.items()
+    where = f"{path}.{kind}"
+    if kind not in _EXPANSIONS:
+        raise Unsupported(f"span_multi of {kind}", where)
+    field, options, accept, prefix = _EXPANSIONS[kind](index, spec, where)
+    return field, _terms(index.postings_field(field, where), accept, prefix), boost_of(options, where, 1.0)
 
 
 def searched_value(index: EmbeddedIndex, field: str, value: str) -> str:
@@ -305,29 +322,45 @@ def index_prefix_docs(
         return None
     if case_insensitive:
         wanted = value.translate(ASCII_LOWER)
-        return np.flatnonzero(_matching(index, prefix_field, "", lambda t: t.translate(ASCII_LOWER) == wanted))
+        target = index.text[prefix_field]
+        matched = np.zeros(index.n, dtype=bool)
+        for term in _terms(target, lambda t: t.translate(ASCII_LOWER) == wanted, ""):
+            matched[target.postings(term).docs] = True
+        return np.flatnonzero(matched)
     found = index.text[prefix_field].postings(value)
     return found.docs if found is not None else np.empty(0, dtype=np.int64)
 
 
-@query("prefix")
-def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+Expansion = tuple[str, dict[str, Any], Any, str]  # field, options, accept(term), the terms' common prefix
+
+
+def _prefix_value(index: EmbeddedIndex, spec: Any, path: str) -> tuple[str, dict[str, Any], str, int]:
+    """The prefix query's field, options, value (as the field's terms hold it) and case flags."""
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path)
-    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
+    return field, options, value, flags
+
+
+def _prefix(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
+    field, options, value, flags = _prefix_value(index, spec, path)
+    if flags:
+        return field, options, lambda t: t.translate(ASCII_LOWER).startswith(value), ""
+    return field, options, None, value
+
+
+@query("prefix")
+def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    field, options, value, flags = _prefix_value(index, spec, path)
+    parse_rewrite(options, "rewrite", path, CONSTANT)  # a rewrite Elasticsearch does not know is refused here too
     on_prefixes = index_prefix_docs(index, field, value, bool(flags))
     if on_prefixes is not None:
         matched = np.zeros(index.n, dtype=bool)
         matched[on_prefixes] = True
         return Scores.constant(matched, boost_of(options, path, boost))
-    if flags:
-        terms = _matching(index, field, path, lambda t: t.translate(ASCII_LOWER).startswith(value))
-    else:
-        terms = _matching(index, field, path, None, value)
-    return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)
+    return _scored(index, _prefix(index, spec, path), path, boost)
 
 
 def wildcard_regex(pattern: str) -> str:
@@ -349,18 +382,28 @@ def literal_prefix(pattern: str) -> str:
     return match.group(0) if match else ""
 
 
-@query("wildcard")
-def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+def _wildcard(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path)
-    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     pattern = options.get("value", options.get("wildcard"))
     if pattern is None:
         raise Invalid(path, "needs 'value' (a pattern with * and ?)")
     pattern, flags = _case(options, normalized_pattern(index, field, str(pattern)))
     compiled = re.compile(wildcard_regex(pattern), re.DOTALL | flags)
     start = "" if flags else literal_prefix(pattern)
-    terms = _matching(index, field, path, lambda t: compiled.fullmatch(t) is not None, start)
+    return field, options, lambda t: compiled.fullmatch(t) is not None, start
+
+
+@query("wildcard")
+def wildcard(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    return _scored(index, _wildcard(index, spec, path), path, boost)
+
+
+def _scored(index: EmbeddedIndex, expansion: Expansion, path: str, boost: float) -> Scores:
+    """A prefix, wildcard or regexp query: its terms, scored as its rewrite method scores them."""
+    field, options, accept, start = expansion
+    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
+    terms = _matching(index, field, path, accept, start)
     return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)
 
 
@@ -457,11 +500,9 @@ def _decimal_interval(low: str, high: str, path: str) -> str:
     return f"(?:{numbers})" if width else f"0*(?:{numbers})"
 
 
-@query("regexp")
-def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+def _regexp(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
     allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
-    rewrite = parse_rewrite(options, "rewrite", path, CONSTANT)
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
     value = searched_value(index, field, str(options["value"]))
@@ -471,5 +512,12 @@ def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         compiled = [re.compile(part, flags) for part in lucene_regexp(value, path, operators)]
     except re.error as exc:
         raise Invalid(f"{path}.value", f"{value!r} is not a regular expression this engine reads ({exc})") from None
-    terms = _matching(index, field, path, lambda t: all(c.fullmatch(t) is not None for c in compiled))
-    return rewritten(index, field, terms, rewrite, boost_of(options, path, boost), path)
+    return field, options, lambda t: all(c.fullmatch(t) is not None for c in compiled), ""
+
+
+@query("regexp")
+def regexp(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    return _scored(index, _regexp(index, spec, path), path, boost)
+
+
+_EXPANSIONS = {"prefix": _prefix, "wildcard": _wildcard, "regexp": _regexp}

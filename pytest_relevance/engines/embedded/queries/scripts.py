@@ -26,6 +26,8 @@ from pytest_relevance.engines.embedded.painless import (
     FELL_OFF,
     Context,
     DocValues,
+    GeoPoint,
+    GeoPoints,
     Long,
     MissingValue,
     Node,
@@ -51,9 +53,16 @@ from pytest_relevance.engines.embedded.queries import (
     query,
 )
 from pytest_relevance.engines.embedded.queries.values import distance_setting, time_value_millis
+from pytest_relevance.engines.embedded.sloppy_math import (
+    latitude_code,
+    longitude_code,
+    stored_latitude,
+    stored_longitude,
+)
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.index import GeoField
 
 _MATH: dict[str, Callable[..., Any]] = {
     "log": np.log, "log10": np.log10, "log1p": np.log1p, "exp": np.exp, "expm1": np.expm1, "sqrt": np.sqrt,
@@ -290,8 +299,20 @@ def _columns(index: EmbeddedIndex, field: str) -> list[list[Any]]:
             per_doc[doc].append(terms[tid])
         for values in per_doc:
             values.sort()
+    elif field in index.geo:
+        _geo_columns(index.geo[field], per_doc)
     index.function_cache[key] = per_doc
     return per_doc
+
+
+def _geo_columns(geo: GeoField, per_doc: list[list[Any]]) -> None:
+    """Each document's points as LatLonDocValuesField stores them: decoded from GeoEncodingUtils' 32-bit encoding,
+    in the order of the encoded longs (latitude's int, then longitude's int read unsigned), as doc values sort."""
+    lat, lon = stored_latitude(geo.lat), stored_longitude(geo.lon)
+    unsigned_lon = longitude_code(geo.lon).astype(np.int64) & 0xFFFFFFFF
+    order = np.lexsort((unsigned_lon, latitude_code(geo.lat), geo.doc_of))
+    for at in order.tolist():
+        per_doc[int(geo.doc_of[at])].append(GeoPoint(float(lat[at]), float(lon[at])))
 
 
 class _Documents:
@@ -326,10 +347,11 @@ class _Documents:
                     f"aggregations and sorting, so these operations are disabled by default. Please use a keyword "
                     f"field instead (doc[{field!r}])"
                 )
-            if field not in self.index.numeric and field not in self.index.keyword:
+            if field not in self.index.numeric and field not in self.index.keyword and field not in self.index.geo:
                 raise PainlessError(f"doc[{field!r}]: the {kind} field's doc values are not run by the embedded engine")
             column = self.columns[field] = _columns(self.index, field)
-        found = self.read[field] = DocValues(column[self._current], field)
+        kind = GeoPoints if field in self.index.geo else DocValues
+        found = self.read[field] = kind(column[self._current], field)
         return found
 
 
