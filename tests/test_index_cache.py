@@ -260,3 +260,33 @@ def test_two_xdist_workers_build_the_index_once(project: pytest.Pytester) -> Non
     result.assert_outcomes(passed=2)
     assert (project.path / "builds.txt").read_text().splitlines() == ["build"]
     result.stdout.fnmatch_lines(["index: cached (1,122 docs, loaded in * ms)"])
+
+
+def test_search_as_you_type_subfields_and_conditional_analysis_are_restored(tmp_path: Path) -> None:
+    """The subfields a search_as_you_type field adds and a condition filter's chain are index state too: a loaded
+    index answers the queries routed to them as the build does."""
+    titles = ["quick brown fox", "quick brown foxes jump", "the lazy brown dog", "Brown Quick Fox"]
+    (tmp_path / "corpus.ndjson").write_text(
+        "".join(json.dumps({"id": f"d{i}", "t": t, "body": t}) + "\n" for i, t in enumerate(titles))
+    )
+    (tmp_path / "index.yaml").write_text(
+        "settings:\n  analysis:\n    filter:\n      short_upper:\n        type: condition\n"
+        "        filter: [uppercase]\n        script: {source: 'token.getTerm().length() < 5'}\n"
+        "    analyzer:\n      cond: {tokenizer: standard, filter: [lowercase, short_upper]}\n"
+        "mappings:\n  properties:\n    t: {type: search_as_you_type}\n    body: {type: text, analyzer: cond}\n"
+    )
+    built, loaded = open_twice(tmp_path, tmp_path / "cache")
+    assert {"t._2gram", "t._3gram", "t._index_prefix"} <= loaded.text.keys()
+    for name in ("t", "t._2gram", "t._3gram", "t._index_prefix", "body"):
+        assert_same(built.text[name], loaded.text[name], f"text {name}")
+    bodies = {
+        "bool_prefix": {"query": {"multi_match": {"query": "quick bro", "type": "bool_prefix",
+                                                  "fields": ["t", "t._2gram", "t._3gram"]}}},
+        "phrase_prefix": {"query": {"match_phrase_prefix": {"t": "brown fo"}}},
+        "condition": {"query": {"match": {"body": "FOX quick"}}},
+        "span": {"query": {"span_near": {"clauses": [{"span_term": {"t": "quick"}}, {"span_term": {"t": "fox"}}],
+                                         "slop": 1, "in_order": True}}},
+        "combined": {"query": {"combined_fields": {"query": "brown fox", "fields": ["body"]}}},
+    }  # fmt: skip
+    fresh = built.search_many(bodies, 10, "q")
+    assert all(fresh.values()) and loaded.search_many(bodies, 10, "q") == fresh
