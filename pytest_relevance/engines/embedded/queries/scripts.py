@@ -492,7 +492,7 @@ def script_query(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
 
 @query("script_score")
 def script_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"query", "script", "min_score", "boost"}, path)
+    options = allowed(spec, {"query", "script", "min_score", "boost"}, path, parser="script_score")
     if "script" not in options:
         raise Invalid(path, "needs 'script'")
     script = compile_script(options["script"], f"{path}.script")
