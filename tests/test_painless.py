@@ -459,3 +459,12 @@ def test_the_script_query_errors_are_painlesss(index: EmbeddedIndex, source: str
 def test_the_script_query_refusals(index: EmbeddedIndex, clause: dict[str, Any], message: str) -> None:
     with pytest.raises(RelevanceInputError, match=message):
         filtered(index, clause)
+
+
+def test_the_script_query_explains_as_its_constant(index: EmbeddedIndex) -> None:
+    high = {"script": {"script": "doc['rank'].value > 2", "boost": 4}}
+    body = {"query": {"bool": {"must": [{"match_all": {}}, high], "filter": [high]}}}
+    tree = index.explain(body, ["a"], 10, "q.yaml", "q")["a"]
+    scored, filtered = tree.children[1], tree.children[2]
+    assert (scored.kind, scored.value, tree.value) == ("constant", 4.0, 5.0)
+    assert filtered.kind == "filter" and filtered.matched
