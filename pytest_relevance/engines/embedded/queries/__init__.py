@@ -253,6 +253,15 @@ def allowed(
     return options
 
 
+def value_tokens(options: Any, name: str, path: str, lists: Iterable[str] = ()) -> None:
+    """A hand-written parser that reads only values (and the arrays in `lists`) refuses an object or another array
+    by its token: `[exists] unknown token [START_OBJECT] after [field]`."""
+    for key, value in options.items() if isinstance(options, dict) else ():
+        if isinstance(value, dict) or (isinstance(value, list) and key not in lists):
+            token = "START_OBJECT" if isinstance(value, dict) else "START_ARRAY"
+            raise Invalid(path, f"[{name}] unknown token [{token}] after [{key}], as Elasticsearch 8 refuses it")
+
+
 def unknown_field(parser: str, key: str, candidates: Iterable[str]) -> str:
     """ObjectParser's refusal of a key it does not declare, with SuggestingErrorOnUnknown's suggestions: the
     declared names within a Levenshtein similarity above 0.5, the closest first (ties by name)."""

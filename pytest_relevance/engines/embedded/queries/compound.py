@@ -440,6 +440,9 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     field, params = field_spec(
         index, {k: v for k, v in spec.items() if k != "multi_value_mode"}, path, "origin", ("boost", "_name")
     )
+    unknown = [key for key in params if key not in ("origin", "scale", "offset", "decay")]
+    if unknown:  # DecayFunctionParser's numeric, date and geo variable parsers
+        raise Invalid(f"{path}.{field}", f"parameter [{unknown[0]}] not supported!, as Elasticsearch 8 refuses it")
     allowed(params, {"origin", "scale", "offset", "decay"}, path)
     if field in index.geo:
         return _geo_decay(index, kind, field, params, path)

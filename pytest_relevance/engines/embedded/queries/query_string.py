@@ -39,6 +39,7 @@ from pytest_relevance.engines.embedded.queries import (
     minimum_should_match,
     number,
     query,
+    value_tokens,
 )
 from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
@@ -1210,6 +1211,8 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
     keys = {"default_field", "tie_breaker", "type", "fuzziness", "phrase_slop", "allow_leading_wildcard", "escape",
             "enable_position_increments", "max_determinized_states", "rewrite", "fuzzy_rewrite",
             "time_zone", "quote_analyzer"}  # fmt: skip
+    if isinstance(spec, dict):  # objects are its `unknown token`; an array other than fields, an unknown key
+        value_tokens({k: v for k, v in spec.items() if not isinstance(v, list)}, "query_string", path)
     options = allowed(spec, _COMMON | keys, path, every="query_string")
     parse_rewrite(options, "rewrite", path, CONSTANT)
     fuzzy_rewrite(options, "fuzzy_rewrite", path, 50)

@@ -21,6 +21,7 @@ from pytest_relevance.engines.embedded.queries import (
     field_spec,
     last_of,
     query,
+    value_tokens,
 )
 from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
 
@@ -204,6 +205,7 @@ def _compare(key: str, left: Any, right: Any) -> Any:
 def exists(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     """ExistsQueryBuilder: the field names the pattern matches (`*` wildcards), else, for an object, its subfields
     (`field.*`); a document with a value in any of them matches; no such field matches nothing."""
+    value_tokens(spec, "exists", path)
     options = allowed(spec, {"field", "boost"}, path, every="exists")
     field = options.get("field")
     if not isinstance(field, str):
@@ -244,5 +246,6 @@ def match_all(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
 
 @query("match_none")
 def match_none(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    value_tokens(spec, "match_none", path)
     allowed(spec or {}, {"boost"}, path, every="match_none")
     return Scores.none(index.n)
