@@ -344,6 +344,12 @@ def test_the_array_form_equals_the_per_document_run(index: EmbeddedIndex, source
     assert scored(index, source, {"w": 2, "none": 0.5}) == dict(zip("abc", per_document.tolist(), strict=True))
 
 
+def test_a_return_inside_the_one_statement_is_not_the_scripts_expression(index: EmbeddedIndex) -> None:
+    # the return runs only where its branch is taken; elsewhere the script falls off to 0
+    assert scored(index, "if (doc['goals'].size() > 1) { return 5 }") == {"a": 5.0, "b": 0.0, "c": 0.0}
+    assert scored(index, "for (def g : doc['goals']) { if (g > 2) { return 5 } }") == {"a": 5.0, "b": 5.0, "c": 0.0}
+
+
 def test_integer_arithmetic_and_statements_leave_the_array_form() -> None:
     env = VectorEnv({"n": 2}, {"rank": "long"}.get)
     assert compile_painless("doc['rank'].value / params.n", {}).vector(env) is None  # type: ignore[misc]
@@ -383,3 +389,82 @@ def test_runtime_errors_name_the_place_and_the_document(index: EmbeddedIndex) ->
         "query 'q': query.script_score.script.source: Painless runtime error at line 2:1: The maximum number of "
         "statements that can be executed in a loop has been reached. (document 'a')"
     )
+
+
+# --------------------------------------------------------------------------------------- the script query (filter)
+
+
+def filtered(index: EmbeddedIndex, clause: dict[str, Any]) -> dict:
+    return dict(index.search_many({"q": {"query": clause}}, 10, "q.yaml")["q"])
+
+
+def script_clause(source: str, params: dict[str, Any] | None = None, **options: Any) -> dict[str, Any]:
+    return {"script": {"script": {"source": source, "params": params or {}}, **options}}
+
+
+def test_the_script_query_keeps_what_the_filter_script_returns_true_for_at_the_boost(index: EmbeddedIndex) -> None:
+    # ScriptQuery's weight is a ConstantScoreWeight: every kept document scores the boost (1.0 by default)
+    assert filtered(index, script_clause("doc['rank'].value > params.r", {"r": 2})) == {"a": 1.0, "c": 1.0}
+    assert filtered(index, script_clause("doc['rank'].value > params.r", {"r": 2}, boost=2.5)) == {"a": 2.5, "c": 2.5}
+    # a bare source string is an inline Painless script (Script.parse); the boost above multiplies in
+    wrapped = {"constant_score": {"filter": {"script": {"script": "doc['flag'].size() == 0"}}, "boost": 3}}
+    assert filtered(index, wrapped) == {"c": 3.0}
+    # statements: a branch without a return value falls off to boolean's default, false
+    loop = "for (def g : doc['goals']) { if (g > 2) { return true } }"
+    assert filtered(index, script_clause(loop)) == {"a": 1.0, "b": 1.0}
+
+
+def test_the_script_query_filters_in_bool(index: EmbeddedIndex) -> None:
+    low = {"script": {"script": "doc['rank'].value < 5"}}
+    high = {"script": {"script": "doc['rank'].value > 2", "boost": 4}}
+    assert filtered(index, {"bool": {"must": {"match_all": {}}, "must_not": low}}) == {"c": 1.0}
+    assert filtered(index, {"bool": {"filter": [low, high]}}) == {"a": 0.0}
+    # in must it scores: match_all's 1 plus the script's constant 4
+    assert filtered(index, {"bool": {"must": [{"match_all": {}}, high]}}) == {"a": 5.0, "c": 5.0}
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # FilterScript has params and doc, not _score: Painless's compile error for an unknown variable
+        ("doc['rank'].value + _score > 2", r"Painless compile error at line 1:21: cannot resolve symbol \[_score\]"),
+        # execute() returns a boolean: a known type that is not one is a compile error ...
+        ("(int) doc['rank'].value", r"Painless compile error at line 1:1: Cannot cast from \[int\] to \[boolean\]\."),
+        # ... and a def one Def.defToboolean's ClassCastException when the document is run
+        ("doc['rank'].value", r"Painless runtime error: cannot cast def \[long\] to boolean .*document 'a'"),
+        ("def t = doc['name'].value; t", r"cannot cast def \[java.lang.String\] to boolean"),
+        # ScoreScriptUtils' functions are allowlisted in the score context only
+        ("saturation(doc['rank'].value, 2) > 0.5", r"at line 1:1: Unknown call \[saturation\] with \[2\] arguments"),
+        ("doc['price'].value > 3", r"document 'c' has no value for a doc\['...'\]\.value the script reads"),
+    ],
+)
+def test_the_script_query_errors_are_painlesss(index: EmbeddedIndex, source: str, message: str) -> None:
+    with pytest.raises(RelevanceInputError, match=message):
+        filtered(index, script_clause(source))
+
+
+@pytest.mark.parametrize(
+    ("clause", "message"),
+    [
+        ({"script": {"script": "true", "boots": 2}}, r"query.script: \[script\] query does not support \[boots\]"),
+        ({"script": {"script": ["true"]}}, r"\[script\] query does not support an array of scripts"),
+        ({"script": {"boost": 2}}, r"script must be provided with a \[script\] filter"),
+        ({"script": {"script": {"id": "kept"}}}, r"a stored script \(script.id\) at query.script.script is not "
+                                                 r"supported by the embedded engine.*elasticsearch engine supports"),
+        ({"script": {"script": {"source": "true", "lang": "expression"}}}, r"script lang expression at query.script"
+                                                                           r".script is not supported"),
+        ({"script": {"script": {"source": "true", "lang": "mustache"}}}, r"script lang mustache .*not supported"),
+    ],
+)  # fmt: skip
+def test_the_script_query_refusals(index: EmbeddedIndex, clause: dict[str, Any], message: str) -> None:
+    with pytest.raises(RelevanceInputError, match=message):
+        filtered(index, clause)
+
+
+def test_the_script_query_explains_as_its_constant(index: EmbeddedIndex) -> None:
+    high = {"script": {"script": "doc['rank'].value > 2", "boost": 4}}
+    body = {"query": {"bool": {"must": [{"match_all": {}}, high], "filter": [high]}}}
+    tree = index.explain(body, ["a"], 10, "q.yaml", "q")["a"]
+    scored, filtered = tree.children[1], tree.children[2]
+    assert (scored.kind, scored.value, tree.value) == ("constant", 4.0, 5.0)
+    assert filtered.kind == "filter" and filtered.matched

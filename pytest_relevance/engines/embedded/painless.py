@@ -6,7 +6,8 @@ double, `bool` boolean, `str` String, `list` List, `dict` Map), so arithmetic fo
 integer division and 32/64-bit overflow, and arithmetic on a boolean is the error Painless gives rather than 1.
 This module knows nothing of indexes: a script's context variables (`_score`, `doc`, `params`) come from the
 caller, so the same compiled program serves script_score and script sorts. The analysis context (the `condition`
-token filter's AnalysisPredicateScript) has one variable instead, `token`, statically typed as there.
+token filter's AnalysisPredicateScript) has one variable instead, `token`, statically typed as there; the filter
+context (the `script` query's FilterScript) has `params` and `doc` but no `_score`, and returns a boolean.
 """
 
 from __future__ import annotations
@@ -1109,7 +1110,7 @@ class Compiler:
         self.source, self.tokens, self.at = source, _lex(source), 0
         self.helpers, self.vector_helpers = helpers, vector_helpers
         self.context = context
-        self.variables = _ANALYSIS_VARIABLES if context == "analysis" else _SCORE_VARIABLES
+        self.variables = {"analysis": _ANALYSIS_VARIABLES, "filter": _FILTER_VARIABLES}.get(context, _SCORE_VARIABLES)
         self.count = 0
         self.scope = _Scope(None, self._allocate)
 
@@ -1160,8 +1161,8 @@ class Compiler:
             single = self._single if start == 0 else None
         if not builds:
             raise PainlessError("Cannot generate an empty script.", (1, 1))
-        if self.context == "analysis" and single is not None and len(builds) == 1:
-            _static_cast(single, "boolean")  # AnalysisPredicateScript.execute returns a boolean
+        if self.context in ("analysis", "filter") and single is not None and len(builds) == 1:
+            _static_cast(single, "boolean")  # AnalysisPredicateScript's and FilterScript's execute return a boolean
         statements = [build(i == len(builds) - 1) for i, build in enumerate(builds)]
         body = _sequence(statements)
         vector = single.vector if single is not None and len(builds) == 1 else None
@@ -1173,10 +1174,10 @@ class Compiler:
         """One statement with its terminating `;` (optional before `}` and at the end, as Painless allows)."""
         self._single = None
         token = self.peek()
-        if token.kind == "name" and token.text in ("if", "while", "for", "do", "try"):
-            return self.control()
-        if self.is_op("{"):
-            return self.block()
+        if (token.kind == "name" and token.text in ("if", "while", "for", "do", "try")) or self.is_op("{"):
+            build = self.control() if token.kind == "name" else self.block()
+            self._single = None  # a `return` inside is not the script's one expression
+            return build
         if self.is_op(";"):
             self.take(";")
             return lambda last: _nothing
@@ -1608,6 +1609,8 @@ class Compiler:
         """Elasticsearch's script_score functions (saturation, sigmoid, decay*), given by the caller."""
         where = (token.line, token.col)
         function = self.helpers.get(token.text)
+        if function is None and self.context == "filter":  # ScoreScriptUtils is allowlisted for scoring alone
+            raise PainlessError(f"Unknown call [{token.text}] with [{len(self.argument_exprs())}] arguments.", where)
         if function is None:
             raise self.refuse(f"the function {token.text}()", token)
         expressions = self.argument_exprs()
@@ -2252,7 +2255,8 @@ def compile_painless(
     context: str = "score",
 ) -> Program:
     """Read a script once; errors name the construct and its line:column in the source. `context` is "score"
-    (script_score, script sorts: `params`, `doc`, `_score`) or "analysis" (AnalysisPredicateScript: `token`)."""
+    (script_score, script sorts: `params`, `doc`, `_score`), "filter" (the script query's FilterScript: `params`,
+    `doc`) or "analysis" (AnalysisPredicateScript: `token`)."""
     return Compiler(source, helpers, vector_helpers, context).program()
 
 
@@ -2262,6 +2266,7 @@ _SCORE_VARIABLES: dict[str, Callable[[tuple[int, int]], Expr]] = {
     "doc": lambda where: Expr(_read_doc, where, vector=_vector_doc),
     "_score": lambda where: Expr(lambda fr: fr.ctx.score, where, vector=_vector_score, static="double"),
 }
+_FILTER_VARIABLES = {name: read for name, read in _SCORE_VARIABLES.items() if name != "_score"}
 _ANALYSIS_VARIABLES: dict[str, Callable[[tuple[int, int]], Expr]] = {
     "token": lambda where: Expr(lambda fr: fr.ctx.token, where, static="Token"),
 }

@@ -32,7 +32,7 @@ CLAUSE_KINDS = {
     "multi_match": "dis_max", "dis_max": "dis_max", "function_score": "function_score", "boosting": "product",
     "constant_score": "constant", "match_all": "constant", "range": "constant", "exists": "constant",
     "ids": "constant", "terms": "constant", "prefix": "constant", "wildcard": "constant", "regexp": "constant",
-    "match_none": "no_match", "script_score": "script", "script": "filter", "knn": "knn",
+    "match_none": "no_match", "script_score": "script", "script": "constant", "knn": "knn",
 }  # fmt: skip
 # a clause whose place makes it decide matching only: bool's filter and must_not, function and constant_score
 # filters, the post_filter

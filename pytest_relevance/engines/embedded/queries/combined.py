@@ -194,7 +194,7 @@ def combined_fields(index: EmbeddedIndex, spec: Any, path: str, boost: float) ->
     """CombinedFieldsQueryBuilder.doToQuery: the text analyzed once by the fields' shared search analyzer, one
     CombinedFieldQuery per position (the terms stacked there are one pseudo-term, as a SynonymQuery's) in a
     boolean query that `operator` and `minimum_should_match` shape as match's."""
-    options = allowed(spec, _KEYS, path, every=NAME)
+    options = allowed(spec, _KEYS, path, parser=NAME)
     text = options.get("query")
     if text is None:
         raise Invalid(path, f"[{NAME}] requires query value")

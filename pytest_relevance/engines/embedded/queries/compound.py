@@ -143,7 +143,8 @@ def boosting(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
 def nested(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     """Lucene's ToParentBlockJoinQuery: the query runs on the nested objects, a parent matches when one of its
     objects does, and scores their avg (default), sum, max or min, or 0 (none)."""
-    options = allowed(spec, {"path", "query", "score_mode", "ignore_unmapped", "inner_hits", "boost"}, path)
+    options = allowed(spec, {"path", "query", "score_mode", "ignore_unmapped", "inner_hits", "boost"}, path,
+                      every="nested")  # fmt: skip
     nested_path = options.get("path")
     if nested_path not in index.nested:
         if options.get("ignore_unmapped"):
@@ -316,6 +317,14 @@ _FUNCTION_KINDS = {"gauss": "decay", "exp": "decay", "linear": "decay", "field_v
 def _function_values(
     index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray, query_score: np.ndarray
 ) -> tuple[np.ndarray | None, np.ndarray, float]:
+    for key, value in spec.items() if isinstance(spec, dict) else ():
+        if key in ("filter", *_FUNCTIONS, "_name"):
+            continue
+        if isinstance(value, dict):  # FunctionScoreQueryBuilder.parseFiltersAndFunctions: an object names a function
+            raise Invalid(f"{path}.{key}", f"unknown field [{key}]: no score function has that name, as "
+                                           "Elasticsearch 8 refuses it")  # fmt: skip
+        raise Invalid(f"{path}.{key}", f"failed to parse [function_score] query. field [{key}] is not supported, as "
+                                       "Elasticsearch 8 refuses it")  # fmt: skip
     options = allowed(spec, {"filter", *_FUNCTIONS}, path)
     applies = None
     if options.get("filter") is not None:
@@ -334,18 +343,28 @@ def _function_values(
     elif kind == "random_score":
         values = _random_score(index, options[kind], f"{path}.{kind}", docs)
     elif kind == "script_score":
-        script = allowed(options[kind], {"script"}, f"{path}.{kind}").get("script")
+        script = _function_options(options[kind], {"script"}, kind, f"{path}.{kind}").get("script")
         values = run_script(index, compile_script(script, f"{path}.{kind}.script"), docs, query_score)
     else:
         values = _decay_values(index, kind, options[kind], f"{path}.{kind}")[docs]
     return applies, values * weight if weight != 1.0 else values, weight
 
 
+def _function_options(spec: Any, keys: set[str], kind: str, path: str) -> dict[str, Any]:
+    """A score function's options, a key its parser does not read refused in its words (`field_value_factor query
+    does not support [x]`: the function's name, unbracketed)."""
+    if isinstance(spec, dict):
+        unknown = [key for key in spec if key not in keys and key != "_name"]
+        if unknown:
+            raise Invalid(path, f"{kind} query does not support [{unknown[0]}], as Elasticsearch 8 refuses it")
+    return allowed(spec, keys, path)
+
+
 def _random_score(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
     """A deterministic score in [0, 1) from the seed and the document's `field` value (its id without a field).
     Elasticsearch's values also depend on its index name and shard, so they are not reproduced, only the properties
     (the same seed and value give the same score on every run)."""
-    options = allowed(spec or {}, {"seed", "field"}, path)
+    options = _function_options(spec or {}, {"seed", "field"}, "random_score", path)
     seed = int(number(options, "seed", path, 0))
     field = options.get("field")
     if field is not None and field not in ("_seq_no", "_id"):
@@ -360,7 +379,7 @@ def _random_score(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) 
 
 
 def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
-    options = allowed(spec, {"field", "factor", "modifier", "missing"}, path)
+    options = _function_options(spec, {"field", "factor", "modifier", "missing"}, "field_value_factor", path)
     field = options.get("field")
     index.check_field(field, path)
     if index.kinds[field] not in ("number", "date", "boolean"):
@@ -418,7 +437,12 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     mode = str(spec.get("multi_value_mode", "min"))
     if mode != "min":
         raise Unsupported(f"{kind} multi_value_mode {mode}", path)
-    field, params = field_spec(index, {k: v for k, v in spec.items() if k != "multi_value_mode"}, path, "origin")
+    field, params = field_spec(
+        index, {k: v for k, v in spec.items() if k != "multi_value_mode"}, path, "origin", ("boost", "_name")
+    )
+    unknown = [key for key in params if key not in ("origin", "scale", "offset", "decay")]
+    if unknown:  # DecayFunctionParser's numeric, date and geo variable parsers
+        raise Invalid(f"{path}.{field}", f"parameter [{unknown[0]}] not supported!, as Elasticsearch 8 refuses it")
     allowed(params, {"origin", "scale", "offset", "decay"}, path)
     if field in index.geo:
         return _geo_decay(index, kind, field, params, path)

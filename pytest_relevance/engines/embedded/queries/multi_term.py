@@ -28,6 +28,7 @@ from pytest_relevance.engines.embedded.queries import (
     allowed,
     boost_of,
     field_spec,
+    last_of,
     number,
     query,
 )
@@ -230,8 +231,9 @@ ALL_TERMS = 2**31 - 1
 @query("fuzzy")
 def fuzzy(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "fuzziness", "prefix_length", "max_expansions", "transpositions", "boost",
-                      "rewrite"}, path)  # fmt: skip
+    allowed(options, {"value", "term", "fuzziness", "prefix_length", "max_expansions", "transpositions", "boost",
+                      "rewrite"}, path, every="fuzzy")  # fmt: skip
+    options = last_of(options, "value", ("term", "value"))
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     term = searched_value(index, field, str(options["value"]))
@@ -337,7 +339,7 @@ Expansion = tuple[str, dict[str, Any], Any, str]  # field, options, accept(term)
 def _prefix_value(index: EmbeddedIndex, spec: Any, path: str) -> tuple[str, dict[str, Any], str, int]:
     """The prefix query's field, options, value (as the field's terms hold it) and case flags."""
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path)
+    allowed(options, {"value", "boost", "rewrite", "case_insensitive"}, path, every="prefix")
     if options.get("value") is None:
         raise Invalid(path, "needs 'value'")
     value, flags = _case(options, searched_value(index, field, str(options["value"])))
@@ -384,8 +386,8 @@ def literal_prefix(pattern: str) -> str:
 
 def _wildcard(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path)
-    pattern = options.get("value", options.get("wildcard"))
+    allowed(options, {"value", "wildcard", "boost", "rewrite", "case_insensitive"}, path, every="wildcard")
+    pattern = last_of(options, "value", ("wildcard", "value")).get("value")
     if pattern is None:
         raise Invalid(path, "needs 'value' (a pattern with * and ?)")
     pattern, flags = _case(options, normalized_pattern(index, field, str(pattern)))
@@ -502,7 +504,8 @@ def _decimal_interval(low: str, high: str, path: str) -> str:
 
 def _regexp(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path)
+    allowed(options, {"value", "flags", "boost", "rewrite", "case_insensitive", "max_determinized_states"}, path,
+            every="regexp", unsupported={"flags_value"})  # fmt: skip
     if options.get("value") is None:
         raise Invalid(path, "needs 'value' (a regular expression)")
     value = searched_value(index, field, str(options["value"]))

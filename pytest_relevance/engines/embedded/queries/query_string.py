@@ -39,6 +39,7 @@ from pytest_relevance.engines.embedded.queries import (
     minimum_should_match,
     number,
     query,
+    value_tokens,
 )
 from pytest_relevance.engines.embedded.queries.compound import boolean
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
@@ -1193,7 +1194,7 @@ def slop_edits(spec: str) -> int:
 
 # ---------------------------------------------------------------- the query types
 
-_COMMON = {"query", "fields", "default_operator", "analyzer", "quote_analyzer", "lenient", "boost", "_name",
+_COMMON = {"query", "fields", "default_operator", "analyzer", "lenient", "boost", "_name",
            "minimum_should_match", "fuzzy_max_expansions", "fuzzy_prefix_length", "fuzzy_transpositions",
            "analyze_wildcard", "auto_generate_synonyms_phrase_query", "quote_field_suffix"}  # fmt: skip
 _TIES = {"best_fields": 0.0, "most_fields": 1.0, "phrase": 0.0, "cross_fields": 0.0, "phrase_prefix": 0.0,
@@ -1209,8 +1210,10 @@ def _operator(options: dict[str, Any], path: str) -> None:
 def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     keys = {"default_field", "tie_breaker", "type", "fuzziness", "phrase_slop", "allow_leading_wildcard", "escape",
             "enable_position_increments", "max_determinized_states", "rewrite", "fuzzy_rewrite",
-            "time_zone"}  # fmt: skip
-    options = allowed(spec, _COMMON | keys, path)
+            "time_zone", "quote_analyzer"}  # fmt: skip
+    if isinstance(spec, dict):  # objects are its `unknown token`; an array other than fields, an unknown key
+        value_tokens({k: v for k, v in spec.items() if not isinstance(v, list)}, "query_string", path)
+    options = allowed(spec, _COMMON | keys, path, every="query_string")
     parse_rewrite(options, "rewrite", path, CONSTANT)
     fuzzy_rewrite(options, "fuzzy_rewrite", path, 50)
     kind = options.get("type", "best_fields")
@@ -1249,6 +1252,15 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
 
 @query("simple_query_string")
 def simple_query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    if isinstance(spec, dict):  # SimpleQueryStringBuilder.fromXContent's refusals, by the key's kind of value
+        for key, value in spec.items():
+            if key in _COMMON or key == "flags":
+                continue
+            if isinstance(value, dict):
+                problem = f"unknown token [START_OBJECT] after [{key}]"
+            else:
+                problem = f"query does not support [{key}]" if isinstance(value, list) else f"unsupported field [{key}]"
+            raise Invalid(path, f"[simple_query_string] {problem}, as Elasticsearch 8 refuses it")
     options = allowed(spec, _COMMON | {"flags"}, path)
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the query string)")

@@ -1,4 +1,4 @@
-"""Painless for `script_score` (the query and the function_score function) and script sorts.
+"""Painless for `script_score` (the query and the function_score function), the `script` query and script sorts.
 
 A script is compiled once (`pytest_relevance.engines.embedded.painless`). A script that is one expression over
 `_score`, `params`, `doc['f'].value` / `.size()` / `.empty`, arithmetic, comparisons, the ternary, `Math.*` and
@@ -143,25 +143,31 @@ class Script:
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(source: str, path: str) -> Program:
+def _compiled(source: str, path: str, context: str) -> Program:
+    if context == "filter":  # ScoreScriptUtils' functions are allowlisted in the score context only
+        return compile_painless(source, {}, context="filter")
     helpers = {name: _helper(name, path) for name in _HELPERS}
     return compile_painless(source, helpers, _HELPERS)
 
 
-def compile_script(spec: Any, path: str) -> Script:
-    """`{source, params, lang}` or a bare source string; refuses stored scripts and other langs."""
+def compile_script(spec: Any, path: str, context: str = "score") -> Script:
+    """`{source, params, lang}` or a bare source string; refuses stored scripts and other langs. `context`:
+    "score" (script_score, sorts) or "filter" (the script query, where Lucene expressions are not run here)."""
     if isinstance(spec, str):
         spec = {"source": spec}
+    if isinstance(spec, dict) and "id" in spec:
+        raise Unsupported("a stored script (script.id)", path, ["inline scripts: {source, params, lang}"])
     options = allowed(spec, {"source", "params", "lang"}, path)
-    if options.get("lang", "painless") not in ("painless", "expression"):
-        raise Unsupported(f"script lang {options['lang']}", path)
+    langs = ("painless", "expression") if context == "score" else ("painless",)
+    if options.get("lang", "painless") not in langs:
+        raise Unsupported(f"script lang {options['lang']}", path, [f"lang: {lang}" for lang in langs])
     if not isinstance(options.get("source"), str):
         raise Invalid(path, "needs 'source' (stored scripts are not supported by the embedded engine)")
     params = options.get("params") or {}
     if not isinstance(params, dict):
         raise Invalid(f"{path}.params", "expected a mapping")
     try:
-        program = _compiled(options["source"], path)
+        program = _compiled(options["source"], path, context)
     except NotSupported as exc:
         raise Invalid(f"{path}.source", f"{_at(exc)}{exc.message}; the elasticsearch engine runs it") from None
     except PainlessError as exc:
@@ -403,17 +409,29 @@ def script_strings(index: EmbeddedIndex, script: Script, docs: np.ndarray, score
     return out
 
 
+def _vector(index: EmbeddedIndex, script: Script) -> Any:
+    """The script's array form typed for this index and params (None: it runs per document), typed once per index,
+    script and params (templates repeat them per query)."""
+    program = script.program
+    if program.vector is None:
+        return None
+    expression = script.lang == "expression"
+    key = ("painless_vector", program.source, repr(script.params), expression)
+    if key not in index.function_cache:
+        env = VectorEnv(script.params, lambda field: _field_type(index, field), expression)
+        index.function_cache[key] = program.vector(env)
+    return index.function_cache[key]
+
+
+def _missing_value(index: EmbeddedIndex, path: str, doc: int) -> Invalid:
+    return Invalid(path, f"document {index.ids[doc]!r} has no value for a doc['...'].value the script reads; check "
+                         "doc['f'].size() == 0 first, as Elasticsearch requires")  # fmt: skip
+
+
 def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> Any:
     """The script's value for each document of `docs` (float64), or one error naming a document it fails on."""
-    program, path = script.program, script.path
-    vector = None
-    if program.vector is not None:  # typed once per index, script and params (templates repeat them per query)
-        expression = script.lang == "expression"
-        key = ("painless_vector", program.source, repr(script.params), expression)
-        if key not in index.function_cache:
-            env = VectorEnv(script.params, lambda field: _field_type(index, field), expression)
-            index.function_cache[key] = program.vector(env)
-        vector = index.function_cache[key]
+    path = script.path
+    vector = _vector(index, script)
     if script.lang == "expression" and (vector is None or vector.type != "double"):
         raise Unsupported("a lang: expression script beyond one arithmetic expression", f"{path}.source", [
             "_score, doc['f'].value, numbers, + - * / %, comparisons and the ternary, as doubles"])  # fmt: skip
@@ -423,15 +441,58 @@ def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np
     data = np.broadcast_to(np.asarray(result.data, dtype=np.float64), docs.shape)
     bad = np.broadcast_to(np.asarray(result.bad, dtype=bool), docs.shape)
     if bad.any():
-        doc = index.ids[int(docs[np.flatnonzero(bad)[0]])]
-        raise Invalid(path, f"document {doc!r} has no value for a doc['...'].value the script reads; check "
-                            "doc['f'].size() == 0 first, as Elasticsearch requires")  # fmt: skip
+        raise _missing_value(index, path, int(docs[np.flatnonzero(bad)[0]]))
     return data
+
+
+# the primitive names Def.defToboolean prints for a boxed value it cannot cast
+_UNBOXED = {
+    "java.lang.Integer": "int", "java.lang.Long": "long", "java.lang.Float": "float", "java.lang.Double": "double"
+}  # fmt: skip
+
+
+def run_filter(index: EmbeddedIndex, script: Script) -> np.ndarray:
+    """Which documents a filter script keeps: FilterScript's execute on every document (ScriptQuery's
+    approximation is all of them), its auto-returned default false where it ends without a value."""
+    docs = np.arange(index.n)
+    vector = _vector(index, script)
+    if vector is not None and vector.type == "boolean":
+        result = _Run(index, docs, np.zeros(index.n), script.path).eval(vector.node)
+        bad = np.broadcast_to(np.asarray(result.bad, dtype=bool), docs.shape)
+        if bad.any():
+            raise _missing_value(index, script.path, int(np.flatnonzero(bad)[0]))
+        return np.broadcast_to(np.asarray(result.data, dtype=bool), docs.shape).copy()
+    keep = np.zeros(index.n, dtype=bool)
+    for at, (doc, result) in enumerate(_each_document(index, script, docs, np.zeros(index.n))):
+        if result is FELL_OFF:
+            continue
+        if not isinstance(result, bool):
+            found = "a null" if result is None else f"def [{_UNBOXED.get(java_type(result), java_type(result))}]"
+            raise Invalid(f"{script.path}.source", f"Painless runtime error: cannot cast {found} to boolean (the "
+                                                   f"script's value for document {doc!r})")  # fmt: skip
+        keep[at] = result
+    return keep
+
+
+@query("script")
+def script_query(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """ScriptQueryBuilder: the documents the filter script keeps, each scoring ScriptQuery's ConstantScoreWeight
+    (the boost, times the boosts above it)."""
+    if isinstance(spec, dict) and isinstance(spec.get("script"), list):
+        raise Invalid(f"{path}.script", "[script] query does not support an array of scripts. Use a bool query with "
+                                        "a clause per script instead. (Elasticsearch's refusal)")  # fmt: skip
+    options = allowed(spec, {"script", "boost"}, path, every="script")
+    if "script" not in options:
+        raise Invalid(path, "script must be provided with a [script] filter, as Elasticsearch 8 refuses it")
+    script = compile_script(options["script"], f"{path}.script", context="filter")
+    own = boost_of(options, path, boost)
+    docs = np.flatnonzero(run_filter(index, script))
+    return Scores.of(index.n, docs, np.full(docs.size, own, dtype=F32))
 
 
 @query("script_score")
 def script_score(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"query", "script", "min_score", "boost"}, path)
+    options = allowed(spec, {"query", "script", "min_score", "boost"}, path, parser="script_score")
     if "script" not in options:
         raise Invalid(path, "needs 'script'")
     script = compile_script(options["script"], f"{path}.script")

@@ -17,6 +17,7 @@ from pytest_relevance.engines.embedded.queries import (
     evaluate,
     number,
     query,
+    unknown_field,
 )
 from pytest_relevance.engines.embedded.queries.values import distance_setting
 
@@ -33,9 +34,15 @@ def _feature_pivot(values: np.ndarray) -> float:
     return float(np.array([int(average) << 15], dtype=np.uint32).view(np.float32)[0])
 
 
+# each score function's parser and the keys it declares
+_FUNCTION_PARAMS = {"saturation": ("pivot",), "log": ("scaling_factor",), "sigmoid": ("pivot", "exponent"),
+                    "linear": ()}  # fmt: skip
+
+
 @query("rank_feature")
 def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"field", "boost", "saturation", "log", "sigmoid", "linear"}, path)
+    # RankFeatureQueryBuilder's ConstructingObjectParser is named "feature", which its refusals print
+    options = allowed(spec, {"field", "boost", "saturation", "log", "sigmoid", "linear"}, path, parser="feature")
     field = options.get("field")
     index.check_field(field, path)
     if index.kinds[field] != "rank_feature":
@@ -44,9 +51,17 @@ def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
         raise Unsupported("rank_feature on a field with positive_score_impact: false", path)
     functions = [k for k in ("saturation", "log", "sigmoid", "linear") if k in options]
     if len(functions) > 1:
-        raise Invalid(path, f"one function at most, got {' and '.join(functions)}")
+        raise Invalid(path, "Can only specify one of [log], [saturation], [sigmoid] and [linear], as Elasticsearch "
+                            f"8 refuses it (got {' and '.join(functions)})")  # fmt: skip
     kind = functions[0] if functions else "saturation"
-    params = allowed(options.get(kind) or {}, {"pivot", "scaling_factor", "exponent"}, f"{path}.{kind}")
+    params = options.get(kind) or {}
+    if not isinstance(params, dict):
+        raise Invalid(f"{path}.{kind}", f"expected a mapping of options, got {params!r}"[:200])
+    unknown = [key for key in params if key not in _FUNCTION_PARAMS[kind]]
+    if unknown:
+        problem = unknown_field(kind, unknown[0], _FUNCTION_PARAMS[kind])
+        raise Invalid(f"{path}.{kind}", f"[feature] failed to parse field [{kind}]: {problem}, as Elasticsearch 8 "
+                                        "refuses it")  # fmt: skip
     column = index.numeric[field]
     docs = np.flatnonzero(column.has_value)
     value = column.first[docs].astype(F32)
@@ -71,7 +86,7 @@ def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
 def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     """boost x pivot / (pivot + distance), the closest value of each document counting (Lucene's
     LongDistanceFeatureQuery); dates in milliseconds."""
-    options = allowed(spec, {"field", "origin", "pivot", "boost"}, path)
+    options = allowed(spec, {"field", "origin", "pivot", "boost"}, path, parser="distance_feature")
     field = options.get("field")
     index.check_field(field, path)
     kind = index.kinds[field]
@@ -96,9 +111,15 @@ def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
 @query("pinned")
 def pinned(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     """The pinned documents first, in the order given, above every organic result."""
-    options = allowed(spec, {"ids", "docs", "organic", "boost"}, path)
+    options = allowed(spec, {"ids", "docs", "organic", "boost"}, path, parser="pinned")
     wanted = options.get("ids")
     if wanted is None and isinstance(options.get("docs"), list):
+        for i, doc in enumerate(options["docs"]):
+            unknown = [key for key in doc if key not in ("_id", "_index")] if isinstance(doc, dict) else []
+            if unknown:  # SpecifiedDocument's parser, inside the pinned parser's `docs`
+                problem = unknown_field("specified_document", unknown[0], ("_id", "_index"))
+                raise Invalid(f"{path}.docs[{i}]", f"[pinned] failed to parse field [docs]: {problem}, as "
+                                                   "Elasticsearch 8 refuses it")  # fmt: skip
         wanted = [d.get("_id") for d in options["docs"] if isinstance(d, dict)]
     if not isinstance(wanted, list):
         raise Invalid(path, "needs 'ids' (or 'docs'), a list of document ids")
@@ -133,15 +154,36 @@ def metres(value: Any, path: str) -> float:
         raise Invalid(path, f"cannot read the distance {value!r} (e.g. 10km, 500m, 3mi)") from None
 
 
-def _geo_field(index: EmbeddedIndex, options: dict[str, Any], keys: set[str], path: str) -> tuple[str, Any]:
-    fields = [k for k in options if k not in keys and k != "_name"]
-    if len(fields) != 1:
-        raise Invalid(path, "expected one geo_point field")
-    field = fields[0]
+def _geo_field(options: Any, keys: set[str], name: str, path: str) -> tuple[str | None, Any]:
+    """The field and its point (or box) as GeoDistanceQueryBuilder and GeoBoundingBoxQueryBuilder read them, in
+    order: an object is the field (a second one, for geo_distance, its refusal); a value that is no option is,
+    for geo_distance, the field as a "lat,lon" string when none came before, else the parser's refusal."""
+    if not isinstance(options, dict):
+        raise Invalid(path, f"expected a mapping of options, got {options!r}"[:200])
+    field, value = None, None
+    for key, given in options.items():
+        if key in keys or key == "_name":
+            continue
+        if name == "geo_distance" and key.endswith((".lat", ".lon")):
+            raise Unsupported(f"geo_distance with the point as {key!r}", path, [f"{{{key[:-4]}: point}}"])
+        if isinstance(given, dict) and name == "geo_distance" and field is not None:
+            raise Invalid(path, f"[geo_distance] query doesn't support multiple fields, found [{field}] and [{key}], "
+                                "as Elasticsearch 8 refuses it")  # fmt: skip
+        if isinstance(given, dict) and name == "geo_distance":
+            unknown = [k for k in given if k not in ("lat", "lon", "geohash")]
+            if unknown:  # its message names the field, not the key
+                raise Invalid(path, f"[geo_distance] query does not support [{key}], as Elasticsearch 8 refuses it")
+        if isinstance(given, dict | list) or (name == "geo_distance" and field is None):
+            field, value = key, given
+            continue
+        raise Invalid(path, f"failed to parse [{name}] query. unexpected field [{key}], as Elasticsearch 8 refuses it")
+    return field, value
+
+
+def _geo_point_field(index: EmbeddedIndex, field: str, path: str) -> None:
     index.check_field(field, path)
     if field not in index.geo:
         raise Invalid(path, f"{field!r} is not a geo_point field")
-    return field, options[field]
 
 
 def haversine(lat: np.ndarray, lon: np.ndarray, lat0: float, lon0: float) -> np.ndarray:
@@ -153,27 +195,38 @@ def haversine(lat: np.ndarray, lon: np.ndarray, lat0: float, lon0: float) -> np.
 
 @query("geo_distance")
 def geodistance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    keys = {"distance", "distance_type", "validation_method", "ignore_unmapped", "boost"}
-    options = spec if isinstance(spec, dict) else {}
-    field, origin = _geo_field(index, options, keys, path)
+    keys = {"distance", "unit", "distance_type", "validation_method", "ignore_unmapped", "boost"}
+    field, origin = _geo_field(spec, keys, "geo_distance", path)
+    options = spec
     if options.get("distance") is None:
-        raise Invalid(path, "needs 'distance' (e.g. 10km)")
+        raise Invalid(path, "geo_distance requires 'distance' to be specified, as Elasticsearch 8 refuses it "
+                            "(e.g. 10km)")  # fmt: skip
+    if field is None:
+        raise Invalid(path, "expected one geo_point field")
+    _geo_point_field(index, field, path)
     from pytest_relevance.engines.embedded import parse_point
 
     try:
         lat0, lon0 = parse_point(origin)
     except (TypeError, ValueError, KeyError) as exc:
         raise Invalid(f"{path}.{field}", f"cannot read the point {origin!r} ({exc})") from None
-    limit = metres(options["distance"], f"{path}.distance")
+    distance = str(options["distance"]).strip()
+    if distance.rstrip("abcdefghijklmnopqrstuvwxyzNM ") == distance:  # no unit of its own: `unit` (metres)
+        distance += str(options.get("unit", "m"))
+    limit = metres(distance, f"{path}.distance")
     geo = index.geo[field]
     return Scores.constant(geo.any(haversine(geo.lat, geo.lon, lat0, lon0) <= limit), boost_of(options, path, boost))
 
 
 @query("geo_bounding_box")
 def geo_bounding_box(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    keys = {"validation_method", "ignore_unmapped", "boost", "type"}
-    options = spec if isinstance(spec, dict) else {}
-    field, box = _geo_field(index, options, keys, path)
+    keys = {"validation_method", "ignore_unmapped", "boost"}
+    field, box = _geo_field(spec, keys, "geo_bounding_box", path)
+    options = spec
+    if field is None:
+        raise Invalid(path, "failed to parse [geo_bounding_box] query. bounding box not provided, as Elasticsearch 8 "
+                            "refuses it")  # fmt: skip
+    _geo_point_field(index, field, path)
     from pytest_relevance.engines.embedded import parse_point
 
     try:

@@ -19,7 +19,9 @@ from pytest_relevance.engines.embedded.queries import (
     allowed,
     boost_of,
     field_spec,
+    last_of,
     query,
+    value_tokens,
 )
 from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
 
@@ -29,8 +31,12 @@ if TYPE_CHECKING:
 
 @query("term")
 def term(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    if isinstance(spec, dict) and any(isinstance(value, list) for value in spec.values()):
+        raise Invalid(path, "[term] query does not support array of values, as Elasticsearch 8 refuses it (terms "
+                            "takes a list)")  # fmt: skip
     field, options = field_spec(index, spec, path, "value")
-    allowed(options, {"value", "boost", "case_insensitive"}, path, every="term")
+    allowed(options, {"value", "term", "boost", "case_insensitive"}, path, every="term")
+    options = last_of(options, "value", ("term", "value"))
     if "value" not in options or isinstance(options["value"], dict | list):
         raise Invalid(path, "needs one 'value'")
     boost = boost_of(options, path, boost)
@@ -71,19 +77,40 @@ def _as_term(value: Any) -> str:
 
 @query("terms")
 def terms(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """TermsQueryBuilder.fromXContent: one field with a list of values (or a terms lookup object, which this
+    engine does not run), `boost` and `_name` beside it, and its refusals of anything else in its words."""
     if not isinstance(spec, dict):
         raise Invalid(path, "expected {field: [values]}")
-    field, options = field_spec(index, spec, path, "values")
-    values = options.get("values")
-    if not isinstance(values, list):
-        raise Unsupported("terms without a list of values (terms lookup)", path)
-    return index.equal(field, values, boost_of(options, path, boost), path)
+    field = None
+    for key, value in spec.items():
+        if isinstance(value, list | dict) and field is not None:
+            more = "multiple fields" if isinstance(value, list) else (
+                f"more than one field. Already got: [{field}] but also found [{key}]")  # fmt: skip
+            raise Invalid(path, f"[terms] query does not support {more}, as Elasticsearch 8 refuses it")
+        if isinstance(value, list | dict):
+            field = key
+        elif key not in ("boost", "_name"):
+            raise Invalid(path, f"[terms] query does not support [{key}], as Elasticsearch 8 refuses it")
+    if field is None:
+        raise Invalid(path, "[terms] query requires a field name, followed by array of terms or a document lookup "
+                            "specification, as Elasticsearch 8 refuses it")  # fmt: skip
+    index.check_field(field, path)
+    if not isinstance(spec[field], list):
+        raise Unsupported("terms without a list of values (terms lookup)", path, ["{field: [values]}"])
+    return index.equal(field, spec[field], boost_of(spec, path, boost), path)
+
+
+_RANGE_KEYS = {"gte", "gt", "lte", "lt", "from", "to", "include_lower", "include_upper", "boost", "format",
+               "relation", "time_zone"}  # fmt: skip
 
 
 @query("range")
 def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    for key, value in spec.items() if isinstance(spec, dict) else ():
+        if not isinstance(value, dict):  # RangeQueryBuilder reads only field objects at the top level
+            raise Invalid(path, f"[range] query does not support [{key}], as Elasticsearch 8 refuses it")
     field, options = field_spec(index, spec, path, "gte")
-    allowed(options, {"gte", "gt", "lte", "lt", "boost", "format", "relation", "time_zone"}, path)
+    options = _bounds(allowed(options, _RANGE_KEYS, path, every="range"))
     boost = boost_of(options, path, boost)
     kind = index.kinds[field]
     if kind == "text":
@@ -121,6 +148,31 @@ def range_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     return Scores.constant(column.any(condition), boost)
 
 
+def _bounds(options: dict[str, Any]) -> dict[str, Any]:
+    """The bounds as RangeQueryBuilder.fromXContent keeps them, reading the keys in order: `from`/`to` with
+    `include_lower`/`include_upper` (true by default) and `gt`/`gte`/`lt`/`lte`, which set a bound and its
+    inclusion at once; the last one written wins."""
+    lower, upper = None, None
+    include = {"include_lower": True, "include_upper": True}
+    for key, value in options.items():
+        if key in ("from", "gt", "gte"):
+            lower = value
+            if key != "from":
+                include["include_lower"] = key == "gte"
+        elif key in ("to", "lt", "lte"):
+            upper = value
+            if key != "to":
+                include["include_upper"] = key == "lte"
+        elif key in include:
+            include[key] = bool(value)
+    kept = {k: v for k, v in options.items() if k not in _RANGE_KEYS - {"boost", "format", "relation", "time_zone"}}
+    if lower is not None:
+        kept["gte" if include["include_lower"] else "gt"] = lower
+    if upper is not None:
+        kept["lte" if include["include_upper"] else "lt"] = upper
+    return kept
+
+
 def _range_zone(options: dict[str, Any], kind: str, path: str) -> Any:
     """RangeQueryBuilder's `time_zone` (ZoneId.of), which only a date field's rangeQuery reads."""
     if options.get("time_zone") is None or kind != "date":
@@ -153,7 +205,8 @@ def _compare(key: str, left: Any, right: Any) -> Any:
 def exists(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     """ExistsQueryBuilder: the field names the pattern matches (`*` wildcards), else, for an object, its subfields
     (`field.*`); a document with a value in any of them matches; no such field matches nothing."""
-    options = allowed(spec, {"field", "boost"}, path)
+    value_tokens(spec, "exists", path)
+    options = allowed(spec, {"field", "boost"}, path, every="exists")
     field = options.get("field")
     if not isinstance(field, str):
         raise Invalid(path, f"field {field!r} is not a field name")
@@ -175,7 +228,7 @@ def _matching_fields(index: EmbeddedIndex, pattern: str) -> list[str]:
 
 @query("ids")
 def ids(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec, {"values", "boost"}, path)
+    options = allowed(spec, {"values", "boost"}, path, parser="ids")
     values = options.get("values")
     if not isinstance(values, list):
         raise Invalid(path, "needs 'values', a list of document ids")
@@ -187,11 +240,12 @@ def ids(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
 
 @query("match_all")
 def match_all(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    options = allowed(spec or {}, {"boost"}, path)
+    options = allowed(spec or {}, {"boost"}, path, parser="match_all")
     return Scores.constant(np.ones(index.n, dtype=bool), boost_of(options, path, boost))
 
 
 @query("match_none")
 def match_none(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
-    allowed(spec or {}, {"boost"}, path)
+    value_tokens(spec, "match_none", path)
+    allowed(spec or {}, {"boost"}, path, every="match_none")
     return Scores.none(index.n)

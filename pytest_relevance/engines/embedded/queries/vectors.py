@@ -53,7 +53,7 @@ def nearest(index: EmbeddedIndex, spec: Any, path: str, boost: float, default_k:
         raise Invalid(f"{path}.{opensearch[0]}", f"[knn] unknown field [{opensearch[0]}], as Elasticsearch 8 refuses "
                       "it: {field: {vector: ..., k: ...}} is the OpenSearch k-NN plugin's form; Elasticsearch's knn "
                       "takes field, query_vector and k (the embedded engine runs that)")  # fmt: skip
-    options = allowed(spec, _KNN_KEYS, path)
+    options = allowed(spec, _KNN_KEYS, path, parser="knn")
     if options.get("query_vector_builder") is not None:
         problem = "needs a model on the server; give query_vector (the elasticsearch engine runs it)"
         raise Invalid(f"{path}.query_vector_builder", problem)
