@@ -200,7 +200,7 @@ class Unmapped(Invalid):
 # Elasticsearch rewrites these to match_none when their field is unmapped (a `must_not` on one then excludes nothing)
 MATCH_NONE_WHEN_UNMAPPED = frozenset(
     ("term", "terms", "range", "exists", "prefix", "wildcard", "regexp", "fuzzy", "match", "match_phrase",
-     "match_phrase_prefix", "match_bool_prefix", "rank_feature")
+     "match_phrase_prefix", "match_bool_prefix", "rank_feature", "terms_set")
 )  # fmt: skip
 
 
@@ -351,6 +351,7 @@ def minimum_should_match(spec: Any, optional: int, path: str) -> int:
 from pytest_relevance.engines.embedded.queries import (  # noqa: E402
     compound,
     full_text,
+    more,
     multi_term,
     query_string,
     scripts,
@@ -365,6 +366,7 @@ __all__ = [
     "compound",
     "evaluate",
     "full_text",
+    "more",
     "multi_term",
     "query",
     "query_string",
