@@ -1,5 +1,8 @@
 """terms_set and more_like_this, built as Elasticsearch 8 builds them.
 
+more_like_this follows Elasticsearch's MoreLikeThisQueryBuilder and its fork of Lucene's MoreLikeThis
+(XMoreLikeThis): see `more_like_this`.
+
 terms_set is TermsSetQueryBuilder's Lucene CoveringQuery: one term query per listed value (the field's termQuery,
 unanalyzed; duplicates count twice), a document matching when it holds at least as many of them as its own
 minimum (read from a numeric field, computed by a script that sees `params.num_terms`, or since 8.10 the
@@ -10,6 +13,7 @@ scored as the double sum of the matching term scores, cast to float32 (CoveringS
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,15 +23,18 @@ from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
     Scores,
+    Unsupported,
     accumulate,
     allowed,
     boost_of,
     field_spec,
+    flat_sum,
     minimum_should_match,
     query,
 )
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.term_level import term
+from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -80,3 +87,335 @@ def _required(index: EmbeddedIndex, options: dict[str, Any], key: str, count: in
     script = dataclasses.replace(script, params={**script.params, "num_terms": from_json(count)})
     values = run_script(index, script, docs, np.zeros(docs.size))
     return np.nan_to_num(np.trunc(values), nan=0.0)  # TermsSetQueryScript.runAsLong: Number.longValue()
+
+
+# more_like_this: MoreLikeThisQueryBuilder's options (the deprecated min/max_word_len spellings it still reads)
+_MLT_KEYS = {"fields", "like", "unlike", "max_query_terms", "min_term_freq", "min_doc_freq", "max_doc_freq",
+             "min_word_length", "max_word_length", "min_word_len", "max_word_len", "stop_words", "analyzer",
+             "minimum_should_match", "boost_terms", "include", "fail_on_unsupported_field", "boost"}  # fmt: skip
+_ITEM_KEYS = {"_index", "_id", "doc", "fields", "routing"}
+_MAX_TOKENS_PARSED = 5000  # XMoreLikeThis.DEFAULT_MAX_NUM_TOKENS_PARSED, per like text
+
+
+@dataclasses.dataclass
+class _Settings:
+    """XMoreLikeThis's knobs, with Elasticsearch's defaults."""
+
+    min_term_freq: int
+    min_doc_freq: int
+    max_doc_freq: int
+    min_word_length: int
+    max_word_length: int
+    max_query_terms: int
+    stop_words: frozenset[str]
+    boost_terms: float
+    skip: set[tuple[str, str]] = dataclasses.field(default_factory=set)
+
+    def noise(self, field: str, term: str) -> bool:
+        """isNoiseWord (length in UTF-16 units, stop words) or isSkipTerm (an unlike term of that field)."""
+        length = len(term.encode("utf-16-le")) // 2
+        if (self.min_word_length > 0 and length < self.min_word_length) or (
+            self.max_word_length > 0 and length > self.max_word_length
+        ):
+            return True
+        return term in self.stop_words or (field, term) in self.skip
+
+
+@query("more_like_this")
+def more_like_this(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """Elasticsearch's MoreLikeThisQuery: like texts analyzed with the first field's index analyzer (or
+    `analyzer`) and liked documents' term vectors (their indexed terms and frequencies per field) give candidate
+    terms; XMoreLikeThis keeps those frequent enough in the source and with the document frequency asked, scores
+    each tf x ClassicSimilarity idf (float) and keeps the best `max_query_terms` through Lucene's PriorityQueue fed
+    in Java HashMap order (which decides ties at the cut); a like text's term goes to the field where it is most
+    frequent, a liked document's terms are chosen per field. Each part (documents, texts) is a BooleanQuery of BM25
+    term clauses with `minimum_should_match` (30%); the liked documents are excluded unless `include`."""
+    options = allowed(spec, _MLT_KEYS, path, every="more_like_this")
+    boost = boost_of(options, path, boost)
+    if options.get("like") is None:
+        raise Invalid(path, "more_like_this requires 'like' to be specified")
+    fields = _mlt_fields(index, options, path)
+    settings = _settings(options, path)
+    like_texts, like_items = _like(options.get("like"), f"{path}.like")
+    unlike_texts, unlike_items = _like(options.get("unlike"), f"{path}.unlike")
+    if not fields:
+        return Scores.none(index.n)
+    analyze = _text_analyzer(index, fields[0], options.get("analyzer"), path)
+    for text in unlike_texts:  # MoreLikeThisQuery.handleUnlike: the first field's terms of each unlike text
+        settings.skip.update((fields[0], t) for t in analyze(text))
+    for vectors in (_vectors(index, item, fields, path) for item in unlike_items):
+        settings.skip.update((f, t) for f, counts in vectors.items() for t in counts)
+    spec_msm = options.get("minimum_should_match", "30%")
+    parts = []
+    if like_items:
+        per_field: dict[str, dict[str, int]] = {}
+        for item in like_items:
+            for field, counts in _vectors(index, item, fields, path).items():
+                merged = per_field.setdefault(field, {})
+                for term, freq in counts.items():
+                    if not settings.noise(field, term):
+                        merged[term] = merged.get(term, 0) + freq
+        chosen = [t for field, words in per_field.items() for t in _select(index, words, [field], settings, path)]
+        parts.append(_part(index, chosen, settings, spec_msm, boost, path))
+    if like_texts:
+        words: dict[str, int] = {}
+        for text in like_texts:
+            for count, term in enumerate(analyze(text), 1):
+                if count > _MAX_TOKENS_PARSED:
+                    break
+                if not settings.noise(fields[0], term):
+                    words[term] = words.get(term, 0) + 1
+        parts.append(_part(index, _select(index, words, fields, settings, path), settings, spec_msm, boost, path))
+    result = flat_sum(index, parts)
+    if options.get("include") in (True, "true") or not like_items:
+        return result.boosted(options.get("boost"))
+    excluded = [index.ordinal[i["_id"]] for i in like_items if "doc" not in i and i["_id"] in index.ordinal]
+    keep = ~np.isin(result.docs, excluded)
+    return Scores.of(index.n, result.docs[keep], result.values[keep])
+
+
+def _mlt_fields(index: EmbeddedIndex, options: dict[str, Any], path: str) -> list[str]:
+    """The fields to draw terms from: text and keyword fields (others refused, or dropped with
+    `fail_on_unsupported_field: false`); unmapped ones left out."""
+    fields = options.get("fields")
+    if fields is None:
+        raise Unsupported("more_like_this without `fields` (index.query.default_field)", path, ["fields: [title]"])
+    if not isinstance(fields, list) or not fields or not all(isinstance(f, str) for f in fields):
+        raise Invalid(f"{path}.fields", "needs a non-empty list of field names")
+    out = []
+    for field in fields:
+        if "*" in field:
+            raise Unsupported("a field pattern in more_like_this fields", f"{path}.fields", ["field names"])
+        if field not in index.kinds:
+            continue
+        if index.kinds[field] not in ("text", "keyword"):
+            if options.get("fail_on_unsupported_field", True) in (False, "false"):
+                continue
+            raise Invalid(f"{path}.fields", f"more_like_this only supports text/keyword fields: [{field}]")
+        index.check_field(field, f"{path}.fields")
+        out.append(field)
+    return out
+
+
+def _settings(options: dict[str, Any], path: str) -> _Settings:
+    def integer(key: str, default: int, alias: str | None = None) -> int:
+        value = options.get(key, options.get(alias) if alias else None)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+            raise Invalid(f"{path}.{key}", f"{value!r} is not a whole number")
+        return int(value)
+
+    stop = options.get("stop_words") or []
+    if not isinstance(stop, list) or not all(isinstance(w, str) for w in stop):
+        raise Invalid(f"{path}.stop_words", "needs a list of words")
+    boost_terms = options.get("boost_terms", 0)
+    if isinstance(boost_terms, bool) or not isinstance(boost_terms, int | float):
+        raise Invalid(f"{path}.boost_terms", f"{boost_terms!r} is not a number")
+    return _Settings(
+        min_term_freq=integer("min_term_freq", 2),
+        min_doc_freq=integer("min_doc_freq", 5),
+        max_doc_freq=integer("max_doc_freq", 2**31 - 1),
+        min_word_length=integer("min_word_length", 0, "min_word_len"),
+        max_word_length=integer("max_word_length", 0, "max_word_len"),
+        max_query_terms=integer("max_query_terms", 25),
+        stop_words=frozenset(stop),
+        boost_terms=float(boost_terms),
+    )
+
+
+def _like(value: Any, path: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """`like` / `unlike`: a text, an item (`{_id}` of a corpus document or `{doc}` an artificial one) or a list."""
+    if value is None:
+        return [], []
+    texts, items = [], []
+    for i, entry in enumerate(value if isinstance(value, list) else [value]):
+        where = f"{path}[{i}]" if isinstance(value, list) else path
+        if isinstance(entry, str):
+            texts.append(entry)
+            continue
+        if not isinstance(entry, dict):
+            raise Invalid(where, f"expected a text or an item such as {{_id: '12'}}, got {entry!r}"[:200])
+        extra = sorted(set(entry) - _ITEM_KEYS)
+        if extra:
+            raise Invalid(where, f"more_like_this item does not support [{extra[0]}] in the embedded engine's "
+                                 "reading of Elasticsearch 8 (_index, _id, doc, fields, routing)")  # fmt: skip
+        if ("doc" in entry) == ("_id" in entry):
+            raise Invalid(where, "a more_like_this item needs either _id or doc")
+        if "doc" in entry and not isinstance(entry["doc"], dict):
+            raise Invalid(f"{where}.doc", "an artificial document is a mapping of field values")
+        items.append({**entry, "_id": str(entry["_id"])} if "_id" in entry else entry)
+    return texts, items
+
+
+def _text_analyzer(index: EmbeddedIndex, field: str, analyzer: Any, path: str) -> Any:
+    """The terms a like text makes: `analyzer`, else the field's index analyzer (a keyword field's normalizer)."""
+    if analyzer is not None:
+        chosen = index.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
+        return lambda text: list(chosen.term_lists(text)[0])
+    if index.kinds[field] == "keyword":
+        return lambda text: [index.normalize(field, text)]
+    target = index.text[field]
+    return lambda text: list(target.analyzer.term_lists_end(text)[0])
+
+
+def _vectors(index: EmbeddedIndex, item: dict[str, Any], fields: list[str], path: str) -> dict[str, dict[str, int]]:
+    """An item's term vectors as Elasticsearch's multi-termvectors makes them: per field (the item's `fields`, else
+    the query's), its terms in term order with their frequencies; a corpus document from its indexed terms, an
+    artificial `doc` analyzed as indexing would; nothing for an id the corpus lacks."""
+    wanted = item.get("fields") or fields
+    if not isinstance(wanted, list):
+        raise Invalid(f"{path}.fields", "needs a list of field names")
+    out: dict[str, dict[str, int]] = {}
+    for field in wanted:
+        if index.kinds.get(field) not in ("text", "keyword"):
+            continue
+        if "doc" in item:
+            values = item["doc"].get(field)
+            values = [] if values is None else values if isinstance(values, list) else [values]
+            counts: dict[str, int] = {}
+            for value in map(str, values):
+                if index.kinds[field] == "keyword":
+                    terms = [index.normalize(field, value)]
+                else:
+                    terms = list(index.text[field].analyzer.term_lists_end(value)[0])
+                for term in terms:
+                    counts[term] = counts.get(term, 0) + 1
+        else:
+            ordinal = index.ordinal.get(item["_id"])
+            if ordinal is None:
+                continue
+            counts = _document_terms(index, field, ordinal)
+        if counts:
+            out[field] = dict(sorted(counts.items()))
+    return out
+
+
+def _document_terms(index: EmbeddedIndex, field: str, ordinal: int) -> dict[str, int]:
+    """One document's terms in a field with their frequencies, from a forward view of the postings built once."""
+    key = ("mlt_forward", field)
+    if key not in index.function_cache:
+        target = index.postings_field(field, "more_like_this")
+        terms = list(target.vocab)  # ids are handed out in insertion order
+        if field in index.text:
+            tids = np.repeat(np.arange(len(terms)), np.diff(target.offsets))
+            docs, freqs = target.docs, target.freqs
+        else:
+            tids, docs = target.ids, target.doc_of
+            freqs = np.ones(docs.size, dtype=np.float32)
+        order = np.argsort(docs, kind="stable")
+        starts = np.searchsorted(docs[order], np.arange(index.n + 1))
+        index.function_cache[key] = (terms, tids[order], freqs[order], starts)
+    terms, tids, freqs, starts = index.function_cache[key]
+    lo, hi = starts[ordinal], starts[ordinal + 1]
+    return {terms[t]: int(f) for t, f in zip(tids[lo:hi].tolist(), freqs[lo:hi].tolist(), strict=True)}
+
+
+def _java_order(words: dict[str, int]) -> list[str]:
+    """The words in the order a java.util.HashMap with them inserted in this order iterates them: by bucket of
+    the spread String.hashCode in the table the map grew to, then by insertion within a bucket."""
+    capacity = 16
+    while len(words) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(word: str) -> int:
+        h = 0
+        units = word.encode("utf-16-be")
+        for i in range(0, len(units), 2):
+            h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return [w for _, _, w in sorted((bucket(w), i, w) for i, w in enumerate(words))]
+
+
+def _select(
+    index: EmbeddedIndex, words: dict[str, int], fields: list[str], settings: _Settings, path: str
+) -> list[tuple[str, str, np.float32]]:
+    """XMoreLikeThis.createQueue, then the queue popped as addToQuery pops it (lowest score first): (term, field,
+    score) of the terms kept."""
+    limit = min(settings.max_query_terms, len(words))
+    if limit <= 0:
+        return []
+    targets = [(f, index.postings_field(f, path)) for f in fields]
+    heap: list[list[Any]] = [[]]  # Lucene's PriorityQueue: 1-based, lessThan on the score
+    for word in _java_order(words):
+        tf = words[word]
+        if settings.min_term_freq > 0 and tf < settings.min_term_freq:
+            continue
+        top_field, doc_freq = fields[0], 0
+        for field, target in targets:
+            postings = target.postings(word)
+            freq = 0 if postings is None else postings.doc_freq
+            top_field = field if freq > doc_freq else top_field
+            doc_freq = max(freq, doc_freq)
+        if (settings.min_doc_freq > 0 and doc_freq < settings.min_doc_freq) or doc_freq > settings.max_doc_freq:
+            continue
+        if doc_freq == 0:
+            continue
+        idf = F32(math.log((index.n + 1) / (doc_freq + 1)) + 1.0)  # ClassicSimilarity.idf over numDocs
+        score = F32(F32(tf) * idf)
+        if len(heap) - 1 < limit:
+            heap.append([word, top_field, score])
+            _up_heap(heap, len(heap) - 1)
+        elif heap[1][2] < score:
+            heap[1] = [word, top_field, score]
+            _down_heap(heap, 1)
+    popped = []
+    while len(heap) > 1:
+        popped.append(tuple(heap[1]))
+        heap[1] = heap[-1]
+        heap.pop()
+        if len(heap) > 1:
+            _down_heap(heap, 1)
+    return popped
+
+
+def _up_heap(heap: list[Any], i: int) -> None:
+    node = heap[i]
+    j = i >> 1
+    while j > 0 and node[2] < heap[j][2]:
+        heap[i] = heap[j]
+        i, j = j, j >> 1
+    heap[i] = node
+
+
+def _down_heap(heap: list[Any], i: int) -> None:
+    size = len(heap) - 1
+    node = heap[i]
+    j = i << 1
+    if j + 1 <= size and heap[j + 1][2] < heap[j][2]:
+        j += 1
+    while j <= size and heap[j][2] < node[2]:
+        heap[i] = heap[j]
+        i, j = j, j << 1
+        if j + 1 <= size and heap[j + 1][2] < heap[j][2]:
+            j += 1
+    heap[i] = node
+
+
+def _part(
+    index: EmbeddedIndex, chosen: list[tuple[str, str, np.float32]], settings: _Settings, spec_msm: Any, boost: float,
+    path: str,
+) -> Scores:  # fmt: skip
+    """One part's BooleanQuery: a BM25 term clause per chosen term (boosted by score / the first popped score x
+    `boost_terms` when asked), `minimum_should_match` over the clauses (Queries.applyMinimumShouldMatch)."""
+    clauses = []
+    best = None
+    for word, field, score in chosen:
+        term_boost = F32(1)
+        if settings.boost_terms:
+            best = score if best is None else best
+            term_boost = F32(F32(F32(settings.boost_terms) * score) / best)
+        target = index.postings_field(field, path)
+        postings = target.postings(word)
+        assert postings is not None
+        weight = target.bm25.weight(float(F32(term_boost * F32(boost))), idf(postings.doc_freq, target.bm25.doc_count))
+        clauses.append(([(postings.docs, target.bm25.score(weight, postings.freqs, target.norms[postings.docs]))], 1))
+    if not clauses:
+        return Scores.none(index.n)
+    docs, sums, counts = accumulate(index, clauses)
+    required = minimum_should_match(spec_msm, len(clauses), path)
+    if required > 1:
+        keep = counts >= required
+        return Scores.of(index.n, docs[keep], sums[keep].astype(F32))
+    return Scores.disjunction(index.n, docs, sums)
