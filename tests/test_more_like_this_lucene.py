@@ -65,8 +65,8 @@ def test_more_like_this_scores_as_lucenes(bodies: EmbeddedIndex, shape: str) -> 
 # BooleanQuery of term clauses XMoreLikeThis builds (compared with the engine's term queries, themselves checked
 # against Lucene elsewhere).
 SMALL = [
-    {"id": "1", "title": "shock wave wave", "body": "shock shock wave tunnel", "n": 1},
-    {"id": "2", "title": "wave drag", "body": "wave wave drag", "n": 2},
+    {"id": "1", "title": "shock wave wave", "body": "shock shock wave tunnel", "n": 1, "t": "flows"},
+    {"id": "2", "title": "wave drag", "body": "wave wave drag", "n": 2, "t": "flows flow"},
     {"id": "3", "title": "tunnel", "body": "tunnel shock", "n": 3},
     {"id": "4", "title": "shock", "body": "drag", "n": 4},
 ]
@@ -77,7 +77,9 @@ LOOSE = {"min_term_freq": 1, "min_doc_freq": 1, "minimum_should_match": 1}
 def small() -> EmbeddedIndex:
     mapping = {"mappings": {"properties": {"title": {"type": "text", "analyzer": "standard"},
                                            "body": {"type": "text", "analyzer": "standard"},
-                                           "n": {"type": "integer"}}}}  # fmt: skip
+                                           "n": {"type": "integer"},
+                                           "t": {"type": "text", "analyzer": "standard",
+                                                 "search_analyzer": "english"}}}}  # fmt: skip
     return EmbeddedEngine().open(SMALL, mapping, "id")
 
 
@@ -93,6 +95,8 @@ def _terms(*pairs: tuple[str, str]) -> dict[str, Any]:
          _terms(("title", "shock"), ("body", "tunnel"), ("body", "drag"))),
         ({"fields": ["body", "title"], "like": "shock wave wave", **LOOSE},
          _terms(("body", "shock"), ("body", "wave"))),
+        # a like text is analyzed with the first field's index analyzer, not its search analyzer
+        ({"fields": ["t"], "like": "flows", **LOOSE}, _terms(("t", "flows"))),
         # a liked document's terms are chosen per field: max_query_terms 1 keeps one term in each field
         ({"fields": ["title", "body"], "like": [{"_id": "1"}], "max_query_terms": 1, "include": True, **LOOSE},
          _terms(("title", "wave"), ("body", "shock"))),
@@ -127,6 +131,11 @@ def test_more_like_this_excludes_the_liked_documents(small: EmbeddedIndex) -> No
     ("mlt", "message"),
     [
         ({"fields": ["title"]}, "more_like_this requires 'like' to be specified"),
+        ({"fields": ["title"], "like": []}, "more_like_this requires 'like' to be specified"),
+        ({"fields": [], "like": "x"}, "more_like_this requires 'fields' to be non-empty"),
+        ({"like": "x"}, r"cannot infer the field to analyze the free text"),
+        ({"fields": ["title"], "like": [{"_id": "1", "_type": "_doc"}]}, r"unknown field \[_type\]"),
+        ({"fields": ["title"], "like": [["x"]]}, "should either be a string or an object"),
         ({"fields": ["n"], "like": "x"}, r"more_like_this only supports text/keyword fields: \[n\]"),
         ({"fields": ["title"], "like": "x", "like_text": "y"}, r"\[more_like_this\] query does not support"),
         ({"fields": ["title"], "like": [{"_id": "1", "doc": {}}]}, "either _id or doc"),

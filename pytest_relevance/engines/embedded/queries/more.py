@@ -132,12 +132,12 @@ def more_like_this(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     term clauses with `minimum_should_match` (30%); the liked documents are excluded unless `include`."""
     options = allowed(spec, _MLT_KEYS, path, every="more_like_this")
     boost = boost_of(options, path, boost)
-    if options.get("like") is None:
-        raise Invalid(path, "more_like_this requires 'like' to be specified")
-    fields = _mlt_fields(index, options, path)
-    settings = _settings(options, path)
     like_texts, like_items = _like(options.get("like"), f"{path}.like")
     unlike_texts, unlike_items = _like(options.get("unlike"), f"{path}.unlike")
+    if not (like_texts or like_items):
+        raise Invalid(path, "more_like_this requires 'like' to be specified")
+    fields = _mlt_fields(index, options, bool(like_texts or unlike_texts), path)
+    settings = _settings(options, path)
     if not fields:
         return Scores.none(index.n)
     analyze = _text_analyzer(index, fields[0], options.get("analyzer"), path)
@@ -174,14 +174,20 @@ def more_like_this(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
     return Scores.of(index.n, result.docs[keep], result.values[keep])
 
 
-def _mlt_fields(index: EmbeddedIndex, options: dict[str, Any], path: str) -> list[str]:
+def _mlt_fields(index: EmbeddedIndex, options: dict[str, Any], texts: bool, path: str) -> list[str]:
     """The fields to draw terms from: text and keyword fields (others refused, or dropped with
-    `fail_on_unsupported_field: false`); unmapped ones left out."""
+    `fail_on_unsupported_field: false`); unmapped ones left out (they hold no term)."""
     fields = options.get("fields")
+    if fields is None and texts:  # index.query.default_field `*`: Elasticsearch's refusal
+        raise Invalid(path, "[more_like_this] query cannot infer the field to analyze the free text, you should "
+                            "update the [index.query.default_field] index setting to a field that exists in the "
+                            "mapping or set the [fields] option in the query.")  # fmt: skip
     if fields is None:
         raise Unsupported("more_like_this without `fields` (index.query.default_field)", path, ["fields: [title]"])
-    if not isinstance(fields, list) or not fields or not all(isinstance(f, str) for f in fields):
-        raise Invalid(f"{path}.fields", "needs a non-empty list of field names")
+    if isinstance(fields, list) and not fields:
+        raise Invalid(f"{path}.fields", "more_like_this requires 'fields' to be non-empty")
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+        raise Invalid(f"{path}.fields", "needs a list of field names")
     out = []
     for field in fields:
         if "*" in field:
@@ -231,15 +237,16 @@ def _like(value: Any, path: str) -> tuple[list[str], list[dict[str, Any]]]:
     texts, items = [], []
     for i, entry in enumerate(value if isinstance(value, list) else [value]):
         where = f"{path}[{i}]" if isinstance(value, list) else path
-        if isinstance(entry, str):
-            texts.append(entry)
+        if isinstance(entry, str | int | float) and not isinstance(entry, bool):
+            texts.append(str(entry))
             continue
         if not isinstance(entry, dict):
-            raise Invalid(where, f"expected a text or an item such as {{_id: '12'}}, got {entry!r}"[:200])
+            raise Invalid(where, "Content of 'like' parameter should either be a string or an object")
         extra = sorted(set(entry) - _ITEM_KEYS)
+        if extra and extra[0] in ("per_field_analyzer", "version", "version_type"):
+            raise Unsupported(f"more_like_this item {extra[0]}", where, sorted(_ITEM_KEYS))
         if extra:
-            raise Invalid(where, f"more_like_this item does not support [{extra[0]}] in the embedded engine's "
-                                 "reading of Elasticsearch 8 (_index, _id, doc, fields, routing)")  # fmt: skip
+            raise Invalid(where, f"failed to parse More Like This item. unknown field [{extra[0]}]")
         if ("doc" in entry) == ("_id" in entry):
             raise Invalid(where, "a more_like_this item needs either _id or doc")
         if "doc" in entry and not isinstance(entry["doc"], dict):
@@ -249,7 +256,8 @@ def _like(value: Any, path: str) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def _text_analyzer(index: EmbeddedIndex, field: str, analyzer: Any, path: str) -> Any:
-    """The terms a like text makes: `analyzer`, else the field's index analyzer (a keyword field's normalizer)."""
+    """The terms a like text makes: `analyzer`, else the field's index analyzer (Elasticsearch 8's
+    MoreLikeThisQueryBuilder takes SearchExecutionContext.getIndexAnalyzer; a keyword field's normalizer)."""
     if analyzer is not None:
         chosen = index.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
         return lambda text: list(chosen.term_lists(text)[0])
