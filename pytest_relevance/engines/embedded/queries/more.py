@@ -1,4 +1,6 @@
-"""terms_set and more_like_this, built as Elasticsearch 8 builds them.
+"""terms_set, more_like_this and intervals, built as Elasticsearch 8 builds them.
+
+intervals runs Lucene's IntervalQuery over match, prefix, wildcard and fuzzy sources (see `intervals`).
 
 more_like_this follows Elasticsearch's MoreLikeThisQueryBuilder and its fork of Lucene's MoreLikeThis
 (XMoreLikeThis): see `more_like_this`.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +33,15 @@ from pytest_relevance.engines.embedded.queries import (
     field_spec,
     flat_sum,
     minimum_should_match,
+    number,
     query,
+)
+from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
+from pytest_relevance.engines.embedded.queries.multi_term import (
+    edits_for,
+    fuzzy_expansions,
+    literal_prefix,
+    wildcard_regex,
 )
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.term_level import term
@@ -427,3 +438,162 @@ def _part(
         keep = counts >= required
         return Scores.of(index.n, docs[keep], sums[keep].astype(F32))
     return Scores.disjunction(index.n, docs, sums)
+
+
+# intervals: the sources the embedded engine runs, with IntervalsSourceProvider's options
+_INTERVAL_OPTIONS = {
+    "match": {"query", "max_gaps", "ordered", "analyzer"},
+    "prefix": {"prefix", "analyzer"},
+    "wildcard": {"pattern", "analyzer"},
+    "fuzzy": {"term", "prefix_length", "transpositions", "fuzziness", "analyzer"},
+}
+_MAX_EXPANSIONS = 128  # Lucene's Intervals.DEFAULT_MAX_EXPANSIONS
+
+
+@query("intervals")
+def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
+    """Elasticsearch's IntervalQueryBuilder: Lucene's IntervalQuery over one source, scoring boost x (1 - 1 / (1 +
+    f)) in float, where f sums 1 / (length - minExtent + 1) over a document's minimal intervals (in float, as
+    IntervalScorer adds them). Sources: `match` (one term; several as a phrase when ordered with max_gaps 0, else
+    the minimal ordered or unordered intervals, max_gaps filtering their gaps), and `prefix`, `wildcard`, `fuzzy`
+    (every position of a matching term). all_of, any_of, filter and use_field are not run here."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise Invalid(path, "expected {field: {rule: {...}}} with one field")
+    field = next(iter(spec))
+    rule_spec = spec[field]
+    index.check_field(field, path)
+    if not isinstance(rule_spec, dict):
+        raise Invalid(f"{path}.{field}", "expected {rule: {...}}, e.g. {match: {query: 'a b'}}")
+    options = {k: v for k, v in rule_spec.items() if k in ("boost", "_name")}
+    rules = [k for k in rule_spec if k not in ("boost", "_name")]
+    if len(rules) != 1:
+        raise Invalid(f"{path}.{field}", f"expected one rule (match, prefix, wildcard, fuzzy, ...), got {rules}")
+    rule, where = rules[0], f"{path}.{field}.{rules[0]}"
+    if rule not in _INTERVAL_OPTIONS:
+        raise Unsupported(f"intervals {rule}", where, sorted(_INTERVAL_OPTIONS))
+    if index.kinds[field] != "text":
+        raise Invalid(path, f"Can only use interval queries on text fields - not on [{field}] which is of type "
+                            f"[{index.fields[field].type}]")  # fmt: skip
+    source = rule_spec[rule]
+    if not isinstance(source, dict):
+        raise Invalid(where, "expected a mapping of options")
+    extra = sorted(set(source) - _INTERVAL_OPTIONS[rule])
+    if extra:
+        raise Unsupported(f"intervals {rule}.{extra[0]}", where, sorted(_INTERVAL_OPTIONS[rule]))
+    weight = F32(boost_of(options, f"{path}.{field}", boost))
+    target = index.text[field]
+    if rule == "match":
+        per_doc, min_extent = _match_intervals(index, field, source, where)
+    else:
+        per_doc, min_extent = _term_positions(target, _expand(index, field, rule, source, where)), 1
+    docs = np.array(sorted(per_doc), dtype=np.int64)
+    values = np.empty(docs.size, dtype=F32)
+    for i, doc in enumerate(docs.tolist()):
+        freq = F32(0)
+        for start, end in per_doc[doc]:
+            freq = F32(float(freq) + 1.0 / max(end - start + 1 - min_extent + 1, 1))
+        values[i] = weight * (F32(1) - F32(1) / (F32(1) + freq))  # SaturationFunction, pivot 1
+    return Scores.of(index.n, docs, values)
+
+
+def _match_intervals(
+    index: EmbeddedIndex, field: str, source: dict[str, Any], where: str
+) -> tuple[dict[int, list[tuple[int, int]]], int]:
+    """A match source's intervals per document and its minExtent (Elasticsearch's IntervalBuilder)."""
+    if source.get("query") is None:
+        raise Invalid(where, "needs 'query'")
+    terms, positions = index.search_tokens(field, str(source["query"]), source.get("analyzer"), path=where)
+    if len(terms) != len(set(terms)) or list(positions) != list(range(positions[0], positions[0] + len(terms))):
+        raise Unsupported("an intervals match whose text repeats a term, stacks synonyms or leaves position gaps",
+                          where)  # fmt: skip
+    gaps = int(number(source, "max_gaps", where, -1))
+    ordered = source.get("ordered", False) in (True, "true")
+    target = index.text[field]
+    lists = [_term_positions(target, [t]) for t in terms]
+    if not terms or any(not found for found in lists):
+        return {}, len(terms)
+    docs = set(lists[0]).intersection(*lists[1:])
+    out: dict[int, list[tuple[int, int]]] = {}
+    for doc in docs:
+        per_term = [[p for p, _ in found[doc]] for found in lists]
+        if len(per_term) == 1:
+            found = [(p, p) for p in per_term[0]]
+        elif ordered and gaps == 0:
+            starts = set(per_term[0]).intersection(*({p - i for p in ps} for i, ps in enumerate(per_term) if i))
+            found = [(s, s + len(terms) - 1) for s in sorted(starts)]
+        else:
+            found = _minimal(per_term, ordered)
+            if gaps >= 0:
+                found = [(s, e) for s, e in found if e - s + 1 - len(terms) <= gaps]
+        if found:
+            out[doc] = found
+    return out, len(terms)
+
+
+def _minimal(per_term: list[list[int]], ordered: bool) -> list[tuple[int, int]]:
+    """The minimal intervals holding one position of every term (in the terms' order when `ordered`): for each
+    end, the latest start; an interval is kept unless a kept one lies within it."""
+    candidates = []
+    if ordered:
+        import bisect
+
+        for end in per_term[-1]:
+            at = end
+            for positions in reversed(per_term[:-1]):
+                i = bisect.bisect_left(positions, at) - 1
+                if i < 0:
+                    break
+                at = positions[i]
+            else:
+                candidates.append((at, end))
+    else:
+        merged = sorted((p, t) for t, ps in enumerate(per_term) for p in ps)
+        last = [-1] * len(per_term)
+        for p, t in merged:
+            last[t] = p
+            if min(last) >= 0:
+                candidates.append((min(last), p))
+    out: list[tuple[int, int]] = []
+    for start, end in candidates:  # ascending ends: keep strictly later starts
+        if out and start <= out[-1][0]:
+            continue
+        out.append((start, end))
+    return out
+
+
+def _term_positions(target: Any, terms: list[str]) -> dict[int, list[tuple[int, int]]]:
+    """Every position of any of `terms`, per document, as one-position intervals in order."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for word in terms:
+        postings = target.postings(word)
+        if postings is None:
+            continue
+        for i, doc in enumerate(postings.docs.tolist()):
+            out.setdefault(doc, []).extend((p, p) for p in target.positions_of(postings, i).tolist())
+    for found in out.values():
+        found.sort()
+    return out
+
+
+def _expand(index: EmbeddedIndex, field: str, rule: str, source: dict[str, Any], where: str) -> list[str]:
+    """The terms a prefix, wildcard or fuzzy source stands for (the text lowercased, as the analyzer normalizes
+    it), refused past Lucene's 128 expansions, where Elasticsearch errs."""
+    target = index.text[field]
+    key = {"prefix": "prefix", "wildcard": "pattern", "fuzzy": "term"}[rule]
+    if source.get(key) is None:
+        raise Invalid(where, f"needs '{key}'")
+    value = str(source[key]).lower()
+    if rule == "prefix":
+        terms = prefix_terms(index, field, value, _MAX_EXPANSIONS + 1)
+    elif rule == "wildcard":
+        compiled = re.compile(wildcard_regex(value), re.DOTALL)
+        start = literal_prefix(value)
+        terms = [t for t in prefix_terms(index, field, start, 2**31) if compiled.fullmatch(t)]
+    else:
+        edits = edits_for(source.get("fuzziness", "auto"), value, where)
+        prefix_length = int(number(source, "prefix_length", where, 0))
+        transpositions = source.get("transpositions", True) not in (False, "false")
+        terms = [t for t, _ in fuzzy_expansions(target, value, edits, prefix_length, transpositions, 2**31)]
+    if len(terms) > _MAX_EXPANSIONS:
+        raise Unsupported(f"an intervals {rule} expanding to more than {_MAX_EXPANSIONS} terms", where)
+    return terms
