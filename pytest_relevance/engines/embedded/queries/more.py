@@ -122,14 +122,14 @@ class _Settings:
     boost_terms: float
     skip: set[tuple[str, str]] = dataclasses.field(default_factory=set)
 
-    def noise(self, field: str, term: str) -> bool:
+    def noise(self, field: str, word: str) -> bool:
         """isNoiseWord (length in UTF-16 units, stop words) or isSkipTerm (an unlike term of that field)."""
-        length = len(term.encode("utf-16-le")) // 2
+        length = len(word.encode("utf-16-le")) // 2
         if (self.min_word_length > 0 and length < self.min_word_length) or (
             self.max_word_length > 0 and length > self.max_word_length
         ):
             return True
-        return term in self.stop_words or (field, term) in self.skip
+        return word in self.stop_words or (field, word) in self.skip
 
 
 @query("more_like_this")
@@ -163,24 +163,25 @@ def more_like_this(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> 
         for item in like_items:
             for field, counts in _vectors(index, item, fields, path).items():
                 merged = per_field.setdefault(field, {})
-                for term, freq in counts.items():
-                    if not settings.noise(field, term):
-                        merged[term] = merged.get(term, 0) + freq
+                for word, freq in counts.items():
+                    if not settings.noise(field, word):
+                        merged[word] = merged.get(word, 0) + freq
         chosen = [t for field, words in per_field.items() for t in _select(index, words, [field], settings, path)]
         parts.append(_part(index, chosen, settings, spec_msm, boost, path))
     if like_texts:
         words: dict[str, int] = {}
         for text in like_texts:
-            for count, term in enumerate(analyze(text), 1):
+            for count, word in enumerate(analyze(text), 1):
                 if count > _MAX_TOKENS_PARSED:
                     break
-                if not settings.noise(fields[0], term):
-                    words[term] = words.get(term, 0) + 1
+                if not settings.noise(fields[0], word):
+                    words[word] = words.get(word, 0) + 1
         parts.append(_part(index, _select(index, words, fields, settings, path), settings, spec_msm, boost, path))
     result = flat_sum(index, parts)
-    if options.get("include") in (True, "true") or not like_items:
-        return result.boosted(options.get("boost"))
+    # handleExclude: a must_not on the liked corpus documents (artificial ones have no id)
     excluded = [index.ordinal[i["_id"]] for i in like_items if "doc" not in i and i["_id"] in index.ordinal]
+    if options.get("include") in (True, "true") or not excluded:
+        return result.boosted(options.get("boost"))
     keep = ~np.isin(result.docs, excluded)
     return Scores.of(index.n, result.docs[keep], result.values[keep])
 
