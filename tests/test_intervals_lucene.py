@@ -1,6 +1,6 @@
 """intervals against real Lucene 9.9.1's IntervalQuery (tests/lucene_extra/intervals.py, zz_intervals.json.gz) on
-Cranfield bodies (the `standard` analyzer): match sources (one term, phrase, ordered and unordered, with and
-without max_gaps), prefix, wildcard and fuzzy; scores must be Lucene's float32 bits, in Lucene's order.
+Cranfield bodies (the `standard` analyzer): match sources (one term, phrase, ordered and unordered, with and without
+max_gaps), prefix, wildcard, fuzzy and any_of over them; scores must be Lucene's float32 bits, in Lucene's order.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "zz_intervals.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))
-KEY = {"match": "query", "prefix": "prefix", "wildcard": "pattern", "fuzzy": "term"}
+KEY = {"match": "query", "prefix": "prefix", "wildcard": "pattern", "fuzzy": "term", "any_of": "intervals"}
 
 pytestmark = pytest.mark.skipif(not (CRANFIELD / "cran.all.1400").is_file(), reason="../shared/data/cranfield absent")
 
@@ -58,6 +58,7 @@ def test_intervals_score_as_lucenes_interval_query(bodies: EmbeddedIndex, shape:
     ("source", "message"),
     [
         ({"all_of": {"intervals": []}}, "intervals all_of"),
+        ({"any_of": {"intervals": [{"any_of": {"intervals": []}}]}}, "an intervals any_of inside any_of"),
         ({"match": {"query": "flow", "filter": {}}}, "intervals match.filter"),
         ({"match": {"query": "flow flow"}}, "repeats a term"),
         ({"prefix": {"prefix": "a"}}, "more than 128 terms"),

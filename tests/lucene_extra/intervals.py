@@ -8,11 +8,11 @@ The body is indexed with StandardAnalyzer (Elasticsearch's `standard`: no stop w
 `match` source is Elasticsearch's IntervalBuilder over the analyzed text: one term is Intervals.term; several are
 Intervals.phrase when ordered with max_gaps 0, else Intervals.ordered or Intervals.unordered, inside
 Intervals.maxgaps unless max_gaps is -1 (the default; `ordered` defaults to false). `prefix` and `wildcard` are
-Intervals.prefix / Intervals.wildcard with Elasticsearch's 128 expansions, `fuzzy` Intervals.multiterm over the
-FuzzyQuery automaton (AUTO edits, prefix_length 0, transpositions). The query is IntervalQuery(field, source): a
-document scores boost x (1 - 1 / (1 + f)), f the sum over its intervals of 1 / (length - minExtent + 1). Texts are
-the first 1 to 4 words of Cranfield queries (those without a repeated word). Every hit is kept (top 50) with its
-float32 score.
+Intervals.prefix / Intervals.wildcard (Lucene's default 128 expansions, which no pattern here reaches), `fuzzy` Intervals.multiterm over the
+FuzzyQuery automaton (AUTO edits, prefix_length 0, transpositions); `any_of` is Intervals.or of its sources. The
+query is IntervalQuery(field, source): a document scores boost x (1 - 1 / (1 + f)), f the sum over its intervals of
+1 / (length - minExtent + 1). Texts are the first 1 to 4 words of Cranfield queries (those without a repeated word).
+Every hit is kept (top 50) with its float32 score.
 """
 
 from __future__ import annotations
@@ -139,11 +139,36 @@ def main() -> None:
                                "hits": [run(Intervals.prefix(BytesRef(p), 128)) for p in PREFIXES]}  # fmt: skip
     out["shapes"]["wildcard"] = {"source": {"wildcard": {}}, "values": WILDCARDS,
                                  "hits": [run(Intervals.wildcard(BytesRef(w), 128)) for w in WILDCARDS]}  # fmt: skip
+
+    def fuzzy_source(term: str) -> Any:
+        automaton = FuzzyQuery(Term("body", term), auto_edits(term), 0, 50, True).getAutomata()
+        return Intervals.multiterm(automaton, 128, term)
+
     fuzzy_runs = []
     for term in FUZZY:
-        automaton = FuzzyQuery(Term("body", term), auto_edits(term), 0, 50, True).getAutomata()
-        fuzzy_runs.append(run(Intervals.multiterm(automaton, 128, term)))
+        fuzzy_runs.append(run(fuzzy_source(term)))
     out["shapes"]["fuzzy"] = {"source": {"fuzzy": {}}, "values": FUZZY, "hits": fuzzy_runs}
+
+    # any_of: Intervals.or of the sources, for the texts of two words or more (their first word w)
+    several = [t for t in out["texts"] if " " in t]
+    combos = {
+        "any_of_phrase_word": (
+            lambda t: [{"match": {"query": t, "ordered": True}}, {"match": {"query": t.split()[0]}}],
+            lambda t: [match_source(t, {"ordered": True}), match_source(t.split()[0], {})],
+        ),
+        "any_of_prefix_match": (
+            lambda t: [{"prefix": {"prefix": t.split()[-1][:4]}}, {"match": {"query": t, "max_gaps": 2}}],
+            lambda t: [Intervals.prefix(BytesRef(t.split()[-1][:4]), 128), match_source(t, {"max_gaps": 2})],
+        ),
+        "any_of_fuzzy_unordered": (
+            lambda t: [{"fuzzy": {"term": t.split()[0]}}, {"match": {"query": t}}, {"match": {"query": t.split()[1]}}],
+            lambda t: [fuzzy_source(t.split()[0]), match_source(t, {}), match_source(t.split()[1], {})],
+        ),
+    }
+    for name, (dsl, lucene) in combos.items():
+        values = [dsl(t) for t in several]
+        hits = [run(Intervals.or_(*lucene(t))) for t in several]
+        out["shapes"][name] = {"source": {"any_of": {}}, "values": values, "hits": hits}
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / "zz_intervals.json.gz"
     target.write_bytes(gzip.compress(json.dumps(out, separators=(",", ":")).encode(), mtime=0))

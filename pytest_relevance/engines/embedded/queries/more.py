@@ -447,6 +447,7 @@ _INTERVAL_OPTIONS = {
     "prefix": {"prefix", "analyzer"},
     "wildcard": {"pattern", "analyzer"},
     "fuzzy": {"term", "prefix_length", "transpositions", "fuzziness", "analyzer"},
+    "any_of": {"intervals"},
 }
 _MAX_EXPANSIONS = 128  # Lucene's Intervals.DEFAULT_MAX_EXPANSIONS
 
@@ -457,7 +458,8 @@ def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
     f)) in float, where f sums 1 / (length - minExtent + 1) over a document's minimal intervals (in float, as
     IntervalScorer adds them). Sources: `match` (one term; several as a phrase when ordered with max_gaps 0, else
     the minimal ordered or unordered intervals, max_gaps filtering their gaps), and `prefix`, `wildcard`, `fuzzy`
-    (every position of a matching term). all_of, any_of, filter and use_field are not run here."""
+    (every position of a matching term), and `any_of` over those (Lucene's disjunction: the sources' intervals by
+    end, leaving out one that contains the interval before it). all_of, filter and use_field are not run here."""
     if not isinstance(spec, dict) or len(spec) != 1:
         raise Invalid(path, "expected {field: {rule: {...}}} with one field")
     field = next(iter(spec))
@@ -469,24 +471,11 @@ def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
     rules = [k for k in rule_spec if k not in ("boost", "_name")]
     if len(rules) != 1:
         raise Invalid(f"{path}.{field}", f"expected one rule (match, prefix, wildcard, fuzzy, ...), got {rules}")
-    rule, where = rules[0], f"{path}.{field}.{rules[0]}"
-    if rule not in _INTERVAL_OPTIONS:
-        raise Unsupported(f"intervals {rule}", where, sorted(_INTERVAL_OPTIONS))
     if index.kinds[field] != "text":
         raise Invalid(path, f"Can only use interval queries on text fields - not on [{field}] which is of type "
                             f"[{index.fields[field].type}]")  # fmt: skip
-    source = rule_spec[rule]
-    if not isinstance(source, dict):
-        raise Invalid(where, "expected a mapping of options")
-    extra = sorted(set(source) - _INTERVAL_OPTIONS[rule])
-    if extra:
-        raise Unsupported(f"intervals {rule}.{extra[0]}", where, sorted(_INTERVAL_OPTIONS[rule]))
     weight = F32(boost_of(options, f"{path}.{field}", boost))
-    target = index.text[field]
-    if rule == "match":
-        per_doc, min_extent = _match_intervals(index, field, source, where)
-    else:
-        per_doc, min_extent = _term_positions(target, _expand(index, field, rule, source, where)), 1
+    per_doc, min_extent = _source(index, field, {rules[0]: rule_spec[rules[0]]}, f"{path}.{field}", top=True)
     docs = np.array(sorted(per_doc), dtype=np.int64)
     values = np.empty(docs.size, dtype=F32)
     for i, doc in enumerate(docs.tolist()):
@@ -495,6 +484,60 @@ def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
             freq = F32(float(freq) + 1.0 / max(end - start + 1 - min_extent + 1, 1))
         values[i] = weight * (F32(1) - F32(1) / (F32(1) + freq))  # SaturationFunction, pivot 1
     return Scores.of(index.n, docs, values)
+
+
+def _source(
+    index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = False
+) -> tuple[dict[int, list[tuple[int, int]]], int]:
+    """One intervals rule `{rule: {...}}`: its intervals per document (in the order Lucene's iterator gives them)
+    and its minExtent."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise Invalid(path, "expected one rule, e.g. {match: {query: 'a b'}}")
+    ((rule, source),) = node.items()
+    where = f"{path}.{rule}"
+    if rule not in _INTERVAL_OPTIONS or (rule == "any_of" and not top):
+        raise Unsupported(f"intervals {rule}" if top else f"an intervals {rule} inside any_of", where,
+                          sorted(_INTERVAL_OPTIONS))  # fmt: skip
+    if not isinstance(source, dict):
+        raise Invalid(where, "expected a mapping of options")
+    extra = sorted(set(source) - _INTERVAL_OPTIONS[rule])
+    if extra:
+        raise Unsupported(f"intervals {rule}.{extra[0]}", where, sorted(_INTERVAL_OPTIONS[rule]))
+    if rule == "match":
+        return _match_intervals(index, field, source, where)
+    if rule != "any_of":
+        return _term_positions(index.text[field], _expand(index, field, rule, source, where)), 1
+    subs = source.get("intervals")
+    if not isinstance(subs, list) or not subs:
+        raise Invalid(f"{where}.intervals", "needs a list of intervals rules")
+    parts = [_source(index, field, sub, f"{where}.intervals[{i}]") for i, sub in enumerate(subs)]
+    out: dict[int, list[tuple[int, int]]] = {}
+    for doc in set().union(*(found for found, _ in parts)):
+        out[doc] = _disjunction([found[doc] for found, _ in parts if doc in found])
+    return out, min(extent for _, extent in parts)
+
+
+def _disjunction(lists: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """DisjunctionIntervalIterator: the sub-iterators' current intervals in a queue by end (then the later start
+    first); each step advances every one whose interval contains the one just returned, then returns the top."""
+    import heapq
+
+    heap = [((ps[0][1], -ps[0][0]), i, 0) for i, ps in enumerate(lists) if ps]
+    heapq.heapify(heap)
+    out: list[tuple[int, int]] = []
+    while heap:
+        (end, neg_start), _, _ = heap[0]
+        out.append((-neg_start, end))
+        start = -neg_start
+        while heap:
+            (top_end, top_neg), i, at = heap[0]
+            if not (start >= -top_neg and end <= top_end):
+                break
+            heapq.heappop(heap)
+            if at + 1 < len(lists[i]):
+                nxt = lists[i][at + 1]
+                heapq.heappush(heap, ((nxt[1], -nxt[0]), i, at + 1))
+    return out
 
 
 def _match_intervals(
