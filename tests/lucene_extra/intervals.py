@@ -8,11 +8,11 @@ The body is indexed with StandardAnalyzer (Elasticsearch's `standard`: no stop w
 `match` source is Elasticsearch's IntervalBuilder over the analyzed text: one term is Intervals.term; several are
 Intervals.phrase when ordered with max_gaps 0, else Intervals.ordered or Intervals.unordered, inside
 Intervals.maxgaps unless max_gaps is -1 (the default; `ordered` defaults to false). `prefix` and `wildcard` are
-Intervals.prefix / Intervals.wildcard (Lucene's default 128 expansions, which no pattern here reaches), `fuzzy` Intervals.multiterm over the
-FuzzyQuery automaton (AUTO edits, prefix_length 0, transpositions); `any_of` is Intervals.or of its sources. The
-query is IntervalQuery(field, source): a document scores boost x (1 - 1 / (1 + f)), f the sum over its intervals of
-1 / (length - minExtent + 1). Texts are the first 1 to 4 words of Cranfield queries (those without a repeated word).
-Every hit is kept (top 50) with its float32 score.
+Intervals.prefix / Intervals.wildcard (Lucene's default 128 expansions, which no pattern here reaches), `fuzzy`
+Intervals.multiterm over the FuzzyQuery automaton (AUTO edits, prefix_length 0, transpositions); `any_of` is
+Intervals.or of its sources. The query is IntervalQuery(field, source): a document scores boost x (1 - 1 / (1 + f)),
+f the sum over its intervals of 1 / (length - minExtent + 1). Texts are the first 1 to 4 words of Cranfield queries
+(those without a repeated word). Every hit is kept (top 50) with its float32 score.
 """
 
 from __future__ import annotations
