@@ -1,6 +1,7 @@
 """intervals against real Lucene 9.9.1's IntervalQuery (tests/lucene_extra/intervals.py, zz_intervals.json.gz) on
 Cranfield bodies (the `standard` analyzer): match sources (one term, phrase, ordered and unordered, with and without
-max_gaps), prefix, wildcard, fuzzy and any_of over them; scores must be Lucene's float32 bits, in Lucene's order.
+max_gaps), prefix, wildcard, fuzzy, all_of match rules and any_of; scores must be Lucene's float32 bits, in Lucene's
+order.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from tests.test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "zz_intervals.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))
-KEY = {"match": "query", "prefix": "prefix", "wildcard": "pattern", "fuzzy": "term", "any_of": "intervals"}
+KEY = {
+    "match": "query",
+    "prefix": "prefix",
+    "wildcard": "pattern",
+    "fuzzy": "term",
+    "any_of": "intervals",
+    "all_of": "intervals",
+}
 
 pytestmark = pytest.mark.skipif(not (CRANFIELD / "cran.all.1400").is_file(), reason="../shared/data/cranfield absent")
 
@@ -57,10 +65,11 @@ def test_intervals_score_as_lucenes_interval_query(bodies: EmbeddedIndex, shape:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ({"all_of": {"intervals": []}}, "intervals all_of"),
-        ({"any_of": {"intervals": [{"any_of": {"intervals": []}}]}}, "an intervals any_of inside any_of"),
+        ({"match": {"query": "flow", "use_field": "x"}}, "intervals match.use_field"),
+        ({"any_of": {"intervals": [{"any_of": {"intervals": []}}]}}, "an intervals any_of inside another rule"),
+        ({"all_of": {"intervals": [{"prefix": {"prefix": "flow"}}, {"match": {"query": "a"}}]}}, "all_of over any_of"),
         ({"match": {"query": "flow", "filter": {}}}, "intervals match.filter"),
-        ({"match": {"query": "flow flow"}}, "repeats a term"),
+        ({"match": {"query": "flow flow"}}, "repeat a term"),
         ({"prefix": {"prefix": "a"}}, "more than 128 terms"),
     ],
 )

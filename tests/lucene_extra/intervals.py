@@ -10,9 +10,11 @@ Intervals.phrase when ordered with max_gaps 0, else Intervals.ordered or Interva
 Intervals.maxgaps unless max_gaps is -1 (the default; `ordered` defaults to false). `prefix` and `wildcard` are
 Intervals.prefix / Intervals.wildcard (Lucene's default 128 expansions, which no pattern here reaches), `fuzzy`
 Intervals.multiterm over the FuzzyQuery automaton (AUTO edits, prefix_length 0, transpositions); `any_of` is
-Intervals.or of its sources. The query is IntervalQuery(field, source): a document scores boost x (1 - 1 / (1 + f)),
-f the sum over its intervals of 1 / (length - minExtent + 1). Texts are the first 1 to 4 words of Cranfield queries
-(those without a repeated word). Every hit is kept (top 50) with its float32 score.
+Intervals.or of its sources, `all_of` Elasticsearch's IntervalBuilder.combineSources of its match sources (a phrase
+for ordered max_gaps 0, Intervals.ordered or unordered, maxgaps). The query is IntervalQuery(field, source): a
+document scores boost x (1 - 1 / (1 + f)), f the sum over its intervals of 1 / (length - minExtent + 1). Texts are
+the first 1 to 4 words of Cranfield queries (those without a repeated word). Every hit is kept (top 50) with its
+float32 score.
 """
 
 from __future__ import annotations
@@ -165,6 +167,41 @@ def main() -> None:
             lambda t: [fuzzy_source(t.split()[0]), match_source(t, {}), match_source(t.split()[1], {})],
         ),
     }
+    # all_of: IntervalBuilder.combineSources over the match sources, for the texts of three words or more
+    three = [t.split() for t in out["texts"] if len(t.split()) >= 3]
+    combos_all = {
+        "all_of_ordered": (
+            {"ordered": True},
+            lambda w: [{"match": {"query": w[0]}}, {"match": {"query": f"{w[1]} {w[2]}", "ordered": True}}],
+            lambda w: Intervals.ordered(match_source(w[0], {}), match_source(f"{w[1]} {w[2]}", {"ordered": True})),
+        ),
+        "all_of_unordered_gaps": (
+            {"max_gaps": 4},
+            lambda w: [{"match": {"query": f"{w[0]} {w[1]}"}}, {"match": {"query": w[2]}}],
+            lambda w: Intervals.maxgaps(
+                4, Intervals.unordered(match_source(f"{w[0]} {w[1]}", {}), match_source(w[2], {}))
+            ),
+        ),
+        "all_of_phrase": (
+            {"ordered": True, "max_gaps": 0},
+            lambda w: [{"match": {"query": w[0]}}, {"match": {"query": w[1]}}],
+            lambda w: Intervals.phrase(match_source(w[0], {}), match_source(w[1], {})),
+        ),
+        "all_of_unordered_of_phrase": (
+            {},
+            lambda w: [
+                {"match": {"query": f"{w[0]} {w[1]}", "ordered": True, "max_gaps": 0}},
+                {"match": {"query": w[2]}},
+            ],
+            lambda w: Intervals.unordered(
+                match_source(f"{w[0]} {w[1]}", {"ordered": True, "max_gaps": 0}), match_source(w[2], {})
+            ),
+        ),
+    }
+    for name, (options, dsl_all, lucene_all) in combos_all.items():
+        values = [dsl_all(w) for w in three]
+        hits = [run(lucene_all(w)) for w in three]
+        out["shapes"][name] = {"source": {"all_of": options}, "values": values, "hits": hits}
     for name, (dsl, lucene) in combos.items():
         values = [dsl(t) for t in several]
         hits = [run(Intervals.or_(*lucene(t))) for t in several]

@@ -448,6 +448,7 @@ _INTERVAL_OPTIONS = {
     "wildcard": {"pattern", "analyzer"},
     "fuzzy": {"term", "prefix_length", "transpositions", "fuzziness", "analyzer"},
     "any_of": {"intervals"},
+    "all_of": {"intervals", "max_gaps", "ordered"},
 }
 _MAX_EXPANSIONS = 128  # Lucene's Intervals.DEFAULT_MAX_EXPANSIONS
 
@@ -458,8 +459,9 @@ def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
     f)) in float, where f sums 1 / (length - minExtent + 1) over a document's minimal intervals (in float, as
     IntervalScorer adds them). Sources: `match` (one term; several as a phrase when ordered with max_gaps 0, else
     the minimal ordered or unordered intervals, max_gaps filtering their gaps), and `prefix`, `wildcard`, `fuzzy`
-    (every position of a matching term), and `any_of` over those (Lucene's disjunction: the sources' intervals by
-    end, leaving out one that contains the interval before it). all_of, filter and use_field are not run here."""
+    (every position of a matching term), `all_of` match rules (ordered, unordered, max_gaps) and `any_of` at the
+    top (Lucene's disjunction), built with Lucene's flattening and run by ports of its iterators. filter, use_field
+    and rules Lucene would pull disjunctions out of are not run here."""
     if not isinstance(spec, dict) or len(spec) != 1:
         raise Invalid(path, "expected {field: {rule: {...}}} with one field")
     field = next(iter(spec))
@@ -475,60 +477,308 @@ def intervals(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Score
         raise Invalid(path, f"Can only use interval queries on text fields - not on [{field}] which is of type "
                             f"[{index.fields[field].type}]")  # fmt: skip
     weight = F32(boost_of(options, f"{path}.{field}", boost))
-    per_doc, min_extent = _source(index, field, {rules[0]: rule_spec[rules[0]]}, f"{path}.{field}", top=True)
-    docs = np.array(sorted(per_doc), dtype=np.int64)
-    values = np.empty(docs.size, dtype=F32)
-    for i, doc in enumerate(docs.tolist()):
+    source = _source(index, field, {rules[0]: rule_spec[rules[0]]}, f"{path}.{field}", top=True)
+    docs, values = [], []
+    for doc in sorted(source.docs):
+        found = source.intervals(doc)
+        if not found:
+            continue
         freq = F32(0)
-        for start, end in per_doc[doc]:
-            freq = F32(float(freq) + 1.0 / max(end - start + 1 - min_extent + 1, 1))
-        values[i] = weight * (F32(1) - F32(1) / (F32(1) + freq))  # SaturationFunction, pivot 1
-    return Scores.of(index.n, docs, values)
+        for start, end, _ in found:
+            freq = F32(float(freq) + 1.0 / max(end - start + 1 - source.min_extent + 1, 1))
+        docs.append(doc)
+        values.append(weight * (F32(1) - F32(1) / (F32(1) + freq)))  # SaturationFunction, pivot 1
+    return Scores.of(index.n, np.array(docs, dtype=np.int64), np.array(values, dtype=F32))
 
 
-def _source(
-    index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = False
-) -> tuple[dict[int, list[tuple[int, int]]], int]:
-    """One intervals rule `{rule: {...}}`: its intervals per document (in the order Lucene's iterator gives them)
-    and its minExtent."""
+NO_MORE = 2**31 - 1  # IntervalIterator.NO_MORE_INTERVALS
+
+
+@dataclasses.dataclass
+class _Src:
+    """An IntervalsSource as Lucene builds it: `key` its identity (what Lucene's builders compare to flatten and
+    deduplicate), the documents it may match, and how to make its intervals in one of them."""
+
+    kind: str  # leaf, phrase, ordered, unordered, maxgaps, or
+    key: tuple[Any, ...]
+    min_extent: int
+    docs: set[int]
+    subs: list[_Src] = dataclasses.field(default_factory=list)
+    positions: dict[int, list[tuple[int, int]]] = dataclasses.field(default_factory=dict)
+    max_gaps: int = -1
+
+    def intervals(self, doc: int) -> list[tuple[int, int, int]]:
+        """(start, end, gaps) in the order Lucene's iterator gives them."""
+        if self.kind == "leaf":
+            return [(s, e, 0) for s, e in self.positions.get(doc, [])]
+        if self.kind == "maxgaps":
+            return [i for i in self.subs[0].intervals(doc) if i[2] <= self.max_gaps]
+        lists = [sub.intervals(doc) for sub in self.subs if self.kind != "or" or doc in sub.docs]
+        if self.kind == "or":
+            return _disjunction(lists)
+        if any(not found for found in lists):
+            return []
+        return {"phrase": _block, "ordered": _ordered, "unordered": _unordered}[self.kind](lists)
+
+
+def _leaf(key: tuple[Any, ...], positions: dict[int, list[tuple[int, int]]]) -> _Src:
+    return _Src("leaf", key, 1, set(positions), positions=positions)
+
+
+def _combine(kind: str, subs: list[_Src], where: str) -> _Src:
+    """Intervals.phrase / ordered / unordered: one source stays itself; ordered and unordered take in the sources
+    of a nested one of their kind (their build's flatten); a repeated source is not run here (Lucene's
+    RepeatingIntervalsSource)."""
+    if len(subs) == 1:
+        return subs[0]
+    if kind != "phrase":
+        subs = [inner for sub in subs for inner in (sub.subs if sub.kind == kind else [sub])]
+    keys = [sub.key for sub in subs]
+    if len(set(keys)) != len(keys):
+        raise Unsupported("intervals that repeat a term or rule", where, ["distinct terms and rules"])
+    docs = set.intersection(*(sub.docs for sub in subs))
+    return _Src(kind, (kind, *keys), sum(sub.min_extent for sub in subs), docs, subs)
+
+
+def _with_gaps(source: _Src, gaps: int, ordered: bool, where: str) -> _Src:
+    """IntervalBuilder.combineSources' ending: a phrase for ordered max_gaps 0, Intervals.maxgaps below -1."""
+    if len(source.subs) < 2 or source.kind not in ("ordered", "unordered"):
+        return source
+    if ordered and gaps == 0:
+        return _combine("phrase", source.subs, where)
+    if gaps < 0:
+        return source
+    return _Src("maxgaps", ("maxgaps", gaps, source.key), source.min_extent, source.docs, [source], max_gaps=gaps)
+
+
+def _source(index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = False) -> _Src:
+    """One intervals rule `{rule: {...}}` as Elasticsearch's IntervalsSourceProvider builds it."""
     if not isinstance(node, dict) or len(node) != 1:
         raise Invalid(path, "expected one rule, e.g. {match: {query: 'a b'}}")
     ((rule, source),) = node.items()
     where = f"{path}.{rule}"
-    if rule not in _INTERVAL_OPTIONS or (rule == "any_of" and not top):
-        raise Unsupported(f"intervals {rule}" if top else f"an intervals {rule} inside any_of", where,
-                          sorted(_INTERVAL_OPTIONS))  # fmt: skip
+    if rule not in _INTERVAL_OPTIONS:
+        raise Unsupported(f"intervals {rule}", where, sorted(_INTERVAL_OPTIONS))
     if not isinstance(source, dict):
         raise Invalid(where, "expected a mapping of options")
     extra = sorted(set(source) - _INTERVAL_OPTIONS[rule])
     if extra:
         raise Unsupported(f"intervals {rule}.{extra[0]}", where, sorted(_INTERVAL_OPTIONS[rule]))
+    gaps = int(number(source, "max_gaps", where, -1))
+    ordered = source.get("ordered", False) in (True, "true")
     if rule == "match":
-        return _match_intervals(index, field, source, where)
-    if rule != "any_of":
-        return _term_positions(index.text[field], _expand(index, field, rule, source, where)), 1
+        return _match_source(index, field, source, gaps, ordered, where)
+    if rule in ("prefix", "wildcard", "fuzzy"):
+        terms = _expand(index, field, rule, source, where)
+        return _leaf((rule, tuple(terms)), _term_positions(index.text[field], terms))
+    if rule == "any_of" and not top:
+        raise Unsupported("an intervals any_of inside another rule", where, ["any_of at the top"])
     subs = source.get("intervals")
     if not isinstance(subs, list) or not subs:
         raise Invalid(f"{where}.intervals", "needs a list of intervals rules")
     parts = [_source(index, field, sub, f"{where}.intervals[{i}]") for i, sub in enumerate(subs)]
-    out: dict[int, list[tuple[int, int]]] = {}
-    for doc in set().union(*(found for found, _ in parts)):
-        out[doc] = _disjunction([found[doc] for found, _ in parts if doc in found])
-    return out, min(extent for _, extent in parts)
+    if rule == "any_of":
+        if len(parts) == 1:
+            return parts[0]
+        return _Src("or", ("or", *(p.key for p in parts)), min(p.min_extent for p in parts),
+                    set().union(*(p.docs for p in parts)), parts)  # fmt: skip
+    if any(p.kind == "or" or p.key[0] in ("prefix", "wildcard", "fuzzy") for p in parts):
+        # Lucene pulls disjunctions up out of ordered and unordered sources
+        raise Unsupported("an intervals all_of over any_of, prefix, wildcard or fuzzy", where, ["match rules"])
+    return _with_gaps(_combine("ordered" if ordered else "unordered", parts, where), gaps, ordered, where)
 
 
-def _disjunction(lists: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
+def _match_source(
+    index: EmbeddedIndex, field: str, source: dict[str, Any], gaps: int, ordered: bool, where: str
+) -> _Src:
+    """IntervalBuilder.analyzeText over the analyzed query (no synonyms, no position gaps)."""
+    if source.get("query") is None:
+        raise Invalid(where, "needs 'query'")
+    terms, positions = index.search_tokens(field, str(source["query"]), source.get("analyzer"), path=where)
+    if not terms:
+        return _Src("leaf", ("none",), 0, set())
+    if list(positions) != list(range(positions[0], positions[0] + len(terms))):
+        raise Unsupported("an intervals match whose text stacks synonyms or leaves position gaps", where,
+                          ["texts analyzed to one term per position"])  # fmt: skip
+    target = index.text[field]
+    leaves = [_leaf(("term", t), _term_positions(target, [t])) for t in terms]
+    if len(leaves) == 1:
+        return leaves[0]
+    if ordered and gaps == 0:
+        return _combine("phrase", leaves, where)
+    return _with_gaps(_combine("ordered" if ordered else "unordered", leaves, where), gaps, ordered, where)
+
+
+class _Cursor:
+    """An IntervalIterator over precomputed intervals: -1 before the first, NO_MORE after the last."""
+
+    __slots__ = ("at", "items")
+
+    def __init__(self, items: list[tuple[int, int, int]]) -> None:
+        self.items, self.at = items, -1
+
+    @property
+    def start(self) -> int:
+        return -1 if self.at < 0 else NO_MORE if self.at >= len(self.items) else self.items[self.at][0]
+
+    @property
+    def end(self) -> int:
+        return -1 if self.at < 0 else NO_MORE if self.at >= len(self.items) else self.items[self.at][1]
+
+    def next(self) -> int:
+        self.at = min(self.at + 1, len(self.items))
+        return self.start
+
+    def width(self) -> int:
+        return self.end - self.start + 1
+
+
+def _block(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
+    """BlockIntervalIterator: the sources one right after another."""
+    subs = [_Cursor(found) for found in lists]
+    out = []
+    while True:
+        if subs[0].next() == NO_MORE:
+            return out
+        i = 1
+        while i < len(subs):
+            while subs[i].start <= subs[i - 1].end:
+                if subs[i].next() == NO_MORE:
+                    return out
+            if subs[i].start == subs[i - 1].end + 1:
+                i += 1
+            else:
+                if subs[0].next() == NO_MORE:
+                    return out
+                i = 1
+        out.append((subs[0].start, subs[-1].end, 0))
+
+
+def _ordered(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
+    """OrderedIntervalsSource's iterator (reset, then nextInterval until exhausted)."""
+    subs = [_Cursor(found) for found in lists]
+    subs[0].next()
+    out = []
+    while (found := _ordered_next(subs)) is not None:
+        out.append(found)
+    return out
+
+
+def _ordered_next(subs: list[_Cursor]) -> tuple[int, int, int] | None:
+    """OrderedIntervalIterator.nextInterval, step for step: the next (start, end, gaps), None when exhausted."""
+    found = None
+    last_start, minimizing, i = NO_MORE, False, 1
+    while True:
+        while True:
+            if subs[i - 1].end >= last_start:
+                return found
+            if i == len(subs) or (minimizing and subs[i].start > subs[i - 1].end):
+                break
+            while True:
+                if subs[i].end >= last_start or subs[i].next() == NO_MORE:
+                    return found
+                if subs[i].start > subs[i - 1].end:
+                    break
+            i += 1
+        start = subs[0].start
+        if start == NO_MORE:
+            return None
+        end = subs[-1].end
+        found = (start, end, end - start + 1 - sum(sub.width() for sub in subs))
+        last_start, i = subs[-1].start, 1
+        if subs[0].next() == NO_MORE:
+            return found
+        minimizing = True
+
+
+class _Queue:
+    """Lucene's PriorityQueue (a 1-based binary heap) with its lessThan."""
+
+    def __init__(self, less: Any) -> None:
+        self.heap: list[Any] = [None]
+        self.less = less
+
+    def __len__(self) -> int:
+        return len(self.heap) - 1
+
+    def top(self) -> Any:
+        return self.heap[1]
+
+    def add(self, item: Any) -> None:
+        heap, less = self.heap, self.less
+        heap.append(item)
+        i = len(heap) - 1
+        j = i >> 1
+        while j > 0 and less(item, heap[j]):
+            heap[i] = heap[j]
+            i, j = j, j >> 1
+        heap[i] = item
+
+    def pop(self) -> Any:
+        heap, less = self.heap, self.less
+        result = heap[1]
+        heap[1] = heap[-1]
+        heap.pop()
+        size = len(heap) - 1
+        if size:
+            i, node = 1, heap[1]
+            j = 2
+            if j + 1 <= size and less(heap[j + 1], heap[j]):
+                j += 1
+            while j <= size and less(heap[j], node):
+                heap[i] = heap[j]
+                i, j = j, j << 1
+                if j + 1 <= size and less(heap[j + 1], heap[j]):
+                    j += 1
+            heap[i] = node
+        return result
+
+
+def _unordered(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
+    """UnorderedIntervalsSource's iterator, step for step."""
+    subs = [_Cursor(found) for found in lists]
+    queue = _Queue(lambda a, b: a.start < b.start or (a.start == b.start and a.end >= b.end))
+    queue_end = start = -1
+    for sub in subs:
+        if sub.next() == NO_MORE:
+            break
+        queue.add(sub)
+        queue_end = max(queue_end, sub.end)
+    out: list[tuple[int, int, int]] = []
+    while True:
+        while len(queue) == len(subs) and queue.top().start == start:
+            sub = queue.pop()
+            if sub.next() != NO_MORE:
+                queue.add(sub)
+                queue_end = max(queue_end, sub.end)
+        if len(queue) < len(subs):
+            return out
+        while True:
+            start, end = queue.top().start, queue_end
+            found = (start, end, end - start + 1 - sum(sub.width() for sub in subs))
+            if queue.top().end == end:
+                break
+            sub = queue.pop()
+            if sub.next() != NO_MORE:
+                queue.add(sub)
+                queue_end = max(queue_end, sub.end)
+            if not (len(queue) == len(subs) and end == queue_end):
+                break
+        out.append(found)
+
+
+def _disjunction(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
     """DisjunctionIntervalIterator: the sub-iterators' current intervals in a queue by end (then the later start
     first); each step advances every one whose interval contains the one just returned, then returns the top."""
     import heapq
 
     heap = [((ps[0][1], -ps[0][0]), i, 0) for i, ps in enumerate(lists) if ps]
     heapq.heapify(heap)
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, int, int]] = []
     while heap:
-        (end, neg_start), _, _ = heap[0]
-        out.append((-neg_start, end))
-        start = -neg_start
+        _, i, at = heap[0]
+        start, end, _ = current = lists[i][at]
+        out.append(current)
         while heap:
             (top_end, top_neg), i, at = heap[0]
             if not (start >= -top_neg and end <= top_end):
@@ -537,71 +787,6 @@ def _disjunction(lists: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
             if at + 1 < len(lists[i]):
                 nxt = lists[i][at + 1]
                 heapq.heappush(heap, ((nxt[1], -nxt[0]), i, at + 1))
-    return out
-
-
-def _match_intervals(
-    index: EmbeddedIndex, field: str, source: dict[str, Any], where: str
-) -> tuple[dict[int, list[tuple[int, int]]], int]:
-    """A match source's intervals per document and its minExtent (Elasticsearch's IntervalBuilder)."""
-    if source.get("query") is None:
-        raise Invalid(where, "needs 'query'")
-    terms, positions = index.search_tokens(field, str(source["query"]), source.get("analyzer"), path=where)
-    if len(terms) != len(set(terms)) or list(positions) != list(range(positions[0], positions[0] + len(terms))):
-        raise Unsupported("an intervals match whose text repeats a term, stacks synonyms or leaves position gaps",
-                          where)  # fmt: skip
-    gaps = int(number(source, "max_gaps", where, -1))
-    ordered = source.get("ordered", False) in (True, "true")
-    target = index.text[field]
-    lists = [_term_positions(target, [t]) for t in terms]
-    if not terms or any(not found for found in lists):
-        return {}, len(terms)
-    docs = set(lists[0]).intersection(*lists[1:])
-    out: dict[int, list[tuple[int, int]]] = {}
-    for doc in docs:
-        per_term = [[p for p, _ in found[doc]] for found in lists]
-        if len(per_term) == 1:
-            found = [(p, p) for p in per_term[0]]
-        elif ordered and gaps == 0:
-            starts = set(per_term[0]).intersection(*({p - i for p in ps} for i, ps in enumerate(per_term) if i))
-            found = [(s, s + len(terms) - 1) for s in sorted(starts)]
-        else:
-            found = _minimal(per_term, ordered)
-            if gaps >= 0:
-                found = [(s, e) for s, e in found if e - s + 1 - len(terms) <= gaps]
-        if found:
-            out[doc] = found
-    return out, len(terms)
-
-
-def _minimal(per_term: list[list[int]], ordered: bool) -> list[tuple[int, int]]:
-    """The minimal intervals holding one position of every term (in the terms' order when `ordered`): for each
-    end, the latest start; an interval is kept unless a kept one lies within it."""
-    candidates = []
-    if ordered:
-        import bisect
-
-        for end in per_term[-1]:
-            at = end
-            for positions in reversed(per_term[:-1]):
-                i = bisect.bisect_left(positions, at) - 1
-                if i < 0:
-                    break
-                at = positions[i]
-            else:
-                candidates.append((at, end))
-    else:
-        merged = sorted((p, t) for t, ps in enumerate(per_term) for p in ps)
-        last = [-1] * len(per_term)
-        for p, t in merged:
-            last[t] = p
-            if min(last) >= 0:
-                candidates.append((min(last), p))
-    out: list[tuple[int, int]] = []
-    for start, end in candidates:  # ascending ends: keep strictly later starts
-        if out and start <= out[-1][0]:
-            continue
-        out.append((start, end))
     return out
 
 
