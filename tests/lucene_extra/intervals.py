@@ -187,6 +187,11 @@ def main() -> None:
             lambda w: [{"match": {"query": w[0]}}, {"match": {"query": w[1]}}],
             lambda w: Intervals.phrase(match_source(w[0], {}), match_source(w[1], {})),
         ),
+        "all_of_phrase_of_ordered": (
+            {"ordered": True, "max_gaps": 0},
+            lambda w: [{"match": {"query": f"{w[0]} {w[1]}", "ordered": True}}, {"match": {"query": w[2]}}],
+            lambda w: Intervals.phrase(match_source(f"{w[0]} {w[1]}", {"ordered": True}), match_source(w[2], {})),
+        ),
         "all_of_unordered_of_phrase": (
             {},
             lambda w: [

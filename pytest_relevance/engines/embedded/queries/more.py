@@ -526,11 +526,9 @@ def _leaf(key: tuple[Any, ...], positions: dict[int, list[tuple[int, int]]]) -> 
 
 
 def _combine(kind: str, subs: list[_Src], where: str) -> _Src:
-    """Intervals.phrase / ordered / unordered: one source stays itself; ordered and unordered take in the sources
+    """Intervals.phrase / ordered / unordered of two sources or more: ordered and unordered take in the sources
     of a nested one of their kind (their build's flatten); a repeated source is not run here (Lucene's
     RepeatingIntervalsSource)."""
-    if len(subs) == 1:
-        return subs[0]
     if kind != "phrase":
         subs = [inner for sub in subs for inner in (sub.subs if sub.kind == kind else [sub])]
     keys = [sub.key for sub in subs]
@@ -540,15 +538,17 @@ def _combine(kind: str, subs: list[_Src], where: str) -> _Src:
     return _Src(kind, (kind, *keys), sum(sub.min_extent for sub in subs), docs, subs)
 
 
-def _with_gaps(source: _Src, gaps: int, ordered: bool, where: str) -> _Src:
-    """IntervalBuilder.combineSources' ending: a phrase for ordered max_gaps 0, Intervals.maxgaps below -1."""
-    if len(source.subs) < 2 or source.kind not in ("ordered", "unordered"):
-        return source
+def _combine_sources(parts: list[_Src], gaps: int, ordered: bool, where: str) -> _Src:
+    """Elasticsearch's IntervalBuilder.combineSources: one source stays itself; a phrase of them for ordered
+    max_gaps 0; else Intervals.ordered or unordered, inside Intervals.maxgaps unless max_gaps is -1."""
+    if len(parts) == 1:
+        return parts[0]
     if ordered and gaps == 0:
-        return _combine("phrase", source.subs, where)
+        return _combine("phrase", parts, where)
+    inner = _combine("ordered" if ordered else "unordered", parts, where)
     if gaps < 0:
-        return source
-    return _Src("maxgaps", ("maxgaps", gaps, source.key), source.min_extent, source.docs, [source], max_gaps=gaps)
+        return inner
+    return _Src("maxgaps", ("maxgaps", gaps, inner.key), inner.min_extent, inner.docs, [inner], max_gaps=gaps)
 
 
 def _source(index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = False) -> _Src:
@@ -585,7 +585,7 @@ def _source(index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = 
     if any(p.kind == "or" or p.key[0] in ("prefix", "wildcard", "fuzzy") for p in parts):
         # Lucene pulls disjunctions up out of ordered and unordered sources
         raise Unsupported("an intervals all_of over any_of, prefix, wildcard or fuzzy", where, ["match rules"])
-    return _with_gaps(_combine("ordered" if ordered else "unordered", parts, where), gaps, ordered, where)
+    return _combine_sources(parts, gaps, ordered, where)
 
 
 def _match_source(
@@ -602,11 +602,7 @@ def _match_source(
                           ["texts analyzed to one term per position"])  # fmt: skip
     target = index.text[field]
     leaves = [_leaf(("term", t), _term_positions(target, [t])) for t in terms]
-    if len(leaves) == 1:
-        return leaves[0]
-    if ordered and gaps == 0:
-        return _combine("phrase", leaves, where)
-    return _with_gaps(_combine("ordered" if ordered else "unordered", leaves, where), gaps, ordered, where)
+    return _combine_sources(leaves, gaps, ordered, where)
 
 
 class _Cursor:
