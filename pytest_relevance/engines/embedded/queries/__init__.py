@@ -27,23 +27,43 @@ F32 = np.float32
 class Scores:
     """Which documents match, and their float32 scores: sparse (ascending ordinals with their scores) or dense (a
     mask and a score per ordinal). Either form is derived from the other on first use, so the hot path (term
-    clauses, dis_max, function_score, ranking) stays proportional to the match set and the rest may use masks."""
+    clauses, dis_max, function_score, ranking) stays proportional to the match set and the rest may use masks.
 
-    __slots__ = ("_docs", "_matched", "_score", "_values", "n")
+    `exact`, when set, says the query is (after Lucene's rewrite) an unboosted pure disjunction, a BooleanQuery of
+    should clauses needing at most one: its unrounded double sums, aligned with `docs`. Lucene's BooleanQuery.rewrite
+    takes such a query's clauses into an enclosing BooleanQuery that needs at most one should clause, so that one
+    sums the leaves once, in double (see `flat_sum`); everything else reads the float32 `values`."""
+
+    __slots__ = ("_docs", "_matched", "_score", "_values", "exact", "n")
 
     def __init__(self, matched: np.ndarray, score: np.ndarray) -> None:
         self.n = matched.size
         self._matched, self._score = matched, score
         self._docs: np.ndarray | None = None
         self._values: np.ndarray | None = None
+        self.exact: np.ndarray | None = None
 
     @classmethod
     def of(cls, n: int, docs: np.ndarray, values: np.ndarray) -> Scores:
         """From ascending unique ordinals and their float32 scores."""
         out = cls.__new__(cls)
         out.n, out._docs, out._values = n, docs, values
-        out._matched = out._score = None
+        out._matched = out._score = out.exact = None
         return out
+
+    @classmethod
+    def disjunction(cls, n: int, docs: np.ndarray, sums: np.ndarray) -> Scores:
+        """A pure disjunction's result from its double sums: float32 scores, and the sums kept as `exact`."""
+        out = cls.of(n, docs, sums.astype(F32))
+        out.exact = sums
+        return out
+
+    def boosted(self, own_boost: Any) -> Scores:
+        """The result as its enclosing query sees it: a query with its own boost is a BoostQuery, which
+        BooleanQuery.rewrite does not take apart (`exact` dropped)."""
+        if self.exact is None or float(own_boost if own_boost is not None else 1.0) == 1.0:
+            return self
+        return Scores.of(self.n, self.docs, self.values)
 
     @classmethod
     def none(cls, n: int) -> Scores:
@@ -109,6 +129,27 @@ def accumulate(index: EmbeddedIndex, clauses: list[Clause]) -> tuple[np.ndarray,
     return docs, sums, counts
 
 
+def flat_sum(index: EmbeddedIndex, parts: list[Scores]) -> Scores:
+    """The should clauses of a BooleanQuery that needs at most one (or a tie 1 dis_max, which Lucene rewrites to
+    one), as Lucene 9.9.1 scores them after its rewrite flattened the nested pure disjunctions: every leaf summed
+    once in double (a part's `exact` sums where it has them, else its float32 scores), cast to float32 at the end;
+    the result is a pure disjunction itself."""
+    parts = [p for p in parts if p.docs.size]
+    if not parts:
+        return Scores.none(index.n)
+    if len(parts) == 1:
+        return parts[0]
+    total, seen = index.scratch_sum, index.scratch_mark
+    for part in parts:
+        total[part.docs] += part.exact if part.exact is not None else part.values
+        seen[part.docs] = True
+    docs = np.flatnonzero(seen)
+    sums = total[docs]
+    total[docs] = 0.0
+    seen[docs] = False
+    return Scores.disjunction(index.n, docs, sums)
+
+
 Handler = Callable[["EmbeddedIndex", Any, str, float], Scores]
 HANDLERS: dict[str, Handler] = {}
 # keys of a search body that do not change which documents rank where (accepted and ignored)
@@ -159,7 +200,7 @@ class Unmapped(Invalid):
 # Elasticsearch rewrites these to match_none when their field is unmapped (a `must_not` on one then excludes nothing)
 MATCH_NONE_WHEN_UNMAPPED = frozenset(
     ("term", "terms", "range", "exists", "prefix", "wildcard", "regexp", "fuzzy", "match", "match_phrase",
-     "match_phrase_prefix", "match_bool_prefix", "rank_feature")
+     "match_phrase_prefix", "match_bool_prefix", "rank_feature", "terms_set")
 )  # fmt: skip
 
 
@@ -379,6 +420,7 @@ from pytest_relevance.engines.embedded.queries import (  # noqa: E402
     combined,
     compound,
     full_text,
+    more,
     multi_term,
     query_string,
     scripts,
@@ -395,6 +437,7 @@ __all__ = [
     "compound",
     "evaluate",
     "full_text",
+    "more",
     "multi_term",
     "query",
     "query_string",

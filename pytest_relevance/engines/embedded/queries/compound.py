@@ -28,6 +28,7 @@ from pytest_relevance.engines.embedded.queries import (
     clause_list,
     evaluate,
     field_spec,
+    flat_sum,
     minimum_should_match,
     number,
     query,
@@ -63,7 +64,11 @@ def bool_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
         return Scores.none(index.n)
     spec_msm = options.get("minimum_should_match")
     required = minimum_should_match(spec_msm, len(should), path) if spec_msm is not None and should else 0
-    return boolean(index, must, should, must_not, filters, required)
+    if len(must) + len(should) + len(must_not) + len(filters) == 1 and (must or should) and required <= 1:
+        result = (must or should)[0]  # BooleanQuery.rewrite: a query of one scoring clause is that clause
+    else:
+        result = boolean(index, must, should, must_not, filters, required, flatten=True)
+    return result.boosted(options.get("boost"))
 
 
 def boolean(
@@ -73,9 +78,14 @@ def boolean(
     must_not: list[Scores],
     filters: list[Scores],
     required: int = 0,
+    flatten: bool = False,
 ) -> Scores:
     """Lucene's BooleanQuery: every must and filter clause, no must_not clause, at least `required` should clauses
-    (at least one when nothing else is required); the must and should scores summed in double."""
+    (at least one when nothing else is required). As Lucene's scorers add them: the must scores summed in double
+    and cast to float32 (ConjunctionScorer), the should scores likewise (the disjunction scorers), then the two added
+    in float32 (ReqOptSumScorer, or a ConjunctionScorer of the two). `flatten` (the bool query): with `required` at
+    most 1, should clauses that are unboosted pure disjunctions are taken apart first, as BooleanQuery.rewrite does
+    (`flat_sum`), and a bool of should clauses only is itself a pure disjunction."""
     matched = np.ones(index.n, dtype=bool)
     for clause in must + filters:
         matched &= clause.matched
@@ -87,10 +97,26 @@ def boolean(
         if required:
             count = np.sum([c.matched for c in should], axis=0)
             matched &= count >= required
-    total = np.zeros(index.n, dtype=np.float64)
-    for clause in must + should:
-        total += clause.score
-    return Scores(matched, np.where(matched, total, 0.0).astype(F32))
+    optional = None
+    if should and flatten and required <= 1:
+        optional = flat_sum(index, should)
+        if not (must or filters or must_not):
+            return (
+                optional
+                if optional.exact is not None
+                else Scores.disjunction(index.n, optional.docs, optional.values.astype(np.float64))
+            )
+        opt_score = optional.score
+    elif should:
+        opt_total = np.zeros(index.n, dtype=np.float64)
+        for clause in should:
+            opt_total += clause.score
+        opt_score = opt_total.astype(F32)
+    req_total = np.zeros(index.n, dtype=np.float64)
+    for clause in must:
+        req_total += clause.score
+    total = req_total.astype(F32) + opt_score if should else req_total.astype(F32)
+    return Scores(matched, np.where(matched, total, F32(0)).astype(F32))
 
 
 @query("dis_max")
@@ -103,7 +129,7 @@ def dis_max_(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores
     recorder = RECORDING.get()
     if recorder is not None:
         recorder.note(path, kind="max" if tie == 0 else "dis_max", tie_breaker=tie)
-    return dis_max(index, parts, tie)
+    return dis_max(index, parts, tie).boosted(options.get("boost"))
 
 
 @query("constant_score")

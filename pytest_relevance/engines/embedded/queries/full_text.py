@@ -27,6 +27,7 @@ from pytest_relevance.engines.embedded.queries import (
     allowed,
     boost_of,
     field_spec,
+    flat_sum,
     minimum_should_match,
     number,
     query,
@@ -175,8 +176,8 @@ def term_disjunction(
     docs, total, hits = term_clauses(index, field, terms, boost, path, fuzzy, required is None or required <= 1)
     if required is not None and required > 1:
         keep = hits >= required
-        docs, total = docs[keep], total[keep]
-    return Scores.of(index.n, docs, total.astype(F32))
+        return Scores.of(index.n, docs[keep], total[keep].astype(F32))
+    return Scores.disjunction(index.n, docs, total)
 
 
 def no_terms(index: EmbeddedIndex, zero_terms_query: Any, boost: float, path: str) -> Scores:
@@ -248,7 +249,7 @@ def match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options = field_spec(index, spec, path, "query")
     refuse_cutoff_frequency(options, "match", path)
     allowed(options, _MATCH_KEYS, path, every="match")
-    return match_field(index, field, options, path, boost_of(options, path, boost))
+    return match_field(index, field, options, path, boost_of(options, path, boost)).boosted(options.get("boost"))
 
 
 def phrase(
@@ -486,13 +487,11 @@ def match_phrase_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float
     return phrase_prefix(index, field, text, slop, expansions, boost, path, analyzer, zero_terms)
 
 
-def bool_prefix(
-    index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float, flat: bool = False
-) -> Scores:
+def bool_prefix(index: EmbeddedIndex, field: str, options: dict[str, Any], path: str, boost: float) -> Scores:
     """Elasticsearch's match_bool_prefix: a term clause per token but the last, which is a (constant score) prefix
     query (on a search_as_you_type field one term of its `._index_prefix`); operator and minimum_should_match count
-    clauses as match does. `flat`: a pure disjunction's sum is left in double (not cast to float32), as Lucene's
-    BooleanQuery.rewrite flattens it into the enclosing disjunction (a multi_match's tie 1 dis_max)."""
+    clauses as match does. A pure disjunction keeps its double sums (`Scores.exact`), as Lucene's
+    BooleanQuery.rewrite flattens it into an enclosing disjunction (a multi_match's tie 1 dis_max)."""
     if index.kinds[field] != "text":
         return match_field(index, field, options, path, boost)
     terms = index.search_terms(field, str(options["query"]), options.get("analyzer"), path)
@@ -521,8 +520,8 @@ def bool_prefix(
     else:
         required = 1
     keep = counts >= required
-    if flat and required == 1 and operator != "and":
-        return Scores.of(index.n, union[keep], sums[keep])
+    if required == 1 and operator != "and":
+        return Scores.disjunction(index.n, union[keep], sums[keep])
     return Scores.of(index.n, union[keep], sums[keep].astype(F32))
 
 
@@ -533,17 +532,19 @@ def match_bool_prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) 
     allowed(options, keys, path, every="match_bool_prefix")
     if options.get("query") is None:
         raise Invalid(path, "needs 'query' (the text to search for)")
-    return bool_prefix(index, field, options, path, boost_of(options, path, boost))
+    return bool_prefix(index, field, options, path, boost_of(options, path, boost)).boosted(options.get("boost"))
 
 
 def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
-    """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float."""
+    """Lucene's DisjunctionMaxScorer: the best clause plus tie x the others (summed in double), cast to float.
+    DisjunctionMaxQuery.rewrite makes a tie 1 dis_max a BooleanQuery of should clauses, flattened (`flat_sum`)."""
+    if tie == 1.0:
+        return flat_sum(index, parts)
     parts = [p for p in parts if p.docs.size]
     if not parts:
         return Scores.none(index.n)
     if len(parts) == 1:
-        only = parts[0]  # a `flat` part holds doubles
-        return only if only.values.dtype == F32 else Scores.of(index.n, only.docs, only.values.astype(F32))
+        return parts[0]
     total, best, seen = index.scratch_sum, index.scratch_best, index.scratch_mark
     for part in parts:
         values = part.values.astype(np.float64)
@@ -554,8 +555,6 @@ def dis_max(index: EmbeddedIndex, parts: list[Scores], tie: float) -> Scores:
     sums, top = total[docs], best[docs]
     total[docs] = best[docs] = 0.0
     seen[docs] = False
-    if tie == 1.0:  # DisjunctionMaxQuery.rewrite: a BooleanQuery, the sum of its clauses' scores
-        return Scores.of(index.n, docs, sums.astype(F32))
     return Scores.of(index.n, docs, (top + (sums - top) * float(F32(tie))).astype(F32))
 
 
@@ -619,7 +618,7 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     if recorder is not None:
         recorder.note(path, kind="max" if tie == 0 else "dis_max", type=kind, tie_breaker=tie)
     if kind == "cross_fields":
-        return cross_fields(index, options, weights, boost, tie, path)
+        return cross_fields(index, options, weights, boost, tie, path).boosted(options.get("boost"))
     parts = []
     for field, weight in weights:
         if recorder is not None:
@@ -634,19 +633,17 @@ def multi_match(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
             expansions = int(number(options, "max_expansions", path, 50))
             parts.append(phrase_prefix(index, field, text, slop, expansions, field_boost, path, analyzer, zero_terms))
         elif kind == "bool_prefix":
-            # Lucene rewrites a tie 1 dis_max to a BooleanQuery, which takes in the clauses of an unboosted field's
-            # pure disjunction: one sum of all the term scores
-            flat = tie == 1.0 and weight == 1.0 and options.get("minimum_should_match") is None
-            parts.append(bool_prefix(index, field, options, path, field_boost, flat))
+            parts.append(bool_prefix(index, field, options, path, field_boost))
         else:
             per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query",
                                                  "analyzer", "auto_generate_synonyms_phrase_query", "lenient",
                                                  *_FUZZY_KEYS)
                          if k in options}  # fmt: skip
             parts.append(match_field(index, field, per_field, path, field_boost))
+        parts[-1] = parts[-1].boosted(weight)  # MultiMatchQueryParser: a BoostQuery around the field's query
         if recorder is not None:
             recorder.close(f"{path}[{field}]", "sum", parts[-1], field=field, boost=weight)
-    return dis_max(index, parts, tie)
+    return dis_max(index, parts, tie).boosted(options.get("boost"))
 
 
 def cross_fields(
@@ -672,7 +669,8 @@ def cross_fields(
             for field, weight in members:
                 if recorder is not None:
                     recorder.open()
-                parts.append(match_field(index, field, per_field, path, float(F32(weight) * F32(boost))))
+                part = match_field(index, field, per_field, path, float(F32(weight) * F32(boost)))
+                parts.append(part.boosted(weight))
                 if recorder is not None:
                     recorder.close(f"{path}[{field}]", "sum", parts[-1], field=field, boost=weight)
             continue

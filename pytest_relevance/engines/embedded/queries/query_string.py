@@ -257,7 +257,7 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
     engine's clause builders (BM25 terms, phrases and blended fuzzy terms; constant-score multi-term queries)."""
     index, path = builder.index, builder.path
     if isinstance(node, Boost):
-        return run(builder, node.node, float(F32(node.boost) * F32(boost)))
+        return run(builder, node.node, float(F32(node.boost) * F32(boost))).boosted(node.boost)
     if isinstance(node, DisMax):
         return dis_max(index, [run(builder, p, boost) for p in node.parts], node.tie)
     if isinstance(node, Bool):
@@ -271,7 +271,7 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
             parts[occur].append(run(builder, child, 0.0 if occur in (MUST_NOT, FILTER) else boost))
         if not (parts[MUST] or parts[SHOULD] or parts[FILTER]):
             return Scores.none(index.n)  # Lucene: a purely negative boolean matches nothing
-        return boolean(index, parts[MUST], parts[SHOULD], parts[MUST_NOT], parts[FILTER], node.msm)
+        return boolean(index, parts[MUST], parts[SHOULD], parts[MUST_NOT], parts[FILTER], node.msm, flatten=True)
     leaf: Leaf = node
     if leaf.kind == "none":
         return Scores.none(index.n)
