@@ -76,3 +76,22 @@ def test_intervals_score_as_lucenes_interval_query(bodies: EmbeddedIndex, shape:
 def test_intervals_refuses_what_it_does_not_run(bodies: EmbeddedIndex, source: dict[str, Any], message: str) -> None:
     with pytest.raises(RelevanceInputError, match=message):
         bodies.search_many({"q": {"query": {"intervals": {"body": source}}}}, 10, "refusal")
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (
+            {"match": {"query": "flow", "max_gapss": 1}},
+            r"\[match\] unknown field \[max_gapss\] did you mean \[max_gaps\]",
+        ),
+        ({"fuzzy": {"term": "flow", "fuzzyness": 1}}, r"\[fuzzy\] unknown field \[fuzzyness\]"),
+        ({"matchh": {"query": "flow"}}, r"Unknown interval type \[matchh\], expecting one of \[match, any_of"),
+    ],
+)
+def test_intervals_refuses_what_elasticsearchs_parser_refuses(
+    bodies: EmbeddedIndex, source: dict[str, Any], message: str
+) -> None:
+    """A key no rule's parser declares, or a rule no parser has, is Elasticsearch's refusal, not "not run here"."""
+    with pytest.raises(RelevanceInputError, match=message + ".*as Elasticsearch 8 refuses it"):
+        bodies.search_many({"q": {"query": {"intervals": {"body": source}}}}, 10, "refusal")

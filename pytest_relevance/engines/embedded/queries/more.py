@@ -35,6 +35,7 @@ from pytest_relevance.engines.embedded.queries import (
     minimum_should_match,
     number,
     query,
+    unknown_field,
 )
 from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
 from pytest_relevance.engines.embedded.queries.multi_term import (
@@ -450,6 +451,10 @@ _INTERVAL_OPTIONS = {
     "any_of": {"intervals"},
     "all_of": {"intervals", "max_gaps", "ordered"},
 }
+# what IntervalsSourceProvider's parsers read beyond that, which the embedded engine does not run
+_INTERVAL_NOT_RUN = {"match": {"filter", "use_field"}, "prefix": {"use_field"}, "wildcard": {"use_field"},
+                     "fuzzy": {"use_field"}, "any_of": {"filter"}, "all_of": {"filter"},
+                     "regexp": {"pattern", "flags", "analyzer", "use_field"}}  # fmt: skip
 _MAX_EXPANSIONS = 128  # Lucene's Intervals.DEFAULT_MAX_EXPANSIONS
 
 
@@ -557,10 +562,17 @@ def _source(index: EmbeddedIndex, field: str, node: Any, path: str, top: bool = 
         raise Invalid(path, "expected one rule, e.g. {match: {query: 'a b'}}")
     ((rule, source),) = node.items()
     where = f"{path}.{rule}"
+    if rule not in _INTERVAL_NOT_RUN:
+        raise Invalid(path, f"Unknown interval type [{rule}], expecting one of [match, any_of, all_of, prefix, "
+                            "wildcard, regexp], as Elasticsearch 8 refuses it")  # fmt: skip
     if rule not in _INTERVAL_OPTIONS:
         raise Unsupported(f"intervals {rule}", where, sorted(_INTERVAL_OPTIONS))
     if not isinstance(source, dict):
         raise Invalid(where, "expected a mapping of options")
+    known = _INTERVAL_OPTIONS[rule] | _INTERVAL_NOT_RUN[rule]
+    unknown = sorted(set(source) - known)
+    if unknown:  # the rule's ObjectParser refuses a key it does not declare
+        raise Invalid(where, f"{unknown_field(rule, unknown[0], known)}, as Elasticsearch 8 refuses it")
     extra = sorted(set(source) - _INTERVAL_OPTIONS[rule])
     if extra:
         raise Unsupported(f"intervals {rule}.{extra[0]}", where, sorted(_INTERVAL_OPTIONS[rule]))
