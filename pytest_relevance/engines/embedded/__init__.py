@@ -43,7 +43,7 @@ from pytest_relevance.engines.embedded.search import explain, search
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.explain import Node
 
-ENGINE_VERSION = "8"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
+ENGINE_VERSION = "9"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
 _NULL = object()  # an explicit null of a token_count field, which indexes its null_value uncounted
 
