@@ -59,6 +59,8 @@ VECTORIZED = [
     "double s = Math.max(_score, 1); s = Math.min(s, 2.0f); return s + Math.sqrt(4);",
     "int r = (int) doc['rank'].value; if (r != 0) { return 100 / r; } return 0;",
     "if (_score > 0.1) { return doc['price'].value; } return 0;",
+    "double s = _score; return Math.log(s) + Math.log1p(-s) + Math.log10(s - 1) + Math.log1p(s - 1);",
+    "double s = _score; if (s < 1) { return Math.log(s); } return Math.log10(s) * Math.exp(-s);",
     "long p = 3; if (doc['pop'].size() == 0) { p = 4 } else { p += doc['pop'].value } return p;",
 ]
 ERRORS = [

@@ -4,10 +4,11 @@ A script is compiled once (`pytest_relevance.engines.embedded.painless`). A scri
 `_score`, `params`, `doc['f'].value` / `.size()` / `.empty`, arithmetic, comparisons, the ternary, `Math.*` and
 Elasticsearch's script helpers runs once per query over every matching document as arrays, which is as fast as
 `field_value_factor`; its types are checked as Painless checks them first (integer division, arithmetic on a
-boolean, a String where a number is needed all leave the array form). Anything else (statements, loops, Lists and
-Maps, String methods, integer arithmetic) runs per matching document through the compiled closures, with Java's
-semantics. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch, but only
-where that branch is the one taken.
+boolean, a String where a number is needed all leave the array form). Straight-line statements (locals, assignments,
+`if`/`else`, `return`) also run as arrays (`_Exact`: ints, longs and floats as Java computes them, an `if` as masks).
+Anything else (loops, Lists and Maps, String methods) runs per matching document through the compiled closures,
+with Java's semantics. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch,
+but only where that branch is the one taken.
 """
 
 from __future__ import annotations
@@ -274,7 +275,8 @@ class _Run:
         return self.index.doc_value_counts(field)[self.docs]
 
 
-_LIBM = frozenset(["log", "log10", "log1p", "exp", "expm1", "sin", "cos", "tan", "atan", "pow", "hypot", "cbrt"])
+_LOGS = {"log": (0.0, math.log), "log10": (0.0, math.log10), "log1p": (-1.0, math.log1p)}  # (the pole, libm's)
+_LIBM = frozenset(["exp", "expm1", "sin", "cos", "tan", "atan", "pow", "hypot", "cbrt"])
 _DTYPES = {"int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64, "boolean": np.bool_}
 _INTEGRAL = ("int", "long")
 _LONG_EDGE = 2.0**63
@@ -308,8 +310,7 @@ class _Exact(_Run):
     def eval(self, node: Node) -> _Value:
         found = self.memo.get(id(node))
         if found is None:
-            with np.errstate(all="ignore"):
-                found = self.memo[id(node)] = super().eval(node)
+            found = self.memo[id(node)] = super().eval(node)
         return found
 
     def typed(self, node: Node, target: str | None) -> tuple[Any, Any]:
@@ -384,11 +385,18 @@ class _Exact(_Run):
         name = node.value
         kind = node.type if name in ("Math.abs", "Math.min", "Math.max") else "double"
         typed = [self.typed(child, kind if child.type in _DTYPES else None) for child in node.children]
-        if name[len("Math.") :] in _LIBM:  # the per-document run's libm, as numpy's own can differ by an ulp
-            function, n = MATH[name[len("Math.") :]], self.docs.size
+        bad = functools.reduce(np.logical_or, [b for _, b in typed], False)
+        function, n = name[len("Math.") :], self.docs.size
+        if function in _LOGS:  # the per-document run's libm, as numpy's own can differ by an ulp
+            x = np.broadcast_to(np.asarray(typed[0][0], dtype=np.float64), (n,))
+            edge, raw = _LOGS[function]
+            out = np.where(x == edge, -np.inf, np.nan)
+            inside = x > edge
+            out[inside] = np.fromiter(map(raw, x[inside].tolist()), dtype=np.float64, count=int(inside.sum()))
+            return _Value(out, bad)
+        if function in _LIBM:
             columns = [np.broadcast_to(np.asarray(data, dtype=np.float64), (n,)).tolist() for data, _ in typed]
-            bad = functools.reduce(np.logical_or, [b for _, b in typed], False)
-            return _Value(np.fromiter(map(function, *columns), dtype=np.float64, count=n), bad)
+            return _Value(np.fromiter(map(MATH[function], *columns), dtype=np.float64, count=n), bad)
         return self._apply(
             name, [data for data, _ in typed], functools.reduce(np.logical_or, [b for _, b in typed], False)
         )
@@ -583,7 +591,8 @@ def run_script(
     vector = _vector(index, script)
     statements = _statements(index, script) if vector is None and vectorize else None
     if statements is not None:
-        result = _Exact(index, docs, score, path).eval(statements.node)
+        with np.errstate(all="ignore"):
+            result = _Exact(index, docs, score, path).eval(statements.node)
         if not np.any(result.bad):  # else the per-document run raises the first document's error
             return np.broadcast_to(np.asarray(result.data, dtype=np.float64), docs.shape)
     if script.lang == "expression" and (vector is None or vector.type != "double"):
