@@ -3,6 +3,7 @@ the per-document run, with Java's int, long and float arithmetic."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -116,3 +117,45 @@ def test_other_statements_run_per_document(index: EmbeddedIndex, source: str) ->
     assert _statements(index, compile_script(source, "q.script")) is None
     vector, each = both(index, source)
     assert vector == each
+
+
+def _generated(seed: int) -> str:
+    """A random straight-line script over int, long, float, double and def locals, ifs and compound assignments."""
+    rng = random.Random(seed)
+    reads = ["_score", "doc['pop'].value", "(int) doc['rank'].value", "doc['price'].value", "doc['big'].value",
+             "doc['pop'].size()", "3", "-7", "2147483647", "9223372036854775807L", "0.5f", "2.5", "0"]  # fmt: skip
+    names: list[str] = []
+
+    def term() -> str:
+        return rng.choice(reads + names * 3)
+
+    def expr() -> str:
+        return f"{term()} {rng.choice('+-*/%')} {term()}" if rng.random() < 0.7 else term()
+
+    lines = []
+    for i in range(rng.randint(2, 6)):
+        kind = rng.random()
+        if kind < 0.35 or not names:
+            declared = rng.choice(["long", "double", "def"])
+            lines.append(f"{declared} v{i} = {expr()};")
+            names.append(f"v{i}")
+        elif kind < 0.65:
+            lines.append(f"{rng.choice(names)} {rng.choice(['+=', '-=', '*=', '/=', '='])} {expr()};")
+        else:
+            test = f"{term()} {rng.choice(['<', '>', '==', '!='])} {term()}"
+            then = f"{rng.choice(names)} *= {expr()};" if rng.random() < 0.6 else f"return {expr()};"
+            other = f" else {{ {rng.choice(names)} -= {term()}; }}" if rng.random() < 0.5 else ""
+            lines.append(f"if ({test}) {{ {then} }}{other}")
+    lines.append(f"return {expr()};")
+    return " ".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_generated_statements(index: EmbeddedIndex, seed: int) -> None:
+    source = _generated(seed)
+    try:
+        compile_script(source, "q.script")
+    except Invalid:
+        return  # a compile error (a narrowing the types refuse) has no run to compare
+    vector, each = both(index, source)
+    assert vector == each, source
