@@ -1029,9 +1029,10 @@ class Expr:
     """A compiled expression: its closure, where it starts, what it assigns to when it is a variable, a field or
     an index (`lvalue`), how it reads as an array expression over many documents (`vector`, see
     `pytest_relevance.engines.embedded.queries.scripts`; None when it cannot be vectorized), and its type when it is
-    known when compiling (`static`: a literal, a typed local, an operator's result)."""
+    known when compiling (`static`: a literal, a typed local, an operator's result); an assignment keeps what it
+    assigns (`assign`: the lvalue, the operator and the right side) for the array form of statements."""
 
-    __slots__ = ("lvalue", "run", "static", "vector", "where")
+    __slots__ = ("assign", "lvalue", "run", "static", "vector", "where")
 
     def __init__(
         self,
@@ -1040,21 +1041,35 @@ class Expr:
         lvalue: tuple[Any, ...] | None = None,
         vector: Callable[[Any], Any] | None = None,
         static: str | None = None,
+        assign: tuple[Any, ...] | None = None,
     ) -> None:
         self.run, self.where, self.lvalue, self.vector, self.static = run, where, lvalue, vector, static
+        self.assign = assign
 
 
 Build = Callable[[bool], Run]  # a statement, built knowing whether it is the script's last (its value returned)
+# A statement as the array form reads it: ("declare", [(slot, type, init)]), ("assign", slot, type, op, right),
+# ("eval", expr), ("return", expr), ("if", test, then, else), ("block", shapes), ("empty",); None: no array form.
+Shape = tuple[Any, ...]
 
 
 class Program:
     """A compiled script: `run(ctx)` gives its value for one document; `vector` is the single expression's array
-    form when the script is one (None otherwise)."""
+    form when the script is one (None otherwise); `statements` the shapes of a script of straight-line statements
+    (`vector_statements` types them as one array form; None when a statement has none)."""
 
-    __slots__ = ("body", "slots", "source", "vector")
+    __slots__ = ("body", "slots", "source", "statements", "vector")
 
-    def __init__(self, source: str, body: Run, slots: int, vector: Callable[[Any], Any] | None) -> None:
+    def __init__(
+        self,
+        source: str,
+        body: Run,
+        slots: int,
+        vector: Callable[[Any], Any] | None,
+        statements: list[Shape] | None = None,
+    ) -> None:
         self.source, self.body, self.slots, self.vector = source, body, slots, vector
+        self.statements = statements
 
     def run(self, ctx: Context) -> Any:
         frame = Frame(self.slots, ctx)
@@ -1154,10 +1169,12 @@ class Compiler:
         ):
             raise self.refuse("a function definition", self.peek())
         builds: list[Build] = []
+        shapes: list[Shape | None] = []
         single: Expr | None = None
         while self.peek().kind != "end":
             start = self.at
             builds.append(self.statement())
+            shapes.append(self._shape)
             single = self._single if start == 0 else None
         if not builds:
             raise PainlessError("Cannot generate an empty script.", (1, 1))
@@ -1166,20 +1183,25 @@ class Compiler:
         statements = [build(i == len(builds) - 1) for i, build in enumerate(builds)]
         body = _sequence(statements)
         vector = single.vector if single is not None and len(builds) == 1 else None
-        return Program(self.source, body, self.count, vector)
+        straight = vector is None and self.context == "score" and None not in shapes
+        return Program(self.source, body, self.count, vector, shapes if straight else None)  # type: ignore[arg-type]
 
     _single: Expr | None = None
+    _shape: Shape | None = None  # the last statement's, see Shape
 
     def statement(self) -> Build:
         """One statement with its terminating `;` (optional before `}` and at the end, as Painless allows)."""
-        self._single = None
+        self._single = self._shape = None
         token = self.peek()
         if (token.kind == "name" and token.text in ("if", "while", "for", "do", "try")) or self.is_op("{"):
             build = self.control() if token.kind == "name" else self.block()
             self._single = None  # a `return` inside is not the script's one expression
+            if token.kind == "name" and token.text != "if":
+                self._shape = None  # loops run per document
             return build
         if self.is_op(";"):
             self.take(";")
+            self._shape = ("empty",)
             return lambda last: _nothing
         build = self.simple()
         if self.is_op(";"):
@@ -1193,13 +1215,15 @@ class Compiler:
         self.take("{")
         outer = self.scope
         self.scope = _Scope(outer, self._allocate)
-        builds = []
+        builds, shapes = [], []
         while not self.is_op("}"):
             if self.peek().kind == "end":
                 raise PainlessError("expected [}], found [the end]", (self.peek().line, self.peek().col))
             builds.append(self.statement())
+            shapes.append(self._shape)
         self.take("}")
         self.scope = outer
+        self._shape = None if None in shapes else ("block", shapes)
 
         def build(last: bool) -> Run:
             return _sequence([b(last and i == len(builds) - 1) for i, b in enumerate(builds)])
@@ -1216,10 +1240,13 @@ class Compiler:
             self.scope = outer
 
     def condition(self) -> Run:
+        return _as_condition(self.condition_expr())
+
+    def condition_expr(self) -> Expr:
         self.take("(")
         expr = self.expression()
         self.take(")")
-        return _as_condition(expr)
+        return expr
 
     def control(self) -> Build:
         token = self.take()
@@ -1227,12 +1254,17 @@ class Compiler:
         if word == "try":
             raise self.refuse("try/catch", token)
         if word == "if":
-            test = self.condition()
+            tested = self.condition_expr()
+            test = _as_condition(tested)
             yes = self.trailer()
+            yes_shape, no_shape = self._shape, None
             no = None
             if self.is_word("else"):
                 self.take("else")
                 no = self.trailer()
+                no_shape = self._shape
+            known = yes_shape is not None and (no is None or no_shape is not None)
+            self._shape = ("if", tested, yes_shape, no_shape) if known else None
 
             def build_if(last: bool) -> Run:
                 then, other = yes(last), no(last) if no is not None else None
@@ -1327,6 +1359,7 @@ class Compiler:
             self.take()
             expr = self.expression()
             self._single = expr
+            self._shape = ("return", expr)
             run = expr.run
 
             def build_return(last: bool) -> Run:
@@ -1345,11 +1378,19 @@ class Compiler:
             raise self.refuse("an array type", token)
         expr = self.expression()
         self._single = expr
+        self._shape = ("eval", expr)
+        if expr.assign is not None:
+            lvalue, op, right = expr.assign
+            self._shape = ("assign", lvalue[1], lvalue[2], op, right) if lvalue[0] == "var" else None
         run = expr.run
 
         def build_expression(last: bool) -> Run:
             if not last:
-                return lambda fr: run(fr) and None
+
+                def run_statement(fr: Frame) -> None:
+                    run(fr)  # its value is dropped: a falsy one (`x = 0`) is no signal that ends the sequence
+
+                return run_statement
 
             def run_last(fr: Frame) -> Any:
                 fr.result = run(fr)
@@ -1362,6 +1403,7 @@ class Compiler:
     def declaration(self) -> Build:
         declared = self.type_name(self.take())
         runs: list[Run] = []
+        declared_slots: list[tuple[int, str, Expr | None]] = []
         while True:
             name_token = self.take()
             if name_token.kind != "name" or name_token.text in _KEYWORDS:
@@ -1371,17 +1413,20 @@ class Compiler:
                     f"variable [{name_token.text}] is already defined", (name_token.line, name_token.col)
                 )
             init: Run | None = None
+            value: Expr | None = None
             if self.is_op("="):
                 self.take("=")
                 value = self.expression()
                 _static_cast(value, declared)
                 init = value.run
             slot = self.scope.allocate()
+            declared_slots.append((slot, declared, value))
             self.scope.names[name_token.text] = (slot, declared)
             runs.append(_declare(slot, declared, init, (name_token.line, name_token.col)))
             if not self.is_op(","):
                 break
             self.take(",")
+        self._shape = ("declare", declared_slots)
         return lambda last: _sequence(runs)
 
     # --------------------------------------------------------------------------------------------- expressions
@@ -1394,7 +1439,8 @@ class Compiler:
             if left.lvalue is None:
                 raise PainlessError("invalid assignment: the left side is not a variable", (token.line, token.col))
             right = self.expression()
-            return Expr(_assign(left.lvalue, token.text, right.run, left.where), left.where)
+            run = _assign(left.lvalue, token.text, right.run, left.where)
+            return Expr(run, left.where, assign=(left.lvalue, token.text, right))
         if token.kind == "op" and token.text in ("->", "::"):
             raise self.refuse("a lambda" if token.text == "->" else "a function reference", token)
         return left
@@ -1523,7 +1569,13 @@ class Compiler:
         if local is not None:
             slot, declared = local
             static = None if declared in ("def", "Number") else declared
-            return Expr(lambda fr: fr.slots[slot], where, lvalue=("var", slot, declared), static=static)
+            return Expr(
+                lambda fr: fr.slots[slot],
+                where,
+                lvalue=("var", slot, declared),
+                vector=_vector_local(slot),
+                static=static,
+            )
         if name in self.variables:
             return self.variables[name](where)
         if self.is_op("::"):
@@ -2277,12 +2329,17 @@ _ANALYSIS_VARIABLES: dict[str, Callable[[tuple[int, int]], Expr]] = {
 
 class Node:
     """An expression over many documents at once: `const`, `score`, `doc_value` / `doc_count` / `doc_empty`
-    (value: the field), `cast`, `unary`, `binary`, `if`, `call`."""
+    (value: the field), `cast`, `unary`, `binary`, `if`, `call`; for statements also `clean` (a mask without its
+    errors), `reads` (where a reached expression fails) and `script` (the returned value and every `reads`).
+    `type` is the Java type its Vector gave it and `java` a constant's Java value, for the exact evaluation of
+    statements (ints, longs and floats as Java computes them)."""
 
-    __slots__ = ("children", "kind", "value")
+    __slots__ = ("children", "java", "kind", "type", "value")
 
     def __init__(self, kind: str, value: Any = None, children: tuple[Node, ...] = ()) -> None:
         self.kind, self.value, self.children = kind, value, children
+        self.type: str | None = None
+        self.java: Any = _NOT_CONSTANT
 
 
 class Vector:
@@ -2292,14 +2349,23 @@ class Vector:
 
     def __init__(self, node: Node, type: str, constant: Any = _NOT_CONSTANT) -> None:
         self.node, self.type, self.constant = node, type, constant
+        node.type = type
 
 
 class VectorEnv:
     """What typing an expression over the documents needs: the params, and each field's doc-value type."""
 
-    def __init__(self, params: dict[str, Any], field_type: Callable[[str], str | None], doubles: bool = False) -> None:
-        # doubles: Lucene expressions (`lang: expression`), where every number is a double
-        self.params, self.field_type, self.doubles = params, field_type, doubles
+    def __init__(
+        self,
+        params: dict[str, Any],
+        field_type: Callable[[str], str | None],
+        doubles: bool = False,
+        exact: bool = False,
+    ) -> None:
+        # doubles: Lucene expressions (`lang: expression`), where every number is a double; exact: statements,
+        # evaluated with Java's int, long and float arithmetic, so integer division and floats have an array form
+        self.params, self.field_type, self.doubles, self.exact = params, field_type, doubles, exact
+        self.locals: dict[int, Vector] = {}  # each local's value where the statements are read
 
 
 _NUMERIC_TYPES = ("int", "long", "float", "double")
@@ -2317,7 +2383,9 @@ def _type_of(value: Any) -> str:
 
 def _constant(value: Any) -> Vector:
     plain = float(value) if _rank(value) >= 0 else value
-    return Vector(Node("const", plain), _type_of(value), value)
+    node = Node("const", plain)
+    node.java = value
+    return Vector(node, _type_of(value), value)
 
 
 def _vector_constant(value: Any) -> _VectorOf:
@@ -2382,13 +2450,13 @@ def _vector_binary(op: str, left: Expr, right: Expr) -> _VectorOf:
             same = a.type == b.type and a.type in ("String", "boolean")
             return Vector(node, "boolean") if same or _promoted(a.type, b.type) else None
         promoted = _promoted(a.type, b.type)
-        if promoted is None or promoted == "float":
+        if promoted is None or (promoted == "float" and not env.exact):
             return None
         if op in ("<", "<=", ">", ">="):
             return Vector(node, "boolean")
-        if op in ("+", "-", "*") or (op in ("/", "%") and promoted == "double"):
+        if op in ("+", "-", "*") or (op in ("/", "%") and (promoted == "double" or env.exact)):
             return Vector(node, promoted)
-        return None  # integer division and the bitwise operators run per document
+        return None  # integer division (outside statements) and the bitwise operators run per document
 
     return vector
 
@@ -2408,7 +2476,7 @@ def _vector_unary(op: str, inner: Expr) -> _VectorOf:
             return None
         if op == "!" and a.type == "boolean":
             return Vector(Node("unary", "!", (a.node,)), "boolean")
-        if op in ("-", "+") and a.type in ("int", "long", "double"):
+        if op in ("-", "+") and (a.type in ("int", "long", "double") or (env.exact and a.type == "float")):
             return Vector(Node("unary", op, (a.node,)), a.type)
         return None
 
@@ -2426,7 +2494,7 @@ def _vector_ternary(test: Expr, yes: Expr, no: Expr) -> _VectorOf:
         if c.constant is not _NOT_CONSTANT:
             return a if c.constant else b
         kind = "boolean" if a.type == b.type == "boolean" else _promoted(a.type, b.type)
-        if kind is None or kind == "float":
+        if kind is None or (kind == "float" and not env.exact):
             return None
         return Vector(Node("if", None, (c.node, a.node, b.node)), kind)
 
@@ -2441,7 +2509,8 @@ def _vector_cast(target: str, inner: Expr) -> _VectorOf:
         (a,) = parts
         if a.constant is not _NOT_CONSTANT:
             return _fold(lambda: explicit_cast(a.constant, target))
-        if target in ("int", "long", "double") and a.type in ("int", "long", "double"):
+        kinds = _NUMERIC_TYPES if env.exact else ("int", "long", "double")
+        if target in kinds and a.type in kinds:
             return Vector(Node("cast", target, (a.node,)), target)
         return None
 
@@ -2542,8 +2611,185 @@ def _vector_call(name: str, arguments: list[Expr]) -> _VectorOf:
         if _promoted(*numeric) is None or (name.startswith("Math.") and name[5:] not in _VECTOR_MATH):
             return None
         kind = _promoted(*numeric) if name in ("Math.abs", "Math.min", "Math.max") else "double"
-        if kind == "float":
+        if kind == "float" and not env.exact:
             return None
         return Vector(Node("call", name, tuple(p.node for p in parts)), kind or "double")
 
     return vector
+
+
+def _vector_local(slot: int) -> _VectorOf:
+    """A local's value where the statements are read (its array form is its last assignment's)."""
+    return lambda env: env.locals.get(slot)
+
+
+class _NoVector(Exception):
+    """A statement the array form lacks: the script runs per document."""
+
+
+_WIDENS = {"int": 0, "long": 1, "float": 2, "double": 3}
+_LOCAL_TYPES = frozenset((*_NUMERIC_TYPES, "boolean"))
+
+
+def _to(vector: Vector, target: str) -> Vector:
+    """A numeric value cast to `target` as Java casts it (a constant folded)."""
+    if vector.type == target:
+        return vector
+    if vector.constant is not _NOT_CONSTANT:
+        return _constant(explicit_cast(vector.constant, target))
+    return Vector(Node("cast", target, (vector.node,)), target)
+
+
+def _stored(vector: Vector | None, declared: str) -> Vector:
+    """The value a local holds after `local = value`: widened to its type (a def local keeps the value's)."""
+    if vector is None or vector.type not in _LOCAL_TYPES:
+        raise _NoVector
+    if declared == "def" or declared == vector.type:
+        return vector
+    if declared in _WIDENS and vector.type in _WIDENS and _WIDENS[vector.type] < _WIDENS[declared]:
+        return _to(vector, declared)
+    raise _NoVector  # a narrowing or a boolean to a number: the per-document run's error
+
+
+def _given(vector: Vector) -> _VectorOf:
+    return lambda env: vector
+
+
+class _Statements:
+    """Straight-line statements read once as one array form: locals are their values' array forms, an `if`
+    merges them by its condition, and every expression a document reaches is kept (`reads`) so a missing doc
+    value is an error only where its statement runs."""
+
+    def __init__(self, env: VectorEnv) -> None:
+        self.env = env
+        self.reads: list[Node] = []
+        self.returns: list[tuple[Node | None, Vector]] = []  # where each return is taken, and its value
+
+    def value(self, expr: Expr, live: Node | None) -> Vector:
+        vector = expr.vector(self.env) if expr.vector is not None else None
+        if vector is None:
+            raise _NoVector
+        if vector.constant is _NOT_CONSTANT:
+            self.reads.append(vector.node if live is None else Node("reads", None, (live, vector.node)))
+        return vector
+
+    def run(self, shapes: list[Shape], live: Node | None, last: bool) -> tuple[bool, Node | None]:
+        """The statements from `live` (None: every document): whether documents still run after them, and where."""
+        for i, shape in enumerate(shapes):
+            going, live = self.statement(shape, live, last and i == len(shapes) - 1)
+            if not going:
+                return False, None
+        return True, live
+
+    def statement(self, shape: Shape, live: Node | None, last: bool) -> tuple[bool, Node | None]:
+        kind, locals_ = shape[0], self.env.locals
+        if kind == "declare":
+            for slot, declared, init in shape[1]:
+                if init is None:
+                    if declared not in _LOCAL_TYPES:
+                        raise _NoVector  # a def or reference without a value is null
+                    locals_[slot] = _constant(_default(declared))
+                else:
+                    locals_[slot] = _stored(self.value(init, live), declared)
+        elif kind == "assign":
+            _, slot, declared, op, right = shape
+            value = self.value(right, live)
+            if op != "=":
+                if slot not in locals_:
+                    raise _NoVector
+                value = self.value(
+                    Expr(
+                        _nothing,
+                        (0, 0),
+                        vector=_vector_binary(
+                            op[:-1],
+                            Expr(_nothing, (0, 0), vector=_given(locals_[slot])),
+                            Expr(_nothing, (0, 0), vector=_given(value)),
+                        ),
+                    ),
+                    live,
+                )
+                if declared in _NUMERIC_TYPES and value.type in _NUMERIC_TYPES:
+                    value = _to(value, declared)
+            locals_[slot] = _stored(value, declared)
+            if last:  # the script's last statement: the assigned value is returned
+                self.returns.append((live, locals_[slot]))
+                return False, None
+        elif kind in ("eval", "return"):
+            value = self.value(shape[1], live)
+            if kind == "return" or last:
+                self.returns.append((live, value))
+                return False, None
+        elif kind == "block":
+            return self.run(shape[1], live, last)
+        elif kind == "if":
+            return self.branch(shape, live, last)
+        return True, live
+
+    def branch(self, shape: Shape, live: Node | None, last: bool) -> tuple[bool, Node | None]:
+        _, test, yes, no = shape
+        condition = self.value(test, live)
+        if condition.type != "boolean":
+            raise _NoVector
+        if condition.constant is not _NOT_CONSTANT:
+            taken = yes if condition.constant else no
+            return (True, live) if taken is None else self.statement(taken, live, last)
+        mask = Node("clean", None, (condition.node,))
+        other = Node("unary", "!", (mask,))
+        before = dict(self.env.locals)
+        yes_going, _ = self.statement(yes, _both(live, mask), last)
+        after_yes, self.env.locals = self.env.locals, dict(before)
+        no_going = True
+        if no is not None:
+            no_going, _ = self.statement(no, _both(live, other), last)
+        after_no = self.env.locals
+        merged = {}
+        for slot, start in before.items():
+            a, b = after_yes.get(slot, start), after_no.get(slot, start)
+            if a is b or not no_going:
+                merged[slot] = a
+            elif not yes_going:
+                merged[slot] = b
+            elif a.type != b.type:
+                raise _NoVector  # a def local whose type depends on the branch
+            else:
+                merged[slot] = Vector(Node("if", None, (mask, a.node, b.node)), a.type)
+        self.env.locals = merged
+        if yes_going and no_going:
+            return True, live
+        if yes_going or no_going:
+            return True, _both(live, mask if yes_going else other)
+        return False, None
+
+
+def _both(live: Node | None, mask: Node) -> Node:
+    if live is None:
+        return mask
+    return Vector(Node("binary", "&&", (live, mask)), "boolean").node
+
+
+def vector_statements(program: Program, env: VectorEnv) -> Vector | None:
+    """The array form of a script of straight-line statements (None: it runs per document): its value as a double
+    where each document returns (0 where it ends without one), and every expression a document reaches."""
+    if program.statements is None:
+        return None
+    walk = _Statements(env)
+    try:
+        going, _ = walk.run(program.statements, None, True)
+        result = _constant(0.0) if going else None
+        for live, value in reversed(walk.returns):
+            if value.type not in _NUMERIC_TYPES:
+                raise _NoVector  # a boolean where the score is a double: the per-document run's error
+            value = _to(value, "double")
+            result = (
+                value
+                if live is None or result is None
+                else Vector(Node("if", None, (live, value.node, result.node)), "double")
+            )
+    except _NoVector:
+        return None
+    finally:
+        env.locals = {}
+    if result is None:
+        return None
+    return Vector(Node("script", None, (result.node, *walk.reads)), "double")

@@ -4,10 +4,11 @@ A script is compiled once (`pytest_relevance.engines.embedded.painless`). A scri
 `_score`, `params`, `doc['f'].value` / `.size()` / `.empty`, arithmetic, comparisons, the ternary, `Math.*` and
 Elasticsearch's script helpers runs once per query over every matching document as arrays, which is as fast as
 `field_value_factor`; its types are checked as Painless checks them first (integer division, arithmetic on a
-boolean, a String where a number is needed all leave the array form). Anything else (statements, loops, Lists and
-Maps, String methods, integer arithmetic) runs per matching document through the compiled closures, with Java's
-semantics. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch, but only
-where that branch is the one taken.
+boolean, a String where a number is needed all leave the array form). Straight-line statements (locals, assignments,
+`if`/`else`, `return`) also run as arrays (`_Exact`: ints, longs and floats as Java computes them, an `if` as masks).
+Anything else (loops, Lists and Maps, String methods) runs per matching document through the compiled closures,
+with Java's semantics. Reading `doc['f'].value` where the document has no value is an error, as in Elasticsearch,
+but only where that branch is the one taken.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
 from pytest_relevance.engines.embedded.painless import (
     FELL_OFF,
+    MATH,
     Context,
     DocValues,
     GeoPoint,
@@ -40,6 +42,7 @@ from pytest_relevance.engines.embedded.painless import (
     from_json,
     java_type,
     number_arg,
+    vector_statements,
 )
 from pytest_relevance.engines.embedded.queries import (
     F32,
@@ -249,9 +252,12 @@ class _Run:
 
     def _call(self, node: Node) -> _Value:
         args = [self.eval(child) for child in node.children]
-        bad = functools.reduce(np.logical_or, [a.bad for a in args], False)
-        name = node.value
-        data = [a.data for a in args]
+        return self._apply(
+            node.value, [a.data for a in args], functools.reduce(np.logical_or, [a.bad for a in args], False)
+        )
+
+    def _apply(self, name: str, data: list[Any], bad: Any) -> _Value:
+        args = data
         with np.errstate(all="ignore"):
             if name.startswith("Math."):
                 return _Value(_MATH[name[5:]](*data), bad)
@@ -267,6 +273,141 @@ class _Run:
 
     def _doc_counts(self, field: str) -> np.ndarray:
         return self.index.doc_value_counts(field)[self.docs]
+
+
+_LOGS = {"log": (0.0, math.log), "log10": (0.0, math.log10), "log1p": (-1.0, math.log1p)}  # (the pole, libm's)
+_LIBM = frozenset(["exp", "expm1", "sin", "cos", "tan", "atan", "pow", "hypot", "cbrt"])
+_DTYPES = {"int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64, "boolean": np.bool_}
+_INTEGRAL = ("int", "long")
+_LONG_EDGE = 2.0**63
+
+
+def _java_cast(data: Any, source: str | None, target: str) -> Any:
+    """Values of Java type `source` cast to `target` as Java casts them: a long to int wraps, a double to long or
+    int truncates toward zero and saturates (NaN is 0), to float rounds to nearest."""
+    if source == target or target not in _DTYPES:
+        return data
+    array = np.asarray(data)
+    if target in _INTEGRAL and source not in _INTEGRAL:
+        real = array.astype(np.float64)
+        if target == "int":
+            return np.nan_to_num(np.clip(np.trunc(real), -(2.0**31), 2.0**31 - 1), nan=0.0).astype(np.int32)
+        inside = np.where(np.isnan(real) | (np.abs(real) >= _LONG_EDGE), 0.0, real).astype(np.int64)
+        high, low = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+        return np.where(real >= _LONG_EDGE, high, np.where(real <= -_LONG_EDGE, low, inside))
+    return array.astype(_DTYPES[target])
+
+
+class _Exact(_Run):
+    """The array form of statements with Java's arithmetic: ints as int32, longs as int64 (wrapping as Java
+    overflows), floats as float32, integer division truncating (a zero divisor is an error where it is reached).
+    Nodes are shared where a local is read several times, so each is computed once."""
+
+    def __init__(self, index: EmbeddedIndex, docs: np.ndarray, score: np.ndarray, path: str) -> None:
+        super().__init__(index, docs, score, path)
+        self.memo: dict[int, _Value] = {}
+
+    def eval(self, node: Node) -> _Value:
+        found = self.memo.get(id(node))
+        if found is None:
+            found = self.memo[id(node)] = super().eval(node)
+        return found
+
+    def typed(self, node: Node, target: str | None) -> tuple[Any, Any]:
+        value = self.eval(node)
+        return _java_cast(value.data, node.type, target) if target is not None else value.data, value.bad
+
+    def _const(self, node: Node) -> _Value:
+        if node.type in _DTYPES and node.java is not None:
+            return _Value(np.asarray(node.java, dtype=_DTYPES[node.type]))
+        return _Value(node.value)
+
+    def _doc_value(self, node: Node) -> _Value:
+        values, missing = self.index.doc_values(node.value)[self.docs], self._doc_counts(node.value) == 0
+        if node.type in _INTEGRAL:
+            values = np.where(missing, 0.0, values).astype(np.int64)
+        elif node.type == "boolean":
+            values = (values != 0) & ~missing
+        return _Value(values, missing)
+
+    def _doc_count(self, node: Node) -> _Value:
+        return _Value(self._doc_counts(node.value).astype(np.int32))
+
+    def _cast(self, node: Node) -> _Value:
+        (child,) = node.children
+        data, bad = self.typed(child, node.value)
+        return _Value(data, bad)
+
+    def _clean(self, node: Node) -> _Value:
+        return _Value(np.asarray(self.eval(node.children[0]).data, dtype=bool))
+
+    def _reads(self, node: Node) -> _Value:
+        live, expr = (self.eval(child) for child in node.children)
+        return _Value(None, np.logical_and(live.data, expr.bad))
+
+    def _script(self, node: Node) -> _Value:
+        result, *reads = (self.eval(child) for child in node.children)
+        return _Value(result.data, functools.reduce(np.logical_or, [r.bad for r in reads], False))
+
+    def _unary(self, node: Node) -> _Value:
+        if node.value == "!":
+            inner = self.eval(node.children[0])
+            return _Value(np.logical_not(inner.data), inner.bad)
+        data, bad = self.typed(node.children[0], node.type)
+        return _Value(np.negative(data) if node.value == "-" else data, bad)
+
+    def _if(self, node: Node) -> _Value:
+        condition = self.eval(node.children[0])
+        (yes, yes_bad), (no, no_bad) = (self.typed(child, node.type) for child in node.children[1:])
+        taken = np.asarray(condition.data, dtype=bool)
+        bad = np.logical_or(condition.bad, np.where(taken, yes_bad, no_bad))
+        return _Value(np.where(taken, yes, no), bad)
+
+    def _binary(self, node: Node) -> _Value:
+        op, (a, b) = node.value, node.children
+        if op in ("&&", "||"):
+            return super()._binary(node)
+        kind = node.type if op in ("+", "-", "*", "/", "%") else _operand(a.type, b.type)
+        (x, x_bad), (y, y_bad) = self.typed(a, kind), self.typed(b, kind)
+        bad = np.logical_or(x_bad, y_bad)
+        if op in ("/", "%") and kind in _INTEGRAL:
+            zero = np.asarray(y) == 0
+            x, y = np.asarray(x, dtype=np.int64), np.where(zero, 1, y).astype(np.int64)
+            if op == "/":
+                quotient = x // y
+                data = quotient + ((quotient * y != x) & ((x < 0) != (y < 0)))
+            else:
+                data = np.fmod(x, y)
+            return _Value(data.astype(_DTYPES[kind]), np.logical_or(bad, zero))
+        return _Value(_BINARY[op](x, y), bad)
+
+    def _call(self, node: Node) -> _Value:
+        name = node.value
+        kind = node.type if name in ("Math.abs", "Math.min", "Math.max") else "double"
+        typed = [self.typed(child, kind if child.type in _DTYPES else None) for child in node.children]
+        bad = functools.reduce(np.logical_or, [b for _, b in typed], False)
+        function, n = name[len("Math.") :], self.docs.size
+        if function in _LOGS:  # the per-document run's libm, as numpy's own can differ by an ulp
+            x = np.broadcast_to(np.asarray(typed[0][0], dtype=np.float64), (n,))
+            edge, raw = _LOGS[function]
+            out = np.where(x == edge, -np.inf, np.nan)
+            inside = x > edge
+            out[inside] = np.fromiter(map(raw, x[inside].tolist()), dtype=np.float64, count=int(inside.sum()))
+            return _Value(out, bad)
+        if function in _LIBM:
+            columns = [np.broadcast_to(np.asarray(data, dtype=np.float64), (n,)).tolist() for data, _ in typed]
+            return _Value(np.fromiter(map(MATH[function], *columns), dtype=np.float64, count=n), bad)
+        return self._apply(
+            name, [data for data, _ in typed], functools.reduce(np.logical_or, [b for _, b in typed], False)
+        )
+
+
+def _operand(a: str | None, b: str | None) -> str | None:
+    """The type a comparison's operands are promoted to (None: booleans or Strings, compared as they are)."""
+    order = ("int", "long", "float", "double")
+    if a in order and b in order:
+        return order[max(order.index(a), order.index(b))]
+    return None
 
 
 def _field_type(index: EmbeddedIndex, field: str) -> str | None:
@@ -428,10 +569,32 @@ def _missing_value(index: EmbeddedIndex, path: str, doc: int) -> Invalid:
                          "doc['f'].size() == 0 first, as Elasticsearch requires")  # fmt: skip
 
 
-def run_script(index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray) -> Any:
-    """The script's value for each document of `docs` (float64), or one error naming a document it fails on."""
+def _statements(index: EmbeddedIndex, script: Script) -> Any:
+    """The array form of a script of straight-line statements typed for this index and params (None: it runs per
+    document), typed once per index, script and params."""
+    program = script.program
+    if program.statements is None or script.lang != "painless":
+        return None
+    key = ("painless_statements", program.source, repr(script.params))
+    if key not in index.function_cache:
+        env = VectorEnv(script.params, lambda field: _field_type(index, field), exact=True)
+        index.function_cache[key] = vector_statements(program, env)
+    return index.function_cache[key]
+
+
+def run_script(
+    index: EmbeddedIndex, script: Script, docs: np.ndarray, score: np.ndarray, vectorize: bool = True
+) -> Any:
+    """The script's value for each document of `docs` (float64), or one error naming a document it fails on.
+    `vectorize=False` runs statements per document (the reference the array form of statements is tested on)."""
     path = script.path
     vector = _vector(index, script)
+    statements = _statements(index, script) if vector is None and vectorize else None
+    if statements is not None:
+        with np.errstate(all="ignore"):
+            result = _Exact(index, docs, score, path).eval(statements.node)
+        if not np.any(result.bad):  # else the per-document run raises the first document's error
+            return np.broadcast_to(np.asarray(result.data, dtype=np.float64), docs.shape)
     if script.lang == "expression" and (vector is None or vector.type != "double"):
         raise Unsupported("a lang: expression script beyond one arithmetic expression", f"{path}.source", [
             "_score, doc['f'].value, numbers, + - * / %, comparisons and the ternary, as doubles"])  # fmt: skip
