@@ -50,6 +50,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     index_prefix_docs,
     java_length,
     rewritten,
+    term_scores,
 )
 
 _FUZZY_KEYS = {"fuzziness", "prefix_length", "max_expansions", "fuzzy_transpositions", "fuzzy_rewrite"}
@@ -106,24 +107,14 @@ def term_clauses(
         postings = target.postings(term)
         if postings is None:
             continue
-        term_idf = idf(postings.doc_freq, target.bm25.doc_count)
-        weight = target.bm25.weight(clause_boost, term_idf)
-        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
-        if recorder is not None:
-            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, postings.doc_freq, term_idf,
-                          postings.docs, postings.freqs, scores)  # fmt: skip
+        scores = term_scores(target, field, term, postings, clause_boost, postings.doc_freq, recorder, path)
         clauses.append(([(postings.docs, scores)], count))
     for term, (summed, postings, doc_freq) in flat.items():
         term_boost = float(F32(F32(summed) * F32(boost)))
         if kinds[term] == "boost":  # top_terms_boost_N: BoostQuery(ConstantScoreQuery(term), summed boosts)
             clauses.append(([(postings.docs, np.full(postings.docs.size, F32(term_boost), dtype=F32))], 1))
             continue
-        term_idf = idf(doc_freq, target.bm25.doc_count)
-        weight = target.bm25.weight(term_boost, term_idf)
-        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
-        if recorder is not None:
-            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, term_boost, doc_freq, term_idf,
-                          postings.docs, postings.freqs, scores)  # fmt: skip
+        scores = term_scores(target, field, term, postings, term_boost, doc_freq, recorder, path)
         clauses.append(([(postings.docs, scores)], 1))
     return accumulate(index, clauses)
 
@@ -708,13 +699,7 @@ def _blended_group(
             if postings is None:
                 continue
             term_boost = float(F32(F32(weight) * F32(count)) * F32(boost))
-            term_idf = idf(doc_freq, target.bm25.doc_count)
-            scores = target.bm25.score(target.bm25.weight(term_boost, term_idf), postings.freqs,
-                                       target.norms[postings.docs])  # fmt: skip
-            if recorder is not None:
-                field = target.name
-                recorder.bm25(f"{path}[{field}:{term}]", field, term, target, term_boost, doc_freq, term_idf,
-                              postings.docs, postings.freqs, scores)  # fmt: skip
+            scores = term_scores(target, target.name, term, postings, term_boost, doc_freq, recorder, path)
             field_scores.append(Scores.of(index.n, postings.docs, scores))
         clause = dis_max(index, field_scores, tie)
         if recorder is not None:  # one term over the group's fields

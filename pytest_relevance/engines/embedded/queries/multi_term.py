@@ -112,17 +112,11 @@ def blended(
     if not found:
         return []
     shared = max(p.doc_freq for _, p, _ in found)
-    shared_idf = idf(shared, target.bm25.doc_count)
     recorder = RECORDING.get()
-    parts = []
-    for term, p, term_boost in found:
-        clause_boost = float(F32(term_boost) * F32(boost))
-        scores = target.bm25.score(target.bm25.weight(clause_boost, shared_idf), p.freqs, target.norms[p.docs])
-        if recorder is not None:
-            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, shared, shared_idf, p.docs,
-                          p.freqs, scores)  # fmt: skip
-        parts.append((p.docs, scores))
-    return parts
+    return [
+        (p.docs, term_scores(target, field, term, p, float(F32(term_boost) * F32(boost)), shared, recorder, path))
+        for term, p, term_boost in found
+    ]
 
 
 class Rewrite(NamedTuple):
@@ -181,6 +175,19 @@ def top_terms(expansions: list[tuple[str, float]], size: int | None) -> list[tup
     return sorted(expansions, key=lambda e: (-e[1], e[0]))[:size]
 
 
+def term_scores(
+    target: Any, field: str, term: str, postings: Any, boost: float, doc_freq: int, recorder: Any, path: str
+) -> np.ndarray:
+    """A TermQuery's BM25 scores over its postings (float32), with `doc_freq` as its statistics say (a blended
+    rewrite's, a cross_fields blend's, or its own); noted for its explanation when one is recorded."""
+    term_idf = idf(doc_freq, target.bm25.doc_count)
+    scores = target.bm25.score(target.bm25.weight(boost, term_idf), postings.freqs, target.norms[postings.docs])
+    if recorder is not None:
+        recorder.bm25(f"{path}[{field}:{term}]", field, term, target, boost, doc_freq, term_idf, postings.docs,
+                      postings.freqs, scores)  # fmt: skip
+    return scores
+
+
 def rewritten_parts(
     index: EmbeddedIndex, field: str, expansions: list[tuple[str, float]], kind: str, boost: float, path: str
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -198,12 +205,7 @@ def rewritten_parts(
         if kind == "boost":  # BoostQuery(ConstantScoreQuery(TermQuery))
             parts.append((postings.docs, np.full(postings.docs.size, F32(clause_boost), dtype=F32)))
             continue
-        term_idf = idf(postings.doc_freq, target.bm25.doc_count)
-        weight = target.bm25.weight(clause_boost, term_idf)
-        scores = target.bm25.score(weight, postings.freqs, target.norms[postings.docs])
-        if recorder is not None:
-            recorder.bm25(f"{path}[{field}:{term}]", field, term, target, clause_boost, postings.doc_freq, term_idf,
-                          postings.docs, postings.freqs, scores)  # fmt: skip
+        scores = term_scores(target, field, term, postings, clause_boost, postings.doc_freq, recorder, path)
         parts.append((postings.docs, scores))
     return parts
 
