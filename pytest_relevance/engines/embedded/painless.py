@@ -201,7 +201,12 @@ def _wrap_long(value: int) -> Long:
 
 
 def _float(value: float) -> Float:
-    return Float(np.float32(value))
+    """Java's (float) of a double, rounded to nearest: one beyond float's range is an infinity, without a word
+    (numpy warns of the overflow)."""
+    if abs(value) < 3.4e38:  # within float's range (its largest is 3.4028235e38)
+        return Float(np.float32(value))
+    with np.errstate(over="ignore"):
+        return Float(np.float32(value))
 
 
 class _Moment:
