@@ -21,17 +21,15 @@ per text are kept with their float32 scores; the test compares them for equality
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import re
-import struct
 from pathlib import Path
 from typing import Any
 
 import jpype
 import jpype.imports
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, f32, start_jvm
 
 N_QUERIES = 30
 TOP = 5
@@ -126,11 +124,6 @@ SHAPES: dict[str, Any] = {
 }
 
 
-def f32(value: float) -> float:
-    """Rounded to float32, as Java's float arithmetic rounds each product."""
-    return float(struct.unpack("f", struct.pack("f", value))[0])
-
-
 def query_texts(path: Path, stop: set[str]) -> list[str]:
     """The first 1..4 non-stop words of the first Cranfield queries (cran.qry beside cran.all.1400)."""
     texts: list[str] = []
@@ -143,11 +136,7 @@ def query_texts(path: Path, stop: set[str]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.util import ArrayList, HashMap
     from org.apache.lucene.analysis.en import EnglishAnalyzer

@@ -20,14 +20,12 @@ their float32 scores in tests/data/lucene_extra/w_combined_fields.json.gz.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-from pathlib import Path
 
 import jpype
 import jpype.imports
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, start_jvm
 
 TEXTS = [
     "boundary layer", "heat transfer", "supersonic flow over a flat plate", "shock wave boundary layer interaction",
@@ -64,11 +62,7 @@ VARIANTS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.util import HashMap
     from org.apache.lucene.analysis.en import EnglishAnalyzer

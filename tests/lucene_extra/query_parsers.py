@@ -20,14 +20,12 @@ over several fields in simple_query_string (Elasticsearch takes the best field, 
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-from pathlib import Path
 
 import jpype
 import jpype.imports
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, start_jvm
 
 SIMPLE = [
     "boundary layer", "boundary + layer", "boundary | layer + flow", "boundary -layer", "-layer boundary",
@@ -80,11 +78,7 @@ VARIANTS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.util import HashMap
     from org.apache.lucene.analysis.en import EnglishAnalyzer

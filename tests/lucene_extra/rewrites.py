@@ -20,15 +20,13 @@ scores in tests/data/lucene_extra/x_rewrites.json.gz.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import jpype
 import jpype.imports
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, start_jvm
 
 REWRITES = [None, "constant_score", "constant_score_boolean", "scoring_boolean", "top_terms_3", "top_terms_boost_3",
             "top_terms_blended_freqs_3", "top_terms_50"]  # fmt: skip
@@ -53,11 +51,7 @@ def auto_edits(term: str) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.util import ArrayList
     from org.apache.lucene.analysis.en import EnglishAnalyzer

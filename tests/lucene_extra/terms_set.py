@@ -19,16 +19,14 @@ now and then. The top 30 are kept with their float32 scores, and the number of m
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import jpype
 import jpype.imports
-from oracle import cranfield, start_jvm
+from oracle import arguments, cranfield, min_should_match, start_jvm
 
 N_QUERIES = 60
 TOP = 30
@@ -56,28 +54,8 @@ def required_of(doc_id: str) -> int | None:
     return None if number % 7 == 0 else number % 4
 
 
-def msm(count: int, spec: str) -> int:
-    """Queries.calculateMinShouldMatch for the integer forms and a plain percentage, as used here."""
-    if spec.endswith("%"):
-        import struct
-
-        def f32(value: float) -> float:
-            return float(struct.unpack("f", struct.pack("f", value))[0])
-
-        calc = f32(count * int(spec[:-1]) * f32(1 / 100))
-        result = count + int(calc) if calc < 0 else int(calc)
-    else:
-        value = int(spec)
-        result = count + value if value < 0 else value
-    return max(result, 0)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--jar", required=True)
-    parser.add_argument("--cranfield", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
+    args = arguments()
     start_jvm(args.jar)
     from java.util import ArrayList
     from org.apache.lucene.analysis.en import EnglishAnalyzer
@@ -150,7 +128,7 @@ def main() -> None:
             if "minimum_should_match_field" in options:
                 source = LongValuesSource.fromLongField("required")
             elif "minimum_should_match" in options:
-                source = LongValuesSource.constant(msm(len(terms), options["minimum_should_match"]))
+                source = LongValuesSource.constant(min_should_match(len(terms), options["minimum_should_match"]))
             elif "slack" in options["minimum_should_match_script"]["source"]:
                 source = LongValuesSource.fromLongField(f"slack_{len(terms)}")
             else:
