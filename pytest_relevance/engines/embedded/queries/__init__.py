@@ -316,18 +316,14 @@ def unknown_field(parser: str, key: str, candidates: Iterable[str]) -> str:
 
 def _similarity(target: str, other: str) -> F32:
     """Lucene's spell.LevenshteinDistance.getDistance: 1 - edits / the longer length (UTF-16 units), in float32."""
+    from rapidfuzz.distance import Levenshtein  # the fuzzy queries' edit distance, here over UTF-16 units
+
     a, b = target.encode("utf-16-le"), other.encode("utf-16-le")
     sa = [a[i : i + 2] for i in range(0, len(a), 2)]
     tb = [b[i : i + 2] for i in range(0, len(b), 2)]
     if not sa or not tb:
         return F32(1.0) if len(sa) == len(tb) else F32(0.0)
-    previous = list(range(len(sa) + 1))
-    for j, unit in enumerate(tb, 1):
-        current = [j]
-        for i, mine in enumerate(sa, 1):
-            current.append(min(current[i - 1] + 1, previous[i] + 1, previous[i - 1] + (mine != unit)))
-        previous = current
-    return F32(1.0) - F32(previous[-1]) / F32(max(len(sa), len(tb)))
+    return F32(1.0) - F32(Levenshtein.distance(sa, tb)) / F32(max(len(sa), len(tb)))
 
 
 def number(options: dict[str, Any], key: str, path: str, default: float | None = None) -> float:
