@@ -19,7 +19,7 @@ import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, assert_like_lucene, cranfield_docs
+from tests.test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "w_combined_fields.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))
@@ -81,10 +81,7 @@ def test_combined_fields_scores_as_lucenes_combined_field_query(cranfield_index:
     for qid, case in cases.items():
         expected = [(doc, score) for doc, score in case["hits"]]
         try:
-            assert_like_lucene({qid: expected}, ours, [qid], 1.0)
-            score_of = dict(ours[qid])
-            unequal = [(d, s, score_of[d]) for d, s in expected if np.float32(score_of[d]) != np.float32(s)]
-            assert not unequal, f"not Lucene's float32 scores (doc, Lucene, ours): {unequal[:3]}"
+            assert_equals_lucene(expected, ours, qid)
         except AssertionError as error:
             raise AssertionError(f"{case['text']!r} (Lucene: {case['lucene']}): {error}") from None
     assert sum(len(case["hits"]) for case in cases.values()) > 50  # the reference is not empty

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
@@ -231,6 +232,14 @@ def assert_like_lucene(
         floor = factor * reference[-1][1] * (1 + 1e-5)
         assert {d for d, s in hits if s > floor} <= {d for d, _ in reference}, f"query {qid}: extra documents"
     assert compared == sum(len(v) for q, v in expected.items() if q in qids)
+
+
+def assert_equals_lucene(expected: list[tuple[str, float]], ours: dict[str, list[tuple[str, float]]], qid: str) -> None:
+    """`assert_like_lucene` for one query, and then every score Lucene's float32 to the bit."""
+    assert_like_lucene({qid: expected}, ours, [qid], 1.0)
+    score_of = dict(ours[qid])
+    unequal = [(d, s, score_of[d]) for d, s in expected if np.float32(score_of[d]) != np.float32(s)]
+    assert not unequal, f"not Lucene's float32 scores (doc, Lucene, ours): {unequal[:3]}"
 
 
 @pytest.mark.parametrize(("shape", "kind"), [("l_wildcard_fixed", "wildcard"), ("m_regexp_fixed", "regexp")])

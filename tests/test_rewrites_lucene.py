@@ -13,12 +13,11 @@ import gzip
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from pytest_relevance.engines.embedded import EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, assert_like_lucene, cranfield_index  # noqa: F401 - the fixture
+from tests.test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_index  # noqa: F401 - the fixture
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "x_rewrites.json.gz"
 CASES = json.loads(gzip.decompress(REFERENCE.read_bytes()))
@@ -32,10 +31,7 @@ def test_rewrites_score_as_lucenes(cranfield_index: EmbeddedIndex) -> None:  # n
     for qid, case in zip(bodies, CASES, strict=True):
         expected = [(doc, score) for doc, score in case["hits"]]
         try:
-            assert_like_lucene({qid: expected}, ours, [qid], 1.0)
-            score_of = dict(ours[qid])
-            unequal = [(d, s, score_of[d]) for d, s in expected if np.float32(score_of[d]) != np.float32(s)]
-            assert not unequal, f"not Lucene's float32 scores (doc, Lucene, ours): {unequal[:3]}"
+            assert_equals_lucene(expected, ours, qid)
         except AssertionError as error:
             raise AssertionError(f"{json.dumps(case['query'])} (Lucene: {case['lucene'][:300]}): {error}") from None
     assert sum(len(case["hits"]) for case in CASES) > 500  # the reference is not empty
