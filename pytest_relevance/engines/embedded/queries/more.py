@@ -41,6 +41,7 @@ from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
 from pytest_relevance.engines.embedded.queries.multi_term import (
     edits_for,
     fuzzy_expansions,
+    java_length,
     literal_prefix,
     wildcard_regex,
 )
@@ -125,7 +126,7 @@ class _Settings:
 
     def noise(self, field: str, word: str) -> bool:
         """isNoiseWord (length in UTF-16 units, stop words) or isSkipTerm (an unlike term of that field)."""
-        length = len(word.encode("utf-16-le")) // 2
+        length = java_length(word)
         if (self.min_word_length > 0 and length < self.min_word_length) or (
             self.max_word_length > 0 and length > self.max_word_length
         ):

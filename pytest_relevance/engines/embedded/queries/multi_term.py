@@ -335,6 +335,15 @@ def index_prefix_docs(
     return found.docs if found is not None else np.empty(0, dtype=np.int64)
 
 
+def index_prefix_query(
+    index: EmbeddedIndex, field: str, value: str, boost: float, case_insensitive: bool = False
+) -> Scores | None:
+    """The prefix query on a search_as_you_type field as it runs there: `index_prefix_docs` under a constant
+    score (a ConstantScoreQuery of the term); None where the prefix stays a prefix query on the field."""
+    docs = index_prefix_docs(index, field, value, case_insensitive)
+    return None if docs is None else Scores.of(index.n, docs, np.full(docs.size, F32(boost), dtype=F32))
+
+
 Expansion = tuple[str, dict[str, Any], Any, str]  # field, options, accept(term), the terms' common prefix
 
 
@@ -359,11 +368,9 @@ def _prefix(index: EmbeddedIndex, spec: Any, path: str) -> Expansion:
 def prefix(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     field, options, value, flags = _prefix_value(index, spec, path)
     parse_rewrite(options, "rewrite", path, CONSTANT)  # a rewrite Elasticsearch does not know is refused here too
-    on_prefixes = index_prefix_docs(index, field, value, bool(flags))
+    on_prefixes = index_prefix_query(index, field, value, boost_of(options, path, boost), bool(flags))
     if on_prefixes is not None:
-        matched = np.zeros(index.n, dtype=bool)
-        matched[on_prefixes] = True
-        return Scores.constant(matched, boost_of(options, path, boost))
+        return on_prefixes
     return _scored(index, _prefix(index, spec, path), path, boost)
 
 

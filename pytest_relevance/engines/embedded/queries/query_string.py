@@ -50,6 +50,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     fuzzy_expansions,
     fuzzy_rewrite,
     index_prefix_docs,
+    index_prefix_query,
     literal_prefix,
     lucene_regexp,
     parse_rewrite,
@@ -298,11 +299,9 @@ def run(builder: Builder, node: Any, boost: float) -> Scores:
         return evaluate(index, {"range": {field: leaf.bounds}}, f"{path}.query", boost)
     if leaf.kind == "dsl":
         return evaluate(index, leaf.spec, f"{path}.query", boost)
-    on_prefixes = index_prefix_docs(index, field, leaf.text) if leaf.kind == "prefix" else None
+    on_prefixes = index_prefix_query(index, field, leaf.text, boost) if leaf.kind == "prefix" else None
     if on_prefixes is not None:  # a search_as_you_type field: SearchAsYouTypeFieldType.prefixQuery
-        matched = np.zeros(index.n, dtype=bool)
-        matched[on_prefixes] = True
-        return Scores.constant(matched, boost)
+        return on_prefixes
     found, rewrite = _multi_term(builder, leaf)
     return rewritten(index, field, found, rewrite, boost, path)
 
