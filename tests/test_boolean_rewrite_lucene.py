@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from tests.test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "x_boolean_rewrite.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_docs
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "w_combined_fields.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))

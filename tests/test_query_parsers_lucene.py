@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_lucene_bm25 import CRANFIELD, assert_like_lucene, cranfield_docs
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, assert_like_lucene, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "v_query_parsers.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))

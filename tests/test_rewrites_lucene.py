@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 
 import pytest
+from test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_index  # noqa: F401 - the fixture
 
 from pytest_relevance.engines.embedded import EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, assert_equals_lucene, cranfield_index  # noqa: F401 - the fixture
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "x_rewrites.json.gz"
 CASES = json.loads(gzip.decompress(REFERENCE.read_bytes()))

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
-from tests.test_lucene_bm25 import CRANFIELD, cranfield_docs
 
 REFERENCE = Path(__file__).resolve().parent / "data" / "lucene_extra" / "y_terms_set.json.gz"
 RUNS = json.loads(gzip.decompress(REFERENCE.read_bytes()))
