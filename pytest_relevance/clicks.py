@@ -1,7 +1,7 @@
 """Judgments from User Behavior Insights click logs, with the position bias taken out.
 
 A document at rank 1 is clicked because it was shown first: raw click-through rates reward the ranking that produced
-the log. Each model here corrects for position in its own way (the README says what each assumes):
+the log. Each model here corrects for position in its own way (docs/judgments.md says what each assumes):
 
 - ``coec``: clicks over expected clicks (Zhang & Jones 2007). Expected clicks sum, over the pair's impressions,
   the log-wide click-through rate of the position of each impression.

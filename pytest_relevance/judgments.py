@@ -1,6 +1,6 @@
 """Judgments: the judged queries (text, stratum, params, graded documents) and the version of the set.
 
-Three formats load into one model: the YAML format of the README, TREC qrels with a topics file, and CSV
+Three formats load into one model: the YAML format of docs/configuration.md, TREC qrels with a topics file, and CSV
 (``query_id,query,stratum,doc_id,grade``). Every validation error names the file and the line or key, because a
 judgment file is edited by hand and a bare traceback does not say which of 150 queries is wrong.
 """
