@@ -15,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_relevance import churn
-from pytest_relevance.baseline import Tolerance, compare, dumps, load_baseline, make_entry
-from pytest_relevance.evaluation import evaluate
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import parse_metrics
+from pytest_relevance.gate import churn
+from pytest_relevance.gate.baseline_file import Tolerance, compare, dumps, load_baseline, make_entry
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import parse_metrics
 
 METRICS = parse_metrics("ndcg@10 mrr@10 recall@100")
 

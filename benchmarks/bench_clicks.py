@@ -21,7 +21,7 @@ from pathlib import Path
 
 MEASURE = """
 import resource, sys, time
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 start = time.perf_counter()
 code = main(sys.argv[1:])
 used = resource.getrusage(resource.RUSAGE_SELF)

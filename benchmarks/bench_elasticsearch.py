@@ -22,13 +22,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_elasticsearch import PlainJSONNode
 
-from pytest_relevance.baseline import Tolerance, compare, make_entry
-from pytest_relevance.clock import parse_instant
+from pytest_relevance.gate.baseline_file import Tolerance, compare, make_entry
+from pytest_relevance.inputs.clock import parse_instant
 from pytest_relevance.engines.base import FixtureIndex
-from pytest_relevance.engines.elasticsearch import ElasticsearchEngine
-from pytest_relevance.evaluation import evaluate
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import parse_metrics
+from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import parse_metrics
 
 WORDS = [f"w{i}" for i in range(2000)]
 CONFIG = {"mappings": {"properties": {"id": {"type": "keyword"}, "title": {"type": "text"}, "body": {"type": "text"}}}}

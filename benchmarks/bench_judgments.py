@@ -23,7 +23,7 @@ import json, resource, sys, time
 kind, path, topics = sys.argv[1], sys.argv[2], sys.argv[3]
 start = time.perf_counter()
 if kind == "ours":
-    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.judgments.model import load_judgments
     result = load_judgments(path, topics or None)
     count = sum(len(q.grades) for q in result.queries)
 elif kind == "yaml":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytrec_eval
 
-from pytest_relevance.metrics import parse_metrics, score_scored_run
+from pytest_relevance.metrics.ranking import parse_metrics, score_scored_run
 
 OURS = parse_metrics("ndcg@3 ndcg@10 map map@10 mrr p@10 recall@100 rprec hit@10")
 THEIRS = {"ndcg_cut.3,10", "map", "map_cut.10", "recip_rank", "P.10", "recall.100", "Rprec", "success.10"}
@@ -110,7 +110,7 @@ def main() -> None:
     for size in args.process_sizes:
         with tempfile.TemporaryDirectory() as folder:
             qrels_path, run_path = write_trec(*generate(size), Path(folder))
-            command = [sys.executable, "-m", "pytest_relevance.cli", "evaluate", str(qrels_path), str(run_path)]
+            command = [sys.executable, "-m", "pytest_relevance.cli.commands", "evaluate", str(qrels_path), str(run_path)]
             for spec in OURS:
                 command += ["-m", spec.spec]
             script = [sys.executable, "-c", SCRIPT, str(qrels_path), str(run_path), "|".join(THEIRS)]

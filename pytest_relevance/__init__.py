@@ -24,15 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "Metric": "pytest_relevance.metrics",
-    "MetricSpecError": "pytest_relevance.metrics",
-    "parse_metric": "pytest_relevance.metrics",
-    "parse_metrics": "pytest_relevance.metrics",
-    "score_query": "pytest_relevance.metrics",
-    "Judgments": "pytest_relevance.judgments",
-    "load_judgments": "pytest_relevance.judgments",
-    "Run": "pytest_relevance.evaluation",
-    "evaluate": "pytest_relevance.evaluation",
+    "Metric": "pytest_relevance.metrics.ranking",
+    "MetricSpecError": "pytest_relevance.metrics.ranking",
+    "parse_metric": "pytest_relevance.metrics.ranking",
+    "parse_metrics": "pytest_relevance.metrics.ranking",
+    "score_query": "pytest_relevance.metrics.ranking",
+    "Judgments": "pytest_relevance.judgments.model",
+    "load_judgments": "pytest_relevance.judgments.model",
+    "Run": "pytest_relevance.evaluation.evaluation",
+    "evaluate": "pytest_relevance.evaluation.evaluation",
     "RelevanceInputError": "pytest_relevance.errors",
 }
 __all__ = sorted(_EXPORTS)

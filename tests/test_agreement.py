@@ -1,4 +1,4 @@
-"""`pytest-relevance agreement`: Cohen's kappa (pytest_relevance/agreement.py) checked by hand and against the
+"""`pytest-relevance agreement`: Cohen's kappa (pytest_relevance/judgments/agreement.py) checked by hand and against the
 textbook p_o / p_e definition, and the command's output, exit codes and bad input."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_relevance.agreement import agreement
+from pytest_relevance.judgments.agreement import agreement
 
 
 def cells(matrix: list[list[int]], grades: list[int]) -> list[tuple[int, int]]:
@@ -88,7 +88,7 @@ def test_kappa_matches_the_textbook_formula(pairs: list[tuple[int, int]]) -> Non
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     return subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "agreement", *args],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "agreement", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -177,14 +177,14 @@ def test_cli_bad_input(files: Path, content: str | bytes | None, expected: str) 
 
 
 def test_importable_without_pytest() -> None:
-    code = "import sys; sys.modules['pytest'] = None; import pytest_relevance.agreement, pytest_relevance.judgments"
+    code = "import sys; sys.modules['pytest'] = None; import pytest_relevance.judgments.agreement, pytest_relevance.judgments.model"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
 
 
 def test_judge_provenance(tmp_path: Path) -> None:
-    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.judgments.model import load_judgments
 
     plain = tmp_path / "plain.yaml"
     plain.write_text("queries:\n  - {id: q1, text: a, grades: {d1: 2, d2: 1}}\n")
@@ -215,7 +215,7 @@ def test_judge_provenance(tmp_path: Path) -> None:
 )
 def test_judge_provenance_bad(tmp_path: Path, grade: str, problem: str) -> None:
     from pytest_relevance.errors import RelevanceInputError
-    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.judgments.model import load_judgments
 
     path = tmp_path / "judged.yaml"
     path.write_text(f"queries:\n  - id: q1\n    text: a\n    grades:\n      d2: {grade}\n")
@@ -226,8 +226,8 @@ def test_judge_provenance_bad(tmp_path: Path, grade: str, problem: str) -> None:
 
 def test_merge_rewrite_keeps_the_judge(tmp_path: Path) -> None:
     # a query without `grades:` makes merge rewrite the file one line per query: the judge must survive that
-    from pytest_relevance.judgments import load_judgments
-    from pytest_relevance.pool import merge_file
+    from pytest_relevance.judgments.model import load_judgments
+    from pytest_relevance.judgments.pool import merge_file
 
     path = tmp_path / "judgments.yaml"
     path.write_text(

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 from pytest_relevance.engines.embedded.analysis import Analysis, Analyzer, Token
 from pytest_relevance.engines.embedded.analysis.kstem import kstem
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem

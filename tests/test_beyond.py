@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from pytest_relevance import beyond
-from pytest_relevance.beyond import CorpusFields, Missing
+from pytest_relevance.metrics import diversity as beyond
+from pytest_relevance.metrics.diversity import CorpusFields, Missing
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import (
+from pytest_relevance.evaluation.evaluation import (
     constant_floor,
     evaluate,
     floor_is_exact,
@@ -22,8 +22,8 @@ from pytest_relevance.evaluation import (
     set_level_p,
     sign_flip_p,
 )
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import MetricSpecError, parse_metric, parse_metrics
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import MetricSpecError, parse_metric, parse_metrics
 
 NOW = datetime(2026, 1, 15, 12, tzinfo=UTC)
 DOCS = [
@@ -286,15 +286,15 @@ def test_set_level_significance() -> None:
 
 
 def _entry(evaluation, tolerance: str = "0.005") -> dict:
-    from pytest_relevance.baseline import make_entry
-    from pytest_relevance.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.config.settings import Tolerance
 
     return make_entry(evaluation, "v", "custom", Tolerance.parse(tolerance), "why")
 
 
 def test_a_rise_is_the_regression_where_lower_is_better() -> None:
-    from pytest_relevance.baseline import compare
-    from pytest_relevance.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import compare
+    from pytest_relevance.config.settings import Tolerance
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("age@2(field=released) fresh@2(field=released,within=30d) exposure_gini@2(field=brand)")
@@ -316,7 +316,7 @@ def test_a_rise_is_the_regression_where_lower_is_better() -> None:
 
 
 def test_a_baseline_holds_ages_and_novelty_above_1_but_no_negative_one(tmp_path) -> None:
-    from pytest_relevance.baseline import dumps, load_baseline, unmet_needs
+    from pytest_relevance.gate.baseline_file import dumps, load_baseline, unmet_needs
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("age@2(field=released) novelty@2 coverage@2")
@@ -340,7 +340,7 @@ def test_a_baseline_holds_ages_and_novelty_above_1_but_no_negative_one(tmp_path)
 
 
 def test_tolerances_of_metrics_with_options() -> None:
-    from pytest_relevance.settings import SettingError, Tolerance
+    from pytest_relevance.config.settings import SettingError, Tolerance
 
     gated = ["ndcg@10", "age@10(field=released)", "fresh@10(field=released,within=30d)", "ild@10(field=seller.id)"]
     tolerance = Tolerance.parse("0.005 age@10(field=released)=2 tail.fresh@10(field=released, within=30d)=0.1")
@@ -355,15 +355,15 @@ def test_tolerances_of_metrics_with_options() -> None:
 
 
 def test_scoring_without_a_corpus_names_the_metric_that_needs_one() -> None:
-    from pytest_relevance.metrics import score_query
+    from pytest_relevance.metrics.ranking import score_query
 
     with pytest.raises(MetricSpecError, match=r"^novelty@10 reads the corpus, which a run file and its qrels do not"):
         score_query({"a": 1}, ["a"], parse_metrics("ndcg@10 novelty@10"))
 
 
 def test_pytest_relevance_compare_gates_age_by_its_direction(tmp_path, capsys) -> None:
-    from pytest_relevance.baseline import write_baseline
-    from pytest_relevance.cli import main
+    from pytest_relevance.gate.baseline_file import write_baseline
+    from pytest_relevance.cli.commands import main
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("ndcg@2 age@2(field=released)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 
 QRELS = "q1 0 a 1\nq1 0 b 3\nq1 0 c 0\nq2 0 x 2\nq9 0 y 1\n"
 # q1: b and z tie at 1.0 -> z (id descending) comes first; the rank column says otherwise and is ignored
@@ -153,7 +153,7 @@ def test_missing_file_and_bad_metric(tmp_path: Path, capsys) -> None:
 def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     qrels, run = write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "evaluate", qrels, run, "-m", "hit@1"],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "evaluate", qrels, run, "-m", "hit@1"],
         capture_output=True,
         text=True,
         check=False,
@@ -170,7 +170,7 @@ def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(tmp_path: Pa
     report = write(tmp_path, "run.json", json.dumps({"pytest-relevance-report": 1, "tests": [test]}))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe's default: output is buffered
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest_relevance.cli", "compare", report, report, "--format", "json"],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "compare", report, report, "--format", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -189,11 +189,11 @@ def _baseline(
     tmp_path: Path, name: str, run: dict[str, list[str]], test: str = "t.py::test_a", version: str = "v1"
 ) -> str:
     """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
-    from pytest_relevance.baseline import make_entry, write_baseline
-    from pytest_relevance.evaluation import evaluate
-    from pytest_relevance.judgments import Judgments, Query
-    from pytest_relevance.metrics import parse_metrics
-    from pytest_relevance.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import make_entry, write_baseline
+    from pytest_relevance.evaluation.evaluation import evaluate
+    from pytest_relevance.judgments.model import Judgments, Query
+    from pytest_relevance.metrics.ranking import parse_metrics
+    from pytest_relevance.config.settings import Tolerance
 
     strata = ("head", "torso", "tail", "zeta")
     queries = tuple(Query(f"q{i}", f"text {i}", strata[i % 4], {}, {"a": 2, "b": 1}) for i in range(8))
@@ -284,7 +284,7 @@ def test_compare_changed_only_lists_the_changed_rows_and_queries(tmp_path: Path,
 
 
 def test_compare_refuses_what_the_gate_cannot_compare_with_the_gates_reasons(tmp_path: Path) -> None:
-    from pytest_relevance.baseline import incompatibilities
+    from pytest_relevance.gate.baseline_file import incompatibilities
 
     old = _baseline(tmp_path, "old.json", GOOD)
     new = _baseline(tmp_path, "new.json", {**GOOD, "q1": ["b", "x", "a"]}, version="v2")  # a refresh, and a drop
@@ -298,7 +298,7 @@ def test_compare_refuses_what_the_gate_cannot_compare_with_the_gates_reasons(tmp
     assert len(reasons) == 3 and reasons[0].startswith("the judgments changed: baseline version 'v1', now 'v2'")
 
     def compare(*extra: str) -> subprocess.CompletedProcess:
-        command = [sys.executable, "-m", "pytest_relevance.cli", "compare", old, new, *extra]
+        command = [sys.executable, "-m", "pytest_relevance.cli.commands", "compare", old, new, *extra]
         return subprocess.run(command, capture_output=True, text=True, check=False)
 
     done = compare("--format", "json")
@@ -352,7 +352,7 @@ def test_queries_whose_lines_are_scattered_score_as_if_together(tmp_path: Path, 
 def test_a_run_read_in_many_blocks_scores_as_in_one(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     import random
 
-    import pytest_relevance.trec as trec
+    import pytest_relevance.judgments.trec as trec
 
     rnd = random.Random(5)
     qrels_text = "".join(f"q{q} 0 d{d} {rnd.choice((0, 1, 2))}\n" for q in range(30) for d in range(0, 40, 3))
@@ -430,9 +430,9 @@ def test_hints_name_the_subcommands_flags(tmp_path: Path, capsys, monkeypatch, c
 
 def test_the_plugin_still_names_its_ini_keys(tmp_path: Path) -> None:
     # the loaders are shared: only the CLI says --topics, --corpus...
-    from pytest_relevance.corpus import load_corpus, load_mapping
+    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.errors import RelevanceInputError
-    from pytest_relevance.judgments import load_judgments
+    from pytest_relevance.judgments.model import load_judgments
 
     with pytest.raises(RelevanceInputError, match=r": set relevance_topics$"):
         load_judgments(write(tmp_path, "qrels", "q1 0 a 1\n"))

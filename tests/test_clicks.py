@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_relevance.cli import main
-from pytest_relevance.clicks import Event, Log, coec, java_3f, pbm, query_id, read_log, scale, validate
-from pytest_relevance.judgments import load_judgments
+from pytest_relevance.cli.commands import main
+from pytest_relevance.judgments.clicks import Event, Log, coec, java_3f, pbm, query_id, read_log, scale, validate
+from pytest_relevance.judgments.model import load_judgments
 
 UBI = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ubi-esci" / "ubi_queries_events.ndjson"
 

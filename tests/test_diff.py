@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -154,7 +154,7 @@ def test_against_a_second_revision(repo: Path, capsys: pytest.CaptureFixture[str
 def test_the_console_script_in_a_subprocess(repo: Path) -> None:
     (repo / "rel" / "query.yaml").write_text(QUERY.replace('"title^3", "body"', '"body"'))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "diff", "--format", "md"],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "diff", "--format", "md"],
         cwd=repo,
         capture_output=True,
         text=True,

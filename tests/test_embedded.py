@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.clock import anchor, parse_instant, resolve_date
+from pytest_relevance.inputs.clock import anchor, parse_instant, resolve_date
 from pytest_relevance.engines.embedded import EmbeddedEngine
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.templates import render
+from pytest_relevance.inputs.templates import render
 
 ROOT = Path(__file__).resolve().parent.parent
 CRANFIELD = ROOT.parent / "shared" / "data" / "cranfield"
@@ -269,7 +269,7 @@ def test_cranfield_end_to_end(pytester: pytest.Pytester) -> None:
 
 def test_search_one_query_through_the_template() -> None:
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.judgments import Judgments, Query
+    from pytest_relevance.judgments.model import Judgments, Query
 
     index = EmbeddedEngine().open(DOCS, MAPPING, "id")
     template = {"query": {"bool": {"must": {"match": {"title": "{{query}}"}}, "filter": {"term": {"tag": "{{tag}}"}}}}}

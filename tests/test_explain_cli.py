@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from pytest_relevance.engines.elasticsearch_explain import from_elasticsearch
+from pytest_relevance.engines.elasticsearch.explain import from_elasticsearch
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.explain import Node, flatten, render
+from pytest_relevance.explain.tree import Node, flatten, render
 
 SAMPLES = {
     s["name"]: s
@@ -158,7 +158,7 @@ def server() -> Any:
 def index(server: Any) -> Any:
     from elasticsearch import Elasticsearch
 
-    from pytest_relevance.engines.elasticsearch import ElasticsearchEngine
+    from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine
     from tests.test_elasticsearch import PlainJSONNode
 
     client = Elasticsearch(server.url, node_class=PlainJSONNode)

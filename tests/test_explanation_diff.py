@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_relevance.explain import Node
-from pytest_relevance.explanation_diff import moved, today_only, tree_rows, why
+from pytest_relevance.explain.tree import Node
+from pytest_relevance.explain.why import moved, today_only, tree_rows, why
 
 FS = "query.function_score"
 MM = f"{FS}.query.multi_match"
@@ -73,7 +73,7 @@ def test_the_relevant_documents_that_moved_most_come_first() -> None:
 
 def test_tree_rows_mark_what_changed() -> None:
     old, new = _tree(12.31, 9.10, 3.0), _tree(8.02, 3.03, 1.0)
-    from pytest_relevance.explain import flatten
+    from pytest_relevance.explain.tree import flatten
 
     rows = tree_rows(old, flatten(new))
     changed = {text.split()[0]: flag for _, text, flag in rows}

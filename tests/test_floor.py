@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_model import report_of
 
-from pytest_relevance.evaluation import constant_floor, floor_is_exact
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import mean, parse_metrics, score_query
+from pytest_relevance.evaluation.evaluation import constant_floor, floor_is_exact
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import mean, parse_metrics, score_query
 
 DOCS = ["a", "b", "c", "d", "e", "f"]
 SPECS = (
@@ -78,7 +78,7 @@ def test_a_metric_without_cut_off_is_floored_on_a_list_as_deep_as_the_run() -> N
 
 
 def test_every_report_says_at_least_where_the_floor_is_a_bound() -> None:
-    from pytest_relevance.evaluation import evaluate
+    from pytest_relevance.evaluation.evaluation import evaluate
     from pytest_relevance.reports import html, markdown, terminal
 
     judgments = _judgments([{"a": 1, "b": 2}, {"b": 1}])

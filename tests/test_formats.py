@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.cli import main
-from pytest_relevance.clicks import query_id
-from pytest_relevance.judgments import load_judgments
+from pytest_relevance.cli.commands import main
+from pytest_relevance.judgments.clicks import query_id
+from pytest_relevance.judgments.model import load_judgments
 
 DATA = Path(__file__).parent / "data" / "formats"
 ESCI = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ubi-esci" / "esci_us_judgments.json"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_relevance.provenance import content_hash
+from pytest_relevance.judgments.provenance import content_hash
 
 DOCS = [{"id": doc, "title": f"title {doc}"} for doc in "abcdex"]
 TEST_FILE = """\

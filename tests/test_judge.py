@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.agreement import agreement, shared_grades
-from pytest_relevance.cli import main
-from pytest_relevance.judge import CACHE_NAME
-from pytest_relevance.judgments import Provenance, load_judgments
-from pytest_relevance.provenance import content_hash
+from pytest_relevance.judgments.agreement import agreement, shared_grades
+from pytest_relevance.cli.commands import main
+from pytest_relevance.judgments.judge import CACHE_NAME
+from pytest_relevance.judgments.model import Provenance, load_judgments
+from pytest_relevance.judgments.provenance import content_hash
 
 ROOT = Path(__file__).parent.parent
 

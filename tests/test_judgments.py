@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance import judgments
+from pytest_relevance.judgments import model as judgments
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import Judgments, Query, load_judgments
+from pytest_relevance.judgments.model import Judgments, Query, load_judgments
 
 YAML = """\
 version: v7
@@ -390,7 +390,7 @@ def test_the_content_hash_is_the_hash_of_one_json_list_however_many_queries() ->
     import hashlib
     import json
 
-    from pytest_relevance.judgments import content_version
+    from pytest_relevance.judgments.model import content_version
 
     queries = tuple(
         Query(
@@ -480,7 +480,7 @@ def test_the_line_reader_reads_what_libyaml_reads_or_leaves_the_file_to_it(text:
     )
 )
 def test_the_form_pool_merge_writes_takes_the_line_reader(queries: list[tuple[str, str | None, dict]]) -> None:
-    from pytest_relevance.pool import _query_line
+    from pytest_relevance.judgments.pool import _query_line
 
     path = Path("j.yaml")
     written = [Query(f"q{i}", text, stratum, grades=grades) for i, (text, stratum, grades) in enumerate(queries)]

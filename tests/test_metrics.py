@@ -10,7 +10,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.metrics import (
+from pytest_relevance.metrics.ranking import (
     Metric,
     MetricSpecError,
     depth,

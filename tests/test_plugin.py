@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from pytest_relevance.baseline import dumps
+from pytest_relevance.gate.baseline_file import dumps
 
 JUDGMENTS = """\
 version: v1
@@ -196,7 +196,7 @@ def test_engine_change_is_refused(project: pytest.Pytester, mode) -> None:
     project.makepyfile(
         test_rel=TEST_FILE.replace(
             "assert relevance_snapshot == ranker()",
-            "from pytest_relevance.evaluation import Run\n"
+            "from pytest_relevance.evaluation.evaluation import Run\n"
             "    assert relevance_snapshot == Run(ranker(), engine='other 1.0')",
         )
     )
@@ -412,7 +412,7 @@ def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pyt
 
 
 ENGINE_RUN = (
-    "from pytest_relevance.evaluation import Run\n    assert relevance_snapshot == Run(ranker(), engine='{engine}')"
+    "from pytest_relevance.evaluation.evaluation import Run\n    assert relevance_snapshot == Run(ranker(), engine='{engine}')"
 )
 
 
@@ -508,7 +508,7 @@ def test_warnings_are_relevance_warnings_once_per_test(project: pytest.Pytester,
         ["*warnings summary*", "*RelevanceWarning: test_rel.py::test_quality: 2 warnings about its numbers: -v *"]
     )
     assert result.stdout.str().count("RelevanceWarning") == 1
-    result = run(project, mode, "-W", "error::pytest_relevance.plugin.RelevanceWarning")
+    result = run(project, mode, "-W", "error::pytest_relevance.plugin.hooks.RelevanceWarning")
     assert result.ret == 1
 
 

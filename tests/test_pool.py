@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_relevance.baseline import Tolerance, dumps, make_entry
-from pytest_relevance.cli import main
-from pytest_relevance.evaluation import evaluate
-from pytest_relevance.judgments import load_judgments
-from pytest_relevance.metrics import parse_metrics
-from pytest_relevance.pool import next_version
+from pytest_relevance.gate.baseline_file import Tolerance, dumps, make_entry
+from pytest_relevance.cli.commands import main
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.judgments.model import load_judgments
+from pytest_relevance.metrics.ranking import parse_metrics
+from pytest_relevance.judgments.pool import next_version
 
 JUDGMENTS = """\
 # hand-written judgments
@@ -256,7 +256,7 @@ def test_next_version() -> None:
 
 def test_pool_and_merge_run_as_a_process(project: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "pool", "report.json", "--judgments", "judgments.yaml",
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "pool", "report.json", "--judgments", "judgments.yaml",
          "-o", "pool.csv"],
         cwd=project, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
@@ -264,7 +264,7 @@ def test_pool_and_merge_run_as_a_process(project: Path) -> None:
     rows = (project / "pool.csv").read_text().replace("\r\n", "\n").splitlines()
     (project / "pool.csv").write_text("\n".join([rows[0], *(r + "1" for r in rows[1:])]) + "\n")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "merge", "pool.csv", "--judgments", "judgments.yaml"],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "merge", "pool.csv", "--judgments", "judgments.yaml"],
         cwd=project, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import Provenance, load_judgments
-from pytest_relevance.pool import merge_file, pool, write_csv, write_pool
-from pytest_relevance.provenance import content_hash, parse_age, stale_grades, stale_warnings
+from pytest_relevance.judgments.model import Provenance, load_judgments
+from pytest_relevance.judgments.pool import merge_file, pool, write_csv, write_pool
+from pytest_relevance.judgments.provenance import content_hash, parse_age, stale_grades, stale_warnings
 
 YAML = """\
 version: v1
@@ -261,8 +261,8 @@ def test_trec_qrels_refuse_provenance(tmp_path: Path) -> None:
 def test_model_share_by_hand(tmp_path: Path) -> None:
     import math
 
-    from pytest_relevance.metrics import parse_metrics
-    from pytest_relevance.provenance import model_share
+    from pytest_relevance.metrics.ranking import parse_metrics
+    from pytest_relevance.judgments.provenance import model_share
     from pytest_relevance.reports.formatting import model_line
 
     path = tmp_path / "j.yaml"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from report_model import report_of
 
-from pytest_relevance.cli import main
-from pytest_relevance.evaluation import constant_floor, evaluate, hints, sign_flip_p
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import parse_metrics
+from pytest_relevance.cli.commands import main
+from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, hints, sign_flip_p
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import parse_metrics
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TEST = (
@@ -205,7 +205,7 @@ def _small() -> tuple[Judgments, dict[str, list[str]]]:
 
 
 def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **settings):
-    from pytest_relevance.baseline import Tolerance, make_entry
+    from pytest_relevance.gate.baseline_file import Tolerance, make_entry
 
     metrics = parse_metrics("ndcg@10 mrr")
     entry = make_entry(evaluate(before, judgments, metrics), "v1", "custom", Tolerance(), "")
@@ -340,9 +340,9 @@ def test_missing_queries_warn_with_count_and_ids() -> None:
 
 
 def test_set_answers_show_missing_and_extra_labels() -> None:
-    from pytest_relevance.baseline import Tolerance, make_entry
+    from pytest_relevance.gate.baseline_file import Tolerance, make_entry
     from pytest_relevance.reports.terminal import failure_text
-    from pytest_relevance.sets import evaluate_sets
+    from pytest_relevance.metrics.set_answers import evaluate_sets
 
     judgments = Judgments((Query("t1", "ticket", None, {}, {"repo-a": 1, "repo-b": 1}),), "v", "j")
     old = evaluate_sets({"t1": {"repo-a", "repo-b"}}, judgments)
@@ -514,7 +514,7 @@ def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines
 
 
 def test_a_json_report_read_back_keeps_the_strata_order() -> None:
-    from pytest_relevance.reports.data import from_file, stratum_key
+    from pytest_relevance.reports.model import from_file, stratum_key
     from pytest_relevance.reports.sinks import to_json
 
     judgments, before = _small()
@@ -697,9 +697,9 @@ def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate
     """`--relevance-report run.trec` writes the gate's run for trec_eval: read back by the project's TREC run reader
     it is the same rankings, and pytrec_eval's ndcg_cut_10 over it is the gate's ndcg@10, query by query."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    from pytest_relevance.judgments import load_judgments
-    from pytest_relevance.metrics import rank_scored
-    from pytest_relevance.trec import read_run
+    from pytest_relevance.judgments.model import load_judgments
+    from pytest_relevance.metrics.ranking import rank_scored
+    from pytest_relevance.judgments.trec import read_run
 
     assert run(demo, "--relevance-update").ret == 0
     assert run(demo, "--relevance-report", "out/run.trec", "--relevance-report", "out/r.json").ret == 0
@@ -719,7 +719,7 @@ def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate
 
 
 def test_a_trec_run_keeps_a_repeated_document_once_and_the_order() -> None:
-    from pytest_relevance.trec import format_run
+    from pytest_relevance.judgments.trec import format_run
 
     assert format_run({"q1": ["b", "a", "b", "c"], "q2": []}, "t.py::test[a b]") == (
         "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 c 3 1 t.py::test[a_b]\n"

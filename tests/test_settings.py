@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from report_model import report_of
 
-from pytest_relevance.evaluation import SMALLEST_P, evaluate, sign_flip_p
-from pytest_relevance.settings import SettingError, Tolerance, read
+from pytest_relevance.evaluation.evaluation import SMALLEST_P, evaluate, sign_flip_p
+from pytest_relevance.config.settings import SettingError, Tolerance, read
 
 
 @pytest.mark.parametrize(
@@ -79,9 +79,9 @@ def test_an_alpha_no_p_value_can_reach_is_refused(alpha: str) -> None:
 
 def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries() -> None:
     """p is compared unrounded: 1/10001 shows as 0.0001, but it is below an alpha of 0.0001."""
-    from pytest_relevance.baseline import make_entry
-    from pytest_relevance.judgments import Judgments, Query
-    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.judgments.model import Judgments, Query
+    from pytest_relevance.metrics.ranking import parse_metrics
 
     assert _settings(relevance_alpha="0.0001").alpha == 0.0001
     judgments = Judgments(tuple(Query(f"q{i}", f"text {i}", None, {}, {"a": 1, "b": 0}) for i in range(20)), "v1", "j")

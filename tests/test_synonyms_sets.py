@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance import synonyms_sets
+from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.errors import RelevanceInputError
 
 CONFIG = {

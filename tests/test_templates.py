@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.clock import parse_instant, resolve_date
+from pytest_relevance.inputs.clock import parse_instant, resolve_date
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments import Query
-from pytest_relevance.templates import has_query_placeholder, load_template, render, render_all
+from pytest_relevance.judgments.model import Query
+from pytest_relevance.inputs.templates import has_query_placeholder, load_template, render, render_all
 
 NOW = parse_instant("2026-01-15T12:00:00Z")
 
@@ -221,7 +221,7 @@ def test_a_key_twice_in_a_template_is_refused_as_elasticsearch_refuses_it(
 
 
 def test_an_index_config_key_twice_is_refused(tmp_path: Path) -> None:
-    from pytest_relevance.corpus import load_mapping
+    from pytest_relevance.inputs.corpus import load_mapping
 
     path = tmp_path / "index.json"
     path.write_text('{"mappings": {"properties": {"t": {"type": "text"},\n "t": {"type": "keyword"}}}}')

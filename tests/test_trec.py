@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.trec import read_qrels, read_run
+from pytest_relevance.judgments.trec import read_qrels, read_run
 
 TOKEN = st.sampled_from(["q1", "q2", "d1", "d2", "d3", "0", "1", "2", "Q0", "t", "2.5", "-1", "1_0"])
 SEPARATOR = st.sampled_from([" ", " ", " ", "\t", "  ", "\xa0", "\x0b"])
@@ -115,7 +115,7 @@ def test_qrels_reader_agrees_with_a_per_line_reader(tmp_path: Path, text: str) -
 
 
 def test_blocks_of_many_lines_keep_their_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pytest_relevance.trec as trec
+    import pytest_relevance.judgments.trec as trec
 
     monkeypatch.setattr(trec, "_CHUNK", 64)  # many small blocks
     good = "".join(f"q{i // 10} Q0 d{i} {i} {1 / (i + 1)} t\n" for i in range(200))

@@ -221,7 +221,7 @@ def test_update_keeps_the_file_mode_and_removes_stale_temp_files(suite, mode) ->
 
 
 class _FileSystem:
-    """`os` as pytest_relevance.baseline sees it, with one fault: creating a file fails (a directory this user
+    """`os` as pytest_relevance.gate.baseline_file sees it, with one fault: creating a file fails (a directory this user
     cannot write), writing one fails (a full disk), or os.replace is interrupted (Ctrl-C)."""
 
     def __init__(self, fault: str) -> None:
@@ -275,8 +275,8 @@ def test_an_update_that_cannot_write_is_one_line_and_keeps_the_old_file(
 ) -> None:
     # by sys.modules, not the package's attribute: pytester's in-process runs drop modules they imported, so the
     # attribute can be a stale copy the plugin no longer uses
-    baseline = importlib.import_module("pytest_relevance.baseline")
-    locks = importlib.import_module("pytest_relevance.locks")  # a read-only directory refuses the lock file first
+    baseline = importlib.import_module("pytest_relevance.gate.baseline_file")
+    locks = importlib.import_module("pytest_relevance.util.locks")  # a read-only directory refuses the lock file first
     before = baselined(suite, [])
     _changed(suite)
     with monkeypatch.context() as patched:
@@ -343,7 +343,7 @@ def test_an_update_leaves_no_lock_file_anywhere(
 
 
 def test_the_lock_lives_beside_the_baseline_while_held_and_is_removed_after(tmp_path: Path) -> None:
-    from pytest_relevance.baseline import locked
+    from pytest_relevance.gate.baseline_file import locked
 
     path = tmp_path / "baseline.json"
     with locked(path):
@@ -352,7 +352,7 @@ def test_the_lock_lives_beside_the_baseline_while_held_and_is_removed_after(tmp_
 
 
 def test_a_held_lock_times_out_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_relevance import baseline
+    from pytest_relevance.gate import baseline_file as baseline
 
     monkeypatch.setattr(baseline, "LOCK_TIMEOUT", 0.2)
     path = tmp_path / "baseline.json"
@@ -363,7 +363,7 @@ def test_a_held_lock_times_out_naming_its_file(tmp_path: Path, monkeypatch: pyte
 
 def test_the_lock_excludes_while_its_file_is_removed_and_made_again(tmp_path: Path) -> None:
     """Each holder removes the lock file: a waiter that opened the removed file must not think it holds the lock."""
-    from pytest_relevance.baseline import locked
+    from pytest_relevance.gate.baseline_file import locked
 
     path, inside, overlaps = tmp_path / "baseline.json", [0], []
 
@@ -389,7 +389,7 @@ def test_the_lock_excludes_while_its_file_is_removed_and_made_again(tmp_path: Pa
 
 
 def test_each_entry_writes_its_summary_first_then_queries_then_rankings() -> None:
-    from pytest_relevance.baseline import dumps
+    from pytest_relevance.gate.baseline_file import dumps
 
     entry = {
         "rankings": {"q2": ["b"], "q1": ["a"]},
@@ -406,7 +406,7 @@ def test_each_entry_writes_its_summary_first_then_queries_then_rankings() -> Non
 
 
 def test_the_demo_baseline_is_written_as_an_update_writes_it() -> None:
-    from pytest_relevance.baseline import dumps, load_baseline
+    from pytest_relevance.gate.baseline_file import dumps, load_baseline
 
     path = Path(__file__).parent.parent / "relevance-baseline.json"
     assert dumps(load_baseline(path)) == path.read_text()

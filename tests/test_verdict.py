@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from report_model import default_settings
 
-from pytest_relevance.baseline import Tolerance, make_entry
+from pytest_relevance.gate.baseline_file import Tolerance, make_entry
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import evaluate
-from pytest_relevance.gate import STATUSES, decide
-from pytest_relevance.judgments import Judgments, Query
-from pytest_relevance.metrics import parse_metrics
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.gate.verdict import STATUSES, decide
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import parse_metrics
 
 METRICS = "ndcg@10 mrr@10"
 # 12 queries in two strata, each with one relevant document `rN`: ranked first, the values are all 1

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.cli import main
+from pytest_relevance.cli.commands import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

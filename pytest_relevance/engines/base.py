@@ -14,10 +14,10 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation import Run
-from pytest_relevance.explain import Node
-from pytest_relevance.judgments import Judgments
-from pytest_relevance.templates import render, render_all
+from pytest_relevance.evaluation.evaluation import Run
+from pytest_relevance.explain.tree import Node
+from pytest_relevance.judgments.model import Judgments
+from pytest_relevance.inputs.templates import render, render_all
 
 Hits = list[tuple[str, float]]
 
@@ -39,7 +39,7 @@ class Index(Protocol):
     def explain(
         self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
     ) -> dict[str, Node]:
-        """doc id -> its score tree for one rendered body (`pytest_relevance.explain.Node`), the root's value the
+        """doc id -> its score tree for one rendered body (`pytest_relevance.explain.tree.Node`), the root's value the
         score `search_many` gives it at this size; a document the index does not have is a RelevanceInputError."""
         ...
 
@@ -130,7 +130,7 @@ class FixtureIndex:
 
         A judged query's id renders that query with its params (`params` add to them or override them); any other
         string is a free text, as `search` takes it. The result maps each doc id to the root of its score tree
-        (`pytest_relevance.explain`), whose value is the document's score in `run()` and `search()`.
+        (`pytest_relevance.explain.tree`), whose value is the document's score in `run()` and `search()`.
         """
         explain = getattr(self.index, "explain", None)
         if explain is None:  # an engine of a plugin written before explanations

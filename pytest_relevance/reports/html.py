@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from pytest_relevance import rankings
+from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.reports import formatting
 from pytest_relevance.reports.formatting import (
     failing_first,

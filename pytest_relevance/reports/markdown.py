@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_relevance import rankings
+from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.reports.formatting import (
     brief,
     churn_line,

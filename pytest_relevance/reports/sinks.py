@@ -36,7 +36,7 @@ def _write_runs(target: Path, reports: list[dict[str, Any]]) -> None:
     """Each test's run (its rankings, to the depth its metrics read) as a TREC run file tagged with the test id.
     One file holds one run (trec_eval refuses a query's document twice), so with several tests each run goes to
     `STEM.<test name>.trec` beside PATH."""
-    from pytest_relevance.trec import format_run
+    from pytest_relevance.judgments.trec import format_run
 
     for report in reports:
         name = target

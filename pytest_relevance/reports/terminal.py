@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.churn import failure_lines
-from pytest_relevance.rankings import render
+from pytest_relevance.gate.churn import failure_lines
+from pytest_relevance.gate.ranking_diff import render
 from pytest_relevance.reports.formatting import (
     brief,
     changed_inputs,
@@ -24,7 +24,7 @@ from pytest_relevance.reports.formatting import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.session import State
+    from pytest_relevance.plugin.session import State
 
 
 def _signed(value: float) -> str:

@@ -41,7 +41,7 @@ from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
 from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.search import explain, search
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.explain import Node
+from pytest_relevance.explain.tree import Node
 
 ENGINE_VERSION = "9"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
 IDENTITY = f"embedded {ENGINE_VERSION} (Lucene 9 analysis and BM25)"
@@ -682,7 +682,7 @@ class EmbeddedIndex:
     def explain(
         self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
     ) -> dict[str, Node]:
-        """The score tree of each document for one body (`pytest_relevance.explain`), the root's value the score
+        """The score tree of each document for one body (`pytest_relevance.explain.tree`), the root's value the score
         the document gets in `search_many` of the same body and size."""
         self.template_source = source
         missing = [doc for doc in doc_ids if doc not in self.ordinal]

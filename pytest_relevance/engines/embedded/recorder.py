@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE
-from pytest_relevance.explain import Node
+from pytest_relevance.explain.tree import Node
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.queries import Scores

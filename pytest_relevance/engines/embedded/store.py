@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
-from pytest_relevance.fingerprints import blob_sha1, file_sha1, referenced_files
+from pytest_relevance.util.fingerprints import blob_sha1, file_sha1, referenced_files
 
 FORMAT = 2  # bumped when the layout of an entry changes
 _MAPPED = 1 << 20  # an entry's arrays are memory-mapped rather than read from this many bytes on
@@ -48,7 +48,7 @@ def open_cached(
     index, problem = _load(entry, key, corpus, config, id_field, source)
     if index is not None:
         return index
-    from pytest_relevance.locks import locked
+    from pytest_relevance.util.locks import locked
 
     root.mkdir(parents=True, exist_ok=True)
     # no timeout: the lock is held only by a sibling building this entry, and the system releases it if that dies
@@ -94,7 +94,7 @@ def _code_fingerprint() -> str:
     code is never loaded, even where a change forgot to bump the engine version."""
     package = Path(__file__).resolve().parent
     files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    files.append(package.parent.parent / "clock.py")
+    files.append(package.parent.parent / "inputs" / "clock.py")
     return blob_sha1(b"".join(str(p.relative_to(package.parent.parent)).encode() + p.read_bytes() for p in files))
 
 

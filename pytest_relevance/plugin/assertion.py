@@ -1,0 +1,189 @@
+"""The right-hand side of ``assert relevance_snapshot == run``, in a module of its own as syrupy's assertion is: it
+evaluates the run, asks the gate (gate.py) for the verdict, keeps the report for the session's summary and turns a
+failing verdict into the text a reviewer reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_relevance.plugin.session import State, resolve, setting, warn
+
+if TYPE_CHECKING:
+    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.config.settings import Settings
+
+
+class RelevanceSnapshot:
+    """The right-hand side of ``assert relevance_snapshot == run``; its explanation is the failure text."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        state: State,
+        node: pytest.Item,
+        judgments: Judgments,
+        settings: Settings,
+        corpus: CorpusFields | None = None,
+    ) -> None:
+        #: `corpus`: the fields the metrics beyond relevance read (None when none is gated)
+        self.state, self.node, self.judgments, self.corpus = state, node, judgments, corpus
+        self.settings = settings
+        self.explanation: list[str] = []
+
+    def __repr__(self) -> str:
+        return "relevance_snapshot"
+
+    def __eq__(self, run: object) -> bool:
+        from pytest_relevance.errors import RelevanceInputError
+
+        try:
+            if self._check(run):
+                return True
+        except RelevanceInputError as exc:
+            self.explanation = [f"relevance: {exc}"]
+        # pytest.fail rather than False: pytest truncates long assertion explanations to 8 lines outside -vv, which
+        # would cut the movers and the what-to-do line a reviewer needs
+        pytest.fail("\n".join(self.explanation), pytrace=False)
+
+    def _check(self, run: object) -> bool:
+        from pytest_relevance.evaluation.diagnostics import diagnose
+        from pytest_relevance.evaluation.evaluation import Run, evaluate
+        from pytest_relevance.gate.verdict import decide
+        from pytest_relevance.reports.model import build
+        from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
+        from pytest_relevance.metrics.set_answers import evaluate_sets, is_set_run
+
+        settings = self.settings
+        if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
+            threshold = next((m.threshold for m in settings.metrics if m.name != "ndcg"), 1)
+            evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
+        else:
+            evaluation = evaluate(run, self.judgments, settings.metrics, self.corpus, settings.now)  # type: ignore[arg-type]
+        engine = run.engine if isinstance(run, Run) else "custom"
+        nodeid, state, config = self.node.nodeid, self.state, self.state.config
+        result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
+        if isinstance(run, Run) and run.repeated > 1:
+            result["repeat"] = f"repeat: {len(run)} queries x {run.repeated}, identical"
+        state.results[nodeid] = dict(result)  # used, even if it fails below
+        baseline = setting(config, "relevance_baseline")
+        update = config.getoption("relevance_update")
+        verdict = decide(
+            nodeid,
+            state.baseline().get(nodeid),
+            evaluation,
+            self.judgments,
+            engine,
+            settings,
+            update=update,
+            reason=config.getoption("relevance_reason"),
+            narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
+            baseline=state.baseline_path,
+            inputs={**(getattr(run, "inputs", None) or {}), **state.judgments_inputs(self.judgments)},
+        )
+        if verdict.status == "regressed" and isinstance(run, Run) and run.index is not None:
+            verdict.explained = self._explain(verdict, run)
+        stale, graded = self._provenance(evaluation)
+        diagnostics = diagnose(
+            evaluation,
+            self.judgments,
+            settings.min_judged,
+            settings.floor_margin,
+            getattr(run, "corpus_size", None),
+            stale,
+            graded,
+        )
+        report = build(nodeid, verdict, diagnostics)
+        self._properties(report)
+        state.results[nodeid] = {**result, "report": report}
+        if update:
+            state.results[nodeid].update(entry=verdict.entry, updated=verdict.status == "updated")
+            return True
+        if verdict.status == "no baseline":
+            self.explanation = no_baseline_text(report, nodeid, baseline)
+        elif verdict.status == "cannot compare":
+            self.explanation = cannot_compare_text(report, nodeid, baseline)
+        else:
+            self._warn(report)
+        if verdict.status == "regressed":
+            self.explanation = failure_text(report, baseline, settings.alpha)
+            self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
+        return verdict.status == "passed"
+
+    def _explain(self, verdict: Any, run: Any) -> str | None:
+        """Why the movers' documents moved: their score trees in the baseline's state (its inputs read back from
+        git by the blob ids the entry recorded) beside today's, two documents per query (-v: every one listed).
+        Returns why the baseline's trees are missing, if they are; an explanation that fails does not hide the
+        regression it explains."""
+        import tempfile
+        from pathlib import Path
+
+        from pytest_relevance.explain.why import DEFAULT_DOCUMENTS, baseline_state, explain_movers
+
+        config = self.state.config
+        paths = {
+            name: resolve(config, setting(config, key))
+            for name, key in (
+                ("corpus", "relevance_corpus"),
+                ("index config", "relevance_index_config"),
+                ("query template", "relevance_query"),
+            )
+        }
+        limit = None if config.get_verbosity() > 0 else DEFAULT_DOCUMENTS
+        movers = verdict.movers["lost"] + verdict.movers["gained"]
+        recorded = (verdict.reference or {}).get("inputs")
+        id_field = setting(config, "relevance_id_field")
+        opened: list[Any] = []
+        try:
+            with tempfile.TemporaryDirectory(prefix="pytest-relevance-baseline-") as scratch:
+                old, reason, opened = baseline_state(
+                    recorded, run.index, paths, self.state.engine, id_field, Path(scratch)
+                )
+                explain_movers(movers, old, run.index, limit)
+        except Exception as exc:  # a bug or a refusal in explaining must not turn a regression into an error
+            return f"why they moved: not explained ({type(exc).__name__}: {exc})"
+        finally:
+            for index in opened:
+                index.close()
+        return f"why they moved: today's score trees only; {reason}" if reason else None
+
+    def _provenance(self, evaluation: Any) -> tuple[list[str], dict[str, Any] | None]:
+        """Stale-grade warnings and the model-graded share (see `provenance.assess`)."""
+        from pytest_relevance.judgments.provenance import assess
+
+        config, settings = self.state.config, self.settings
+        corpus = resolve(config, setting(config, "relevance_corpus"))
+        agreement = resolve(config, settings.judge_agreement) if settings.judge_agreement else None
+        return assess(self.judgments, evaluation, settings, corpus, setting(config, "relevance_id_field"), agreement)
+
+    def _properties(self, report: dict[str, Any]) -> None:
+        """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""
+        for row in report["rows"]:
+            name = f"relevance.{row['stratum']}.{row['metric']}"
+            self.node.user_properties.append((name, row["current"]))
+            if row["baseline"] is not None:
+                self.node.user_properties.append((f"{name}.baseline", row["baseline"]))
+                self.node.user_properties.append((f"{name}.delta", row["delta"]))
+
+    def _warn(self, report: dict[str, Any]) -> None:
+        """The report's warnings, as one short RelevanceWarning for this test (so -W error and filterwarnings apply).
+
+        Joined, they made a line of hundreds of characters on every run (values near the constant-answer floor, the
+        most unjudged queries); the line counts them and says where they are in full: the -v table and the reports.
+        A warning another test already gave in this session (the shared judgments have too few queries) is not said
+        again.
+        """
+        state = self.state
+        new = [warning for warning in report["warnings"] if warning not in state.said]
+        state.said.update(new)
+        if new:
+            path, line, _ = self.node.location
+            warn(
+                f"{self.node.nodeid}: {len(new)} warning{'' if len(new) == 1 else 's'} about its numbers: -v lists "
+                "them, as does --relevance-report",
+                self.node.config.rootpath / path,
+                line + 1,
+            )

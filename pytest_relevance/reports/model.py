@@ -1,0 +1,204 @@
+"""One test's results as plain data: what every report (terminal, Markdown, JSON, HTML) renders.
+
+JSON schema of a report file (`--relevance-report out.json`), stable; new keys may be added, none renamed::
+
+    {"pytest-relevance-report": 1,
+     "tests": [{
+        "test": node id, "engine": str, "judgments": version, "metrics": {spec: definition, as the baseline records
+            them}, "tolerance": str, "status": "passed" | "regressed" |
+            "updated" (with "against": "new entry" | "not compared" where no entry could be compared, so every
+            delta is 0) | "no baseline" (built against an empty entry) | "cannot compare" (with "problems": [str]),
+        "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
+                  "status": "same" | "regression" | "improvement" | "new" | "not significant",
+                  "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
+                  is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (null unless
+                  regressed, or for a set-level metric whose baseline keeps too few ids per query), "higher_is_better"
+                  (false for age and exposure_gini: a rise is the regression), "set_level" (true for
+                  exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
+        "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
+        "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
+        "hints": [str], "warnings": [str] (the stale-grade warnings last, see `provenance.assess`),
+        "model_graded": null (no gain rests on a model-made grade) or {"metric": the first NDCG spec, "share": of its
+            "all" value, the part model-made grades give, "judges": [name], "kappa": the judge's unweighted kappa
+            from relevance_judge_agreement (null: none known, or undefined), "pairs": its shared pairs or null},
+        "since_baseline": which inputs (corpus, index config, query template, judgments) differ from the ones the
+            entry was measured on, one line, or null without an entry (see `baseline.since_baseline`),
+        "headline": the first metric's spec, whose "all" value stands for the test,
+        "movers": {"metric": spec, "stratum": name, "lost": [mover], "gained": [mover]}: the queries of the
+            regressed stratum that dropped most on the regressed metric (the largest drop when several did), else
+            every query on the first metric (stratum "all"),
+            mover = {"query", "text", "stratum", "baseline", "current", "delta", "change"},
+            change = {"fell": [move], "rose": [move], "came": [move]} against the baseline's top k, with
+                move = {"doc", "grade" (null: unjudged), "before", "after" (1-based; null: not there)};
+                or {"missing": [label], "extra": [label]} for set answers;
+                or {"top": [{"doc", "grade"}]} when the baseline entry has no rankings,
+        "churn": null (no baseline rankings, or set answers) or {"k", "p", "variant", "max" (null: off),
+            "per_stratum": {stratum: {"rbo", "overlap", "n"}}, "exceeded": [stratum],
+            "most_changed": [{"query", "text", "stratum", "rbo", "overlap", "new", "unjudged"}]},
+        "rankings": {query: [doc id, ...]}: the current run to the depth the metrics need (set answers: whole),
+        "per_query": {query: {metric: {"baseline": value or null, "current": value}}}}]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_relevance.gate.baseline_file import DIGITS, metric_key, stratum_key
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.metrics.ranking import depth
+
+if TYPE_CHECKING:
+    from pytest_relevance.evaluation.diagnostics import Diagnostics
+    from pytest_relevance.gate.verdict import Verdict
+
+
+def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, Any]:
+    """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
+    side by side, nothing computed again."""
+    from pytest_relevance.metrics.set_answers import SetMetric
+
+    evaluation = verdict.evaluation
+    metrics = evaluation.metrics
+    set_answers = isinstance(metrics[0], SetMetric)
+    by_spec = {m.spec: m for m in metrics}
+    old_queries = (verdict.reference or {}).get("queries", {})
+    rows = [
+        {
+            "stratum": c.row.stratum,
+            "metric": c.row.metric,
+            "n": c.row.n,
+            "baseline": c.row.before,
+            "current": c.row.after,
+            "delta": c.row.delta,
+            "status": c.status,
+            "tolerance": c.row.tolerance,
+            "floor": _round(diagnostics.floors[c.row.stratum].get(c.row.metric)),  # None: it has none (see beyond)
+            "floor_exact": diagnostics.exact[c.row.metric],
+            "p": c.p,
+            "higher_is_better": c.row.higher_is_better,
+            "set_level": getattr(by_spec[c.row.metric], "set_level", False),
+        }
+        for c in verdict.rows
+    ]
+    missing = [diagnostics.missing] if diagnostics.missing else []
+    warnings = [*diagnostics.warnings, *verdict.warnings, *missing, *diagnostics.stale]
+    report: dict[str, Any] = {
+        "test": nodeid,
+        "engine": verdict.engine,
+        "judgments": verdict.judgments,
+        "metrics": {m.spec: m.definition() for m in metrics},
+        "tolerance": verdict.tolerance,
+        "status": verdict.status,
+        "rows": rows,
+        "judged": {
+            "k": diagnostics.k,
+            "min": diagnostics.min_judged,
+            "per_stratum": {s: round(v, DIGITS) for s, v in diagnostics.judged.items()},
+            "most_unjudged": [list(item) for item in diagnostics.unjudged[:10]],
+        },
+        "coverage": _round(diagnostics.coverage),
+        "duplicates": dict(evaluation.duplicates),
+        "hints": diagnostics.hints,
+        "warnings": list(dict.fromkeys(warnings)),
+        "model_graded": diagnostics.model_graded,
+        "since_baseline": verdict.since,
+        "headline": metrics[0].spec,
+        "movers": verdict.movers,
+        "churn": verdict.churn,
+        "rankings": {qid: docs[: None if set_answers else depth(metrics)] for qid, docs in evaluation.run.items()},
+        "per_query": {
+            qid: {
+                spec: {"baseline": old_queries.get(qid, {}).get(spec), "current": round(value, DIGITS)}
+                for spec, value in values.items()
+            }
+            for qid, values in evaluation.per_query.items()
+        },
+    }
+    if verdict.against:
+        report["against"] = verdict.against
+    if verdict.explained:
+        report["explained"] = verdict.explained
+    if verdict.problems:
+        report["problems"] = verdict.problems
+    if verdict.notes:
+        report["notes"] = verdict.notes
+    return report
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, DIGITS)
+
+
+# ---------------------------------------------------------------- files written by others
+
+
+def read_json(path: Path) -> Any:
+    """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
+    import json
+
+    from pytest_relevance.util.files import read_text
+
+    if not path.is_file():
+        raise RelevanceInputError(path, "no such file")
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+
+
+def from_file(report: dict[str, Any]) -> dict[str, Any]:
+    """A report read back from a JSON report file, whose keys were sorted on writing: strata in the reports'
+    order again."""
+    for part in (report.get("judged"), report.get("churn")):
+        if part and isinstance(part.get("per_stratum"), dict):
+            part["per_stratum"] = dict(sorted(part["per_stratum"].items(), key=lambda item: stratum_key(item[0])))
+    return report
+
+
+def from_baseline(test: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A baseline entry as a report whose values are all baseline values (nothing was measured now)."""
+    strata = sorted(entry["strata"].items(), key=lambda item: stratum_key(item[0]))
+    specs = [s for s in entry.get("metric_order", []) if s in entry["metrics"]] or sorted(
+        entry["metrics"], key=metric_key
+    )
+    rows = [
+        {
+            "stratum": stratum,
+            "metric": spec,
+            "n": values.get("n", 0),
+            "baseline": values[spec],
+            "current": None,
+            "delta": None,
+            "status": "recorded",
+            "tolerance": None,
+            "floor": None,
+            "floor_exact": True,
+            "p": None,
+        }
+        for stratum, values in strata
+        for spec in specs
+        if spec in values
+    ]
+    return {
+        "test": test,
+        "engine": entry["engine"],
+        "judgments": entry["judgments"],
+        "metrics": entry["metrics"],
+        "tolerance": entry["tolerance"],
+        "status": "baseline",
+        "rows": rows,
+        "judged": {"k": 10, "min": 0.8, "per_stratum": {}, "most_unjudged": []},
+        "coverage": None,
+        "duplicates": {},
+        "hints": [],
+        "warnings": [],
+        "headline": specs[0] if specs else "",
+        "movers": {"metric": specs[0] if specs else "", "stratum": "all", "lost": [], "gained": []},
+        "churn": None,
+        "per_query": {
+            q: {m: {"baseline": v, "current": None} for m, v in values.items()}
+            for q, values in entry["queries"].items()
+        },
+    }
