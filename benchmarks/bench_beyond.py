@@ -44,7 +44,7 @@ def evaluation_only() -> tuple[float, float]:
     """Seconds to evaluate the demo's run without and with the four metrics (the corpus read once, as a session
     does), best of ROUNDS."""
     sys.path.insert(0, str(ROOT))
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.inputs.clock import parse_instant
     from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.engines.base import FixtureIndex

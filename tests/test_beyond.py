@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from pytest_relevance.metrics import diversity as beyond
-from pytest_relevance.metrics.diversity import CorpusFields, Missing
+from pytest_relevance.evaluation import diversity as beyond
+from pytest_relevance.evaluation.diversity import CorpusFields, Missing
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import (
     constant_floor,

@@ -342,7 +342,7 @@ def test_missing_queries_warn_with_count_and_ids() -> None:
 def test_set_answers_show_missing_and_extra_labels() -> None:
     from pytest_relevance.gate.baseline_file import Tolerance, make_entry
     from pytest_relevance.reports.terminal import failure_text
-    from pytest_relevance.metrics.set_answers import evaluate_sets
+    from pytest_relevance.evaluation.set_answers import evaluate_sets
 
     judgments = Judgments((Query("t1", "ticket", None, {}, {"repo-a": 1, "repo-b": 1}),), "v", "j")
     old = evaluate_sets({"t1": {"repo-a", "repo-b"}}, judgments)

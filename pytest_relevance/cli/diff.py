@@ -164,7 +164,7 @@ class Measured:
 def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: contextlib.ExitStack) -> Measured:
     """One side's index built (or loaded from the index cache pytest's runs share), every judged query run, and
     the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.engines.base import FixtureIndex
     from pytest_relevance.evaluation.evaluation import evaluate

@@ -11,11 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_relevance.gate import ranking_diff as rankings
-from pytest_relevance.gate.baseline_file import DIGITS
 from pytest_relevance.evaluation.evaluation import Evaluation, constant_floor, coverage, floor_is_exact, hints, judged_at
 from pytest_relevance.judgments.model import Judgments
-from pytest_relevance.metrics.ranking import depth
+from pytest_relevance.metrics.ranking import DIGITS, depth
 
 SMALL = 10  # queries a stratum needs for the floor check and for p-values that are not coarse
 
@@ -53,8 +51,8 @@ def diagnose(
     model_graded: dict[str, Any] | None = None,
 ) -> Diagnostics:
     """`stale` and `model_graded` come from provenance.assess, which needs the corpus file and the settings."""
-    from pytest_relevance.metrics.set_answers import SetMetric
-    from pytest_relevance.metrics.set_answers import floors as set_floors
+    from pytest_relevance.evaluation.set_answers import SetMetric
+    from pytest_relevance.evaluation.set_answers import floors as set_floors
 
     metrics = evaluation.metrics
     k = next((m.k for m in metrics if m.k), 10)
@@ -103,7 +101,7 @@ def diagnose(
         coverage=None if set_answers else coverage(evaluation, k, corpus_size),
         hints=notes,
         warnings=warnings,
-        missing=None if set_answers else rankings.missing_queries(evaluation.run, judgments),
+        missing=None if set_answers else missing_queries(evaluation.run, judgments),
         stale=list(stale),
         model_graded=model_graded,
     )
@@ -128,3 +126,15 @@ def _floor_warning(name: str, value: float, floor: float | None, exact: bool, ma
         f"{name} {value:.4f} is within {margin} of the constant-answer floor {said}: one fixed list for every "
         "query scores nearly as well"
     ]
+
+
+def missing_queries(run: Collection[str], judgments: Judgments, shown: int = 5) -> str | None:
+    """The warning for judged queries absent from a run: they score 0 on every metric, by design, so say so."""
+    missing = [q.id for q in judgments.queries if q.id not in run]
+    if not missing:
+        return None
+    more = f" and {len(missing) - shown} more" if len(missing) > shown else ""
+    return (
+        f"{len(missing)} judged quer{'y is' if len(missing) == 1 else 'ies are'} not in the run and score 0: "
+        f"{', '.join(missing[:shown])}{more}"
+    )

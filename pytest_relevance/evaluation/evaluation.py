@@ -24,7 +24,7 @@ from pytest_relevance.metrics.ranking import BEYOND, Metric, mean, rank_scored, 
 if TYPE_CHECKING:
     import numpy as np
 
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
 
 
 class Run(dict[str, list[str]]):
@@ -150,7 +150,7 @@ def evaluate(
     groups = judgments.groups
     set_values: dict[str, dict[str, float]] = {name: {} for name in groups}
     if beyond_metrics:
-        from pytest_relevance.metrics import diversity as beyond
+        from pytest_relevance.evaluation import diversity as beyond
 
         if corpus is None:
             raise RelevanceInputError(
@@ -230,7 +230,7 @@ def constant_floor(
     Exact for `EXACT_FLOORS`; for the other metrics the better of two feasible lists (greedy by marginal gain, and
     by the number of queries a document is relevant to), so the floor is at least that.
     """
-    from pytest_relevance.metrics import diversity as beyond
+    from pytest_relevance.evaluation import diversity as beyond
 
     floors: dict[str, dict[str, float]] = {}
     defined = beyond.floors([m for m in metrics if m.name in BEYOND], corpus_size)
@@ -467,7 +467,7 @@ def set_level_p(
 ) -> float:
     """The paired bootstrap p-value of a set-level metric's change between the baseline's lists and the current
     ones of the same queries, in the same order."""
-    from pytest_relevance.metrics.diversity import statistic
+    from pytest_relevance.evaluation.diversity import statistic
 
     return paired_bootstrap_p(len(after), statistic(metric, before, corpus), statistic(metric, after, corpus))
 

@@ -34,10 +34,10 @@ from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import Evaluation
 from pytest_relevance.metrics.ranking import SET_LEVEL, UNBOUNDED, Metric
 from pytest_relevance.config.settings import Tolerance
+from pytest_relevance.metrics.ranking import DIGITS
 
 FORMAT = 1
 LOCK_TIMEOUT = 120
-DIGITS = 4
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 _HOW_TO_FIX = "the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again"
 
@@ -380,7 +380,7 @@ def make_entry(
     """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`);
     `inputs` the fingerprints of what it was measured on (see `fingerprints`)."""
     from pytest_relevance.gate.ranking_diff import snapshot_depth
-    from pytest_relevance.metrics.set_answers import SetMetric
+    from pytest_relevance.evaluation.set_answers import SetMetric
 
     strata = {
         name: {**{spec: round(v, DIGITS) for spec, v in values.items()}, "n": evaluation.counts[name]}

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments.model import Judgments
 
 #: shown per kind of change in one line; the rest is counted ("+2 more")
 SHOWN = 4
@@ -129,15 +128,3 @@ def set_diff(wanted: Collection[str], answer: Collection[str]) -> dict[str, list
 def top(ranking: Sequence[str], grades: Mapping[str, float], n: int = 3) -> dict[str, list[dict[str, object]]]:
     """Without baseline rankings, the current top n with grades is all there is to show."""
     return {"top": [{"doc": doc, "grade": grades.get(doc)} for doc in ranking[:n]]}
-
-
-def missing_queries(run: Collection[str], judgments: Judgments, shown: int = 5) -> str | None:
-    """The warning for judged queries absent from a run: they score 0 on every metric, by design, so say so."""
-    missing = [q.id for q in judgments.queries if q.id not in run]
-    if not missing:
-        return None
-    more = f" and {len(missing) - shown} more" if len(missing) > shown else ""
-    return (
-        f"{len(missing)} judged quer{'y is' if len(missing) == 1 else 'ies are'} not in the run and score 0: "
-        f"{', '.join(missing[:shown])}{more}"
-    )

@@ -47,6 +47,16 @@ MOVERS = 5  # queries listed as lost, and as gained
 STATUSES = ("passed", "regressed", "no baseline", "cannot compare", "updated", "unchanged")
 
 
+def _quoted(text: str) -> str:
+    """A shell word in single quotes: node ids hold `[`, `]` and spaces that a shell would expand or split."""
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def update_command(nodeid: str, reason: str) -> str:
+    """The command that re-baselines one test, and no other."""
+    return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
+
+
 @dataclass(frozen=True)
 class Compared:
     """One stratum x metric against the reference: the row, the p-value of a drop beyond tolerance (None
@@ -115,8 +125,7 @@ def decide(
     on a check; an update replaces it. `inputs` are the fingerprints of what the run was measured on: the entry
     records them, and the verdict says which differ from the entry's.
     """
-    from pytest_relevance.reports.formatting import update_command
-    from pytest_relevance.metrics.set_answers import SetMetric
+    from pytest_relevance.evaluation.set_answers import SetMetric
 
     metrics = evaluation.metrics
     definitions = {m.spec: m.definition() for m in metrics}
@@ -195,7 +204,7 @@ def _assess(
 ) -> tuple[list[Compared], dict[str, Any], dict[str, Any] | None, list[str]]:
     """The comparison's rows with their significance, the movers and what moved in them, churn, and what the
     reports should warn about the comparison."""
-    from pytest_relevance.metrics.set_answers import SetMetric
+    from pytest_relevance.evaluation.set_answers import SetMetric
 
     metrics = evaluation.metrics
     by_spec = {m.spec: m for m in metrics}

@@ -48,7 +48,7 @@ def load_judge(spec: str) -> Judge:
     manager with the hook's own spec (firstresult), as a pytest plugin's implementation would."""
     import pluggy
 
-    from pytest_relevance.plugin import hookspecs
+    from pytest_relevance.judgments import hookspec
 
     module_name, _, function_name = spec.partition(":")
     if not module_name or (":" in spec and not function_name):
@@ -73,7 +73,7 @@ def load_judge(spec: str) -> Judge:
             return function(query, documents)
 
     manager = pluggy.PluginManager("pytest")
-    manager.add_hookspecs(hookspecs)
+    manager.add_hookspecs(hookspec)
     manager.register(Plugin())
     hook = manager.hook.pytest_relevance_judge
     return Judge(spec, lambda query, documents: hook(query=query, documents=documents))

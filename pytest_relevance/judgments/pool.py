@@ -34,7 +34,7 @@ STALE_COLUMNS = ("stale", "old_grade", "hash")
 
 def read_rankings(path: Path) -> list[dict[str, list[str]]]:
     """Every test's rankings from a baseline file or a JSON report (`--relevance-report out.json`)."""
-    from pytest_relevance.reports.model import read_json
+    from pytest_relevance.util.files import read_json
 
     data = read_json(path)
     if isinstance(data, dict) and data.get("pytest-relevance-report") == 1:

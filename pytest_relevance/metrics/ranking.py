@@ -24,7 +24,7 @@ Conventions (each one is tested against pytrec_eval or hand-computed values):
   descending (byte order); the rank column is ignored. See `rank_scored`.
 
 Metrics beyond relevance (`BEYOND`: distinct, ild, alpha_ndcg, age, fresh, novelty, exposure_gini, coverage) read
-the corpus and are parsed here but scored in `pytest_relevance.metrics.diversity`; their conventions are in its docstring.
+the corpus and are parsed here but scored in `pytest_relevance.evaluation.diversity`; their conventions are in its docstring.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ _KINDS: dict[str, tuple[str, frozenset[str]]] = {
     "coverage": ("required", frozenset()),
 }
 #: Metrics that read the corpus (`beyond`), and the options each must be given: no default field is guessed.
+DIGITS = 4  # values are kept (baseline, reports) and printed to 4 decimals, as trec_eval prints them
 BEYOND = frozenset({"distinct", "ild", "alpha_ndcg", "age", "fresh", "novelty", "exposure_gini", "coverage"})
 _REQUIRED = {"fresh": ("field", "within")} | {name: ("field",) for name in BEYOND - {"fresh", "novelty", "coverage"}}
 #: Set-level metrics: one value per stratum from all its queries' lists, none per query (so no sign-flip test).

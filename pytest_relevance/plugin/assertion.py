@@ -11,7 +11,7 @@ import pytest
 from pytest_relevance.plugin.session import State, resolve, setting, warn
 
 if TYPE_CHECKING:
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.judgments.model import Judgments
     from pytest_relevance.config.settings import Settings
 
@@ -55,7 +55,7 @@ class RelevanceSnapshot:
         from pytest_relevance.gate.verdict import decide
         from pytest_relevance.reports.model import build
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
-        from pytest_relevance.metrics.set_answers import evaluate_sets, is_set_run
+        from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
 
         settings = self.settings
         if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says

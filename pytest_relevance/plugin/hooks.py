@@ -34,7 +34,7 @@ from pytest_relevance.plugin.session import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
 
@@ -198,7 +198,7 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
         message = f"relevance: {exc}"  # failed outside the handler: inside, pytest prints the message twice
     else:
         from pytest_relevance.plugin.assertion import RelevanceSnapshot
-        from pytest_relevance.metrics.diversity import check_fields
+        from pytest_relevance.evaluation.diversity import check_fields
         from pytest_relevance.metrics.ranking import BEYOND
 
         beyond = [m for m in settings.metrics if m.name in BEYOND]
@@ -231,7 +231,7 @@ def _relevance_corpus_file(request: pytest.FixtureRequest) -> CorpusFile:
 @pytest.fixture(scope="session")
 def _relevance_corpus_fields(request: pytest.FixtureRequest, _relevance_corpus_file: CorpusFile) -> CorpusFields:
     """The corpus as the metrics beyond relevance read it, built once a session and only when one is gated."""
-    from pytest_relevance.metrics.diversity import CorpusFields
+    from pytest_relevance.evaluation.diversity import CorpusFields
 
     documents = _input(_relevance_corpus_file.load)
     id_field = setting(request.config, "relevance_id_field")

@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_relevance.gate.verdict import update_command
+
 
 def number(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
@@ -53,16 +55,6 @@ def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[st
     order = (*FAILING, "baseline")
     shown = sorted((r for r in reports if r["status"] in order), key=lambda r: order.index(r["status"]))
     return shown, [r for r in reports if r["status"] not in order]
-
-
-def _quoted(text: str) -> str:
-    """A shell word in single quotes: node ids hold `[`, `]` and spaces that a shell would expand or split."""
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
-def update_command(nodeid: str, reason: str) -> str:
-    """The command that re-baselines one test, and no other."""
-    return f"pytest --relevance-update {_quoted(nodeid)} --relevance-reason {_quoted(reason)}"
 
 
 def floor_text(row: Mapping[str, Any]) -> str:

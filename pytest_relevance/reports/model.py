@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, Any]:
     """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
     side by side, nothing computed again."""
-    from pytest_relevance.metrics.set_answers import SetMetric
+    from pytest_relevance.evaluation.set_answers import SetMetric
 
     evaluation = verdict.evaluation
     metrics = evaluation.metrics
@@ -132,20 +132,6 @@ def _round(value: float | None) -> float | None:
 
 
 # ---------------------------------------------------------------- files written by others
-
-
-def read_json(path: Path) -> Any:
-    """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
-    import json
-
-    from pytest_relevance.util.files import read_text
-
-    if not path.is_file():
-        raise RelevanceInputError(path, "no such file")
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
 
 
 def from_file(report: dict[str, Any]) -> dict[str, Any]:

@@ -163,3 +163,13 @@ def _json_duplicate_key(path: Path, text: str) -> None:
             if name in stack[-1][2]:
                 _twice(path, name, where.removeprefix("."), stack[-1][2][name], line)
             stack[-1][1], stack[-1][2][name] = name, line
+
+
+def read_json(path: Path) -> Any:
+    """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
+    if not path.is_file():
+        raise RelevanceInputError(path, "no such file")
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
