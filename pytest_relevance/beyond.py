@@ -223,22 +223,30 @@ def alpha_ndcg(
         seen.add(doc)
         topics = relevant.get(doc)
         if topics:
-            dcg += discounts[index] * sum(keep ** counts.get(s, 0) for s in topics)
+            dcg += discounts[index] * _gain(topics, counts, keep)
             for s in topics:
                 counts[s] = counts.get(s, 0) + 1
     return dcg / _ideal(relevant, k, keep, discounts) if dcg else 0.0
 
 
+def _gain(topics: Values, counts: Mapping[object, int], keep: float) -> float:
+    """sum over the subtopics of (1 - alpha)^(documents above covering it), summed exactly (fsum): a plain sum
+    follows the set's iteration order, which string hashing changes from one process to the next, and a last-bit
+    difference flips a tie in the ideal ranking and with it the ideal's later gains."""
+    return math.fsum(keep ** counts.get(s, 0) for s in topics)
+
+
 def _ideal(relevant: Mapping[str, Values], k: int, keep: float, discounts: list[float]) -> float:
-    """ndeval's ideal: greedily the document of largest gain given those above it; a tie goes to the largest id, as
-    in ndeval (found against it, whatever the order of its qrels), which can change the ideal's later gains."""
+    """ndeval's ideal: greedily the document of largest gain given those above it; a tie (equal gains, which
+    `_gain` makes exact) goes to the largest id, as ndeval's idealResult does (strcmp > 0; Python compares str by
+    code point, which is UTF-8 byte order), which can change the ideal's later gains."""
     left = dict(sorted(relevant.items(), reverse=True))
     counts: dict[object, int] = {}
     total = 0.0
     for index in range(min(k, len(left))):
         best, gain = "", -1.0
         for doc, topics in left.items():
-            value = sum(keep ** counts.get(s, 0) for s in topics)
+            value = _gain(topics, counts, keep)
             if value > gain:
                 best, gain = doc, value
         total += discounts[index] * gain
@@ -447,7 +455,7 @@ def alpha_ndcg_floor(queries: Sequence[Query], metric: Metric, values: Mapping[s
         best, gain = "", 0.0
         for doc in sorted(members):
             topics = _of(values, doc)
-            value = sum(sum(keep ** counts[i].get(s, 0) for s in topics) / ideals[i] for i in members[doc])
+            value = math.fsum(_gain(topics, counts[i], keep) / ideals[i] for i in members[doc])
             if value > gain + 1e-12:
                 best, gain = doc, value
         if not best:

@@ -112,6 +112,71 @@ def test_alpha_ndcg_matches_ir_measures() -> None:
     assert checked > 100
 
 
+def test_alpha_ndcg_breaks_ideal_ties_as_ndeval_does() -> None:
+    """Three documents tie for the ideal's first place and two for its second; ndeval gives each tie to the largest
+    id (strcmp), and the other choice gives another ideal (3.8695 against 3.8041 at alpha 0.5)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    topics = {"d0": ["s3", "s4"], "d1": ["s1", "s2"], "d2": ["s4"], "d3": ["s2", "s4"]}
+    corpus = CorpusFields([{"id": d, "tags": t} for d, t in topics.items()])
+    qrels = [ir_measures.Qrel("q", d, 1, s) for d, t in topics.items() for s in t]
+    for alpha in (0.5, 0.2, 0.7):
+        for ranking in (["d0", "d1", "d2", "d3"], ["d2", "d0"], ["d1", "d3", "d0"]):
+            run = [ir_measures.ScoredDoc("q", d, 10.0 - i) for i, d in enumerate(ranking)]
+            (theirs,) = ir_measures.iter_calc([ir_measures.alpha_nDCG(cutoff=4, alpha=alpha)], qrels, run)
+            metric = parse_metric(f"alpha_ndcg@4(field=tags,alpha={alpha})")
+            judgments = Judgments((Query("q", "t", "s", {}, dict.fromkeys(topics, 1)),), "v", "j")
+            ours = evaluate({"q": ranking}, judgments, [metric], corpus, NOW).per_query["q"][metric.spec]
+            assert ours == pytest.approx(theirs.value, abs=1e-6), (alpha, ranking)
+
+
+_HASH_SCRIPT = """
+import json, random
+from pytest_relevance.beyond import CorpusFields
+from pytest_relevance.evaluation import constant_floor, evaluate, set_level_p
+from pytest_relevance.judgments import Judgments, Query
+from pytest_relevance.metrics import parse_metrics
+
+rnd = random.Random(3)
+names = [f"topic-{j}" for j in range(7)]
+docs = [{"id": f"d{i}", "tags": rnd.sample(names, rnd.randint(1, 4)), "brand": rnd.choice(names)} for i in range(12)]
+corpus = CorpusFields(docs)
+ids = [d["id"] for d in docs]
+queries = tuple(
+    Query(f"q{i}", "t", rnd.choice(["head", "tail"]), {}, {d: rnd.choice([0, 1, 2]) for d in rnd.sample(ids, 8)})
+    for i in range(30)
+)
+judgments = Judgments(queries, "v", "j")
+specs = (
+    "alpha_ndcg@10(field=tags,alpha=0.2) alpha_ndcg@5(field=tags,alpha=0.3) alpha_ndcg@10(field=tags) "
+    "ild@10(field=tags) distinct@10(field=tags) novelty@10 exposure_gini@5(field=tags) exposure_gini@5(field=brand) "
+    "coverage@5"
+)
+metrics = parse_metrics(specs)
+run = {q.id: rnd.sample(ids, 10) for q in queries}
+other = {q.id: rnd.sample(ids, 10) for q in queries}
+result = evaluate(run, judgments, metrics, corpus)
+floors = constant_floor(judgments, metrics, 10, len(ids), corpus)
+p = set_level_p(metrics[6], [run[q.id] for q in queries], [other[q.id] for q in queries], corpus)
+print(json.dumps([result.per_query, result.strata, floors, p], sort_keys=True))
+"""
+
+
+def test_no_metric_depends_on_the_string_hash_seed() -> None:
+    """The same evaluation in processes with other PYTHONHASHSEEDs gives the same numbers to the last bit: a set of
+    subtopics summed in hash order flipped ties in alpha_ndcg's ideal (0.7717 against 0.7713)."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _HASH_SCRIPT], env=env, capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+
+
 @pytest.mark.parametrize(
     ("ranking", "expected"),
     [
