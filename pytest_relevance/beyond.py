@@ -31,8 +31,10 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
 - ``exposure_gini@k(field=)``: per stratum, the exposure of each value, sum over the stratum's queries of
   1/log2(rank + 1) over the top-k positions its documents hold (a list-valued document gives each of its values the
   position's exposure), taken over every value the corpus has (a value never shown has exposure 0), and the Gini
-  coefficient of those exposures. A stratum where nothing is shown scores 1, the most concentrated: an empty run
-  must not look fair. Lower is better. Set-level: no per-query value.
+  coefficient of those exposures. A document the corpus lacks exposes no value: its position's exposure goes to
+  nobody, so the statistic is over the corpus's values alone, in the gate and in each bootstrap resample. A
+  stratum where nothing is shown scores 1, the most concentrated: an empty run must not look fair. Lower is
+  better. Set-level: no per-query value.
 - ``coverage@k``: per stratum, the share of the corpus's documents in any top k of its queries. Set-level.
 
 Constant-answer floors: coverage's is min(k, N) / N (one list of k documents for every query), novelty's is 0
@@ -298,11 +300,13 @@ def gini(values: Iterable[float], zeros: int = 0) -> float:
 
 
 def _exposures(ranking: Sequence[str], values: Mapping[str, Values], k: int) -> dict[object, float]:
-    """One list's exposure per value shown: 1/log2(rank + 1) for each top-k position a document of it holds."""
+    """One list's exposure per value shown: 1/log2(rank + 1) for each top-k position a document of it holds. A
+    document the corpus lacks (not in `values`) shows no value of the corpus: it would otherwise add a value of its
+    own to the population, one that every bootstrap resample missing its query counts as a zero."""
     discounts = _discounts(k)
     exposure: dict[object, float] = {}
     for index, doc in enumerate(ranking[:k]):
-        for value in _of(values, doc):
+        for value in values.get(doc, ()):
             exposure[value] = exposure.get(value, 0.0) + discounts[index]
     return exposure
 
@@ -310,14 +314,13 @@ def _exposures(ranking: Sequence[str], values: Mapping[str, Values], k: int) -> 
 def exposure_gini(
     rankings: Iterable[Sequence[str]], values: Mapping[str, Values], population: Collection[object], k: int
 ) -> float:
-    """Gini of position-discounted exposure per value over `population` (every value the corpus has; a value a
-    run shows that the corpus lacks, a document the corpus does not hold, joins it)."""
+    """Gini of position-discounted exposure per value over `population`, every value the corpus has (`values` is
+    the corpus's, so no other value is ever shown)."""
     exposure: dict[object, float] = {}
     for ranking in rankings:
         for value, shown in _exposures(ranking, values, k).items():
             exposure[value] = exposure.get(value, 0.0) + shown
-    outside = sum(1 for value in exposure if value not in population)
-    return gini(exposure.values(), len(population) + outside - len(exposure))
+    return gini(exposure.values(), len(population) - len(exposure))
 
 
 def coverage(rankings: Iterable[Sequence[str]], ids: Collection[str], k: int) -> float:
@@ -409,7 +412,7 @@ def statistic(
     for i, exposure in enumerate(lists):
         for value, shown in exposure.items():
             matrix[i, column[value]] = shown
-    n = len(population) + sum(1 for value in seen if value not in population)
+    n = len(population)
     ranks = np.arange(n - len(seen) + 1, n + 1)  # the values never shown sort first, as zeros
 
     def gini_rows(weights: np.ndarray) -> np.ndarray:

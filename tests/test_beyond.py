@@ -350,6 +350,20 @@ def test_set_level_significance() -> None:
     assert set_level_p(brand, same, same, CORPUS) == 1.0
 
 
+def test_exposure_gini_is_over_the_corpus_values_when_a_ranking_returns_ids_the_corpus_lacks() -> None:
+    """zz is not in the corpus: its position exposes no value, in the gate's number and in every resample. The
+    corpus's brands are X, Y, Z and d's own: X exposed alone is a Gini of (4 - 1) / 4, nothing exposed is 1."""
+    metric = parse_metric("exposure_gini@1(field=brand)")
+    rankings = [["a"], ["zz"]]
+    assert beyond.set_value(metric, rankings, CORPUS) == pytest.approx(3 / 4)
+    rows = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])  # each query drawn once; a twice; zz's query twice
+    assert beyond.statistic(metric, rankings, CORPUS)(rows) == pytest.approx([3 / 4, 3 / 4, 1.0])
+    two = CorpusFields([{"id": "a", "brand": "X"}, {"id": "b", "brand": "Y"}])  # the issue's case: 0.5, not 0.667
+    assert beyond.statistic(metric, [["a"], ["zz"]], two)(np.array([[2.0, 0.0]]))[0] == pytest.approx(0.5)
+    # the same corpus exposure before and after: no change, whatever ids outside the corpus came and went
+    assert set_level_p(metric, [["a"], ["zz"]] * 6, [["a"], ["yy"]] * 3 + [["a"], []] * 3, CORPUS) == 1.0
+
+
 def _entry(evaluation, tolerance: str = "0.005") -> dict:
     from pytest_relevance.baseline import make_entry
     from pytest_relevance.settings import Tolerance
