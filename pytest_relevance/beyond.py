@@ -10,6 +10,9 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
   ``tags: ["a", "b"]`` is ``{"a", "b"}``. A document without the field (or with null or an empty list) counts as
   its own value, unlike any other document's: two documents lacking a brand are not "the same brand". A document
   the run returns that the corpus lacks is treated the same way. A dotted field (``seller.id``) reaches into objects.
+  Strings and numbers compare as themselves (``1`` and ``1.0`` are one number); any other value (a boolean, an
+  object, a list inside a list) compares by its canonical JSON, keys sorted: ``true`` is not ``1``, and
+  ``{"a": 1, "b": 2}`` is ``{"b": 2, "a": 1}``.
 - The top k is the first min(k, returned) documents, repeats included (a repeated document is shown twice); only
   alpha_ndcg gives a repeat nothing, as ndcg does.
 - ``distinct@k(field=)``: distinct values among the top k / min(k, returned); an empty list scores 0.
@@ -46,6 +49,7 @@ nothing), nor has exposure_gini yet.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import statistics
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -154,8 +158,19 @@ def _present(value: object) -> bool:
     return value is not None and value != []
 
 
+@dataclass(frozen=True, slots=True)
+class Canonical:
+    """A value that is neither a string nor a number (a boolean, an object, a list inside a list) as its canonical
+    JSON, keys sorted: JSON `true` is not the number 1 (Python's True == 1 would make them one value), and two
+    objects with the same keys in another order are the same value."""
+
+    json: str
+
+
 def _hashable(value: object) -> object:
-    return value if isinstance(value, str | int | float | bool) else repr(value)
+    if isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    return Canonical(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str))
 
 
 def _as_values(doc: str, value: object) -> Values:

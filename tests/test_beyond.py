@@ -62,6 +62,41 @@ def test_distinct_of_a_list_field_compares_whole_sets_and_unknown_documents_are_
     assert _one("distinct@3(field=brand)", ["zz1", "zz2"]) == 1.0  # not in the corpus: each its own value
 
 
+def test_booleans_are_not_numbers_and_objects_compare_by_canonical_json() -> None:
+    documents = json.loads(
+        """[{"id": "t", "flag": true, "seller": {"id": 1, "kind": "shop"}, "tags": [true, {"x": 1, "y": [2, 3]}]},
+            {"id": "o", "flag": 1, "seller": {"kind": "shop", "id": 1}, "tags": [1, {"y": [2, 3], "x": 1}]},
+            {"id": "f", "flag": 1.0, "seller": {"kind": "shop", "id": 2}, "tags": [false, 0]}]"""
+    )
+    corpus = CorpusFields(documents)
+    judgments = Judgments((Query("q", "t", "s", {}, {"t": 1, "o": 1}),), "v", "j")
+
+    def value(spec: str, ranking: list[str]) -> float:
+        metric = parse_metric(spec)
+        result = evaluate({"q": ranking}, judgments, [metric], corpus, NOW)
+        return result.per_query["q"][metric.spec] if not metric.set_level else result.strata["all"][metric.spec]
+
+    assert value("distinct@2(field=flag)", ["t", "o"]) == 1.0  # true and 1: two values
+    assert value("distinct@2(field=flag)", ["o", "f"]) == 0.5  # 1 and 1.0: one number
+    assert value("distinct@2(field=seller)", ["t", "o"]) == 0.5  # the same object, keys in another order
+    assert value("distinct@2(field=seller)", ["o", "f"]) == 1.0
+    # tags: t {true, {x, y}}, o {1, {x, y}}: they share one of three values
+    assert value("ild@2(field=tags)", ["t", "o"]) == pytest.approx(1 - 1 / 3)
+    # the corpus's flags: true, 1 (1.0 is the same number): t and o each shown once at rank 1 of one query
+    two = Judgments((Query("q", "t", "s", {}, {"t": 1}), Query("r", "t", "s", {}, {"o": 1})), "v", "j")
+    gini = parse_metric("exposure_gini@1(field=flag)")
+    assert evaluate({"q": ["t"], "r": ["o"]}, two, [gini], corpus, NOW).strata["all"][gini.spec] == 0.0
+    # alpha_ndcg, all three relevant: t {true, {x, y}}, o {1, {x, y}}, f {false, 0}, each two subtopics; the
+    # ideal takes t (a three-way tie of 2, to the largest id), then f (2 new) over o (1 new, {x, y} seen: 1.5)
+    graded = Judgments((Query("q", "t", "s", {}, {"t": 1, "o": 1, "f": 1}),), "v", "j")
+    alpha = parse_metric("alpha_ndcg@2(field=tags)")
+    ideal = 2 + 2 / LOG3
+    for ranking, dcg in ((["t", "f"], ideal), (["t", "o"], 2 + 1.5 / LOG3)):
+        found = evaluate({"q": ranking}, graded, [alpha], corpus, NOW).per_query["q"][alpha.spec]
+        assert found == pytest.approx(dcg / ideal), ranking
+    assert beyond.Canonical('{"x":1,"y":[2,3]}') in corpus.values("tags")["o"]
+
+
 def test_ild_is_the_mean_pairwise_distance() -> None:
     assert _one("ild@3(field=brand)", ["a", "b", "c"]) == pytest.approx(2 / 3)  # ab 0, ac 1, bc 1
     # Jaccard: a-b 1 - 1/2, a-c 1 - 1/3, b-c 1 (disjoint)
