@@ -718,9 +718,48 @@ def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate
         assert round(values["ndcg_cut_10"], 4) == test["per_query"][qid]["ndcg@10"]["current"], qid
 
 
-def test_a_trec_run_keeps_a_repeated_document_once_and_the_order() -> None:
+def test_a_trec_run_keeps_a_repeated_document_at_its_rank_under_a_marked_id() -> None:
     from pytest_relevance.trec import format_run
 
     assert format_run({"q1": ["b", "a", "b", "c"], "q2": []}, "t.py::test[a b]") == (
-        "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 c 3 1 t.py::test[a_b]\n"
+        "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 b#repeat-3 3 2 t.py::test[a_b]\n"
+        "q1 Q0 c 4 1 t.py::test[a_b]\n"
     )
+    # a marked id that a document of the list already has gets another mark
+    assert format_run({"q": ["a", "a#repeat-2", "a", "a"]}, "t").split("\n")[2:4] == [
+        "q Q0 a#repeat-3 3 2 t",
+        "q Q0 a#repeat-4 4 1 t",
+    ]
+    assert format_run({"q": ["a", "a", "a#repeat-2"]}, "t").split("\n")[1] == "q Q0 a#repeat-2# 2 2 t"
+
+
+def test_trec_eval_scores_the_exported_run_as_the_gate_does_repeats_included(tmp_path) -> None:
+    """[a, a, b] with b relevant is NDCG@3 0.5 for the gate (the repeat holds rank 2, gaining nothing); pytrec_eval
+    on the export must say the same, not 0.6309 (b moved up to rank 2). Then random rankings full of repeats,
+    metric by metric."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import random
+
+    from pytest_relevance.metrics import parse_metrics, score_query
+    from pytest_relevance.trec import format_run
+
+    def measured(qrels: dict, rankings: dict, measures: set[str]) -> dict:
+        path = tmp_path / "run.trec"
+        path.write_text(format_run(rankings, "t"))
+        with path.open() as handle:
+            run = pytrec_eval.parse_run(handle)
+        return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+    qrels = {"q": {"a": 0, "b": 1}}
+    assert measured(qrels, {"q": ["a", "a", "b"]}, {"ndcg_cut_3"})["q"]["ndcg_cut_3"] == 0.5
+    assert score_query(qrels["q"], ["a", "a", "b"], parse_metrics("ndcg@3")).values["ndcg@3"] == 0.5
+    rnd = random.Random(5)
+    docs = [f"d{i}" for i in range(8)]
+    qrels = {f"q{i}": {d: rnd.choice([0, 1, 2]) for d in rnd.sample(docs, 5)} for i in range(60)}
+    rankings = {q: [rnd.choice(docs) for _ in range(rnd.randint(1, 12))] for q in qrels}
+    names = {"ndcg@5": "ndcg_cut_5", "ndcg@10": "ndcg_cut_10", "map": "map", "p@5": "P_5", "mrr": "recip_rank"}
+    theirs = measured(qrels, rankings, set(names.values()))
+    assert sum(len(set(r)) < len(r) for r in rankings.values()) > 40  # most lists repeat a document
+    for qid, ranking in rankings.items():
+        ours = score_query(qrels[qid], ranking, parse_metrics(list(names))).values
+        assert ours == pytest.approx({spec: theirs[qid][name] for spec, name in names.items()}), qid
