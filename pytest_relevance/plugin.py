@@ -205,7 +205,12 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
         corpus = request.getfixturevalue("_relevance_corpus_fields") if beyond else None
         if corpus is not None:
             _input(check_fields, beyond, corpus)  # a field the corpus lacks: at setup, naming metric and field
-        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings, corpus)
+        config = request.config
+        # a custom ranker's run does not know the corpus size that coverage and its floor divide by: the session's
+        # corpus does, when relevance_corpus names a file (parsed only if a run without the size comes)
+        has_corpus = resolve(config, setting(config, "relevance_corpus")).is_file()
+        corpus_file = request.getfixturevalue("_relevance_corpus_file") if has_corpus else None
+        return RelevanceSnapshot(_state(config), request.node, relevance_judgments, settings, corpus, corpus_file)
     pytest.fail(message, pytrace=False)
 
 
