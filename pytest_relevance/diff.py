@@ -241,11 +241,10 @@ def _compare(before: str, after: str, old: Measured, new: Measured, judgments: A
     for row in report["rows"]:
         if row["p"] is None and row["delta"]:
             ids = judgments.groups[row["stratum"]]
-            exact = change_p(
+            row["p"] = change_p(
                 by_spec[row["metric"]], ids, new.evaluation, entry["queries"], entry.get("rankings"),
                 entry.get("rankings_depth"), DIGITS,
             )  # fmt: skip
-            row["p"] = None if exact is None else round(exact, 4)
     report["since_baseline"] = (verdict.since or "").replace("since the baseline", f"since {before}")
     return {
         "before": before,

@@ -206,9 +206,8 @@ def _assess(
         if status == "regression":
             metric, ids = by_spec[row.metric], groups[row.stratum]
             exact_p = change_p(metric, ids, evaluation, old_queries, comparison.rankings, comparison.depth, DIGITS)
-            p = None if exact_p is None else round(exact_p, 4)
-            # the unrounded p: 1/10001 shows as 0.0001 but is below an alpha of 0.0001
-            if settings.alpha is not None and exact_p is not None and exact_p >= settings.alpha:
+            p = exact_p  # unrounded: reports round it once, to the digits they print (`formatting.p_text`)
+            if settings.alpha is not None and p is not None and p >= settings.alpha:
                 status = "not significant"
         rows.append(Compared(row, p, status))
     mover_stratum, mover_metric, moved = "all", metrics[0].spec, comparison.movers

@@ -305,7 +305,7 @@ def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() 
     )
     assert f"  {line}" in summary_lines("t::test", {"engine": "custom", "judgments": "v1", "report": report})
     assert line in markdown.render([report])
-    assert "most changed rankings: q2 (RBO 0.55, 1 new, 1 unjudged), q3 (RBO 0.55, 1 new, 1 unjudged)" in (
+    assert "most changed rankings: q2 (RBO 0.5500, 1 new, 1 unjudged), q3 (RBO 0.5500, 1 new, 1 unjudged)" in (
         markdown.render([report])
     )
     assert '<table class="churn">' in html.render([report])
@@ -582,6 +582,33 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     assert regression_line(row).endswith(", p<0.001)")
     assert "(p<0.001)" in markdown.render([report])
     assert "<td>p&lt;0.001</td>" in html.render([report])
+
+
+def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() -> None:
+    """Nine queries: five drop by 0.3691, three by 0.1309, one rises by 0.1309. The sign-flip test enumerates the
+    512 sign patterns: 10 are at least as extreme, p = 10/512 = 0.01953125, which prints 0.020 (rounded to 4
+    decimals first it was 0.0195, then 0.019). The report keeps the exact p; every rendering prints it once."""
+    from pytest_relevance.baseline import make_entry
+    from pytest_relevance.metrics import parse_metrics
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.formatting import p_text
+    from pytest_relevance.reports.terminal import regression_line
+    from pytest_relevance.settings import Tolerance
+
+    assert (p_text(0.85546875), p_text(0.01953125), p_text(0.0195)) == ("p=0.855", "p=0.020", "p=0.019")
+    top, second, third = ["a"], ["b", "a"], ["b", "c", "a"]  # ndcg@10 1, 0.6309, 0.5 (a is the one relevant)
+    moves = [(top, second)] * 5 + [(second, third)] * 3 + [(third, second)]
+    queries = tuple(Query(f"q{i}", f"text {i}", "s", {}, {"a": 1, "b": 0}) for i in range(len(moves)))
+    judgments = Judgments(queries, "v1", "j.yaml")
+    metrics = parse_metrics("ndcg@10")
+    before = evaluate({q.id: old for q, (old, _) in zip(queries, moves, strict=True)}, judgments, metrics)
+    after = evaluate({q.id: new for q, (_, new) in zip(queries, moves, strict=True)}, judgments, metrics)
+    report = report_of("t", after, judgments, make_entry(before, "v1", "custom", Tolerance(), ""))
+    row = next(r for r in report["rows"] if r["stratum"] == "all")
+    assert row["status"] == "regression" and row["p"] == 10 / 512
+    assert regression_line(row).endswith(", p=0.020)")
+    assert "(p=0.020)" in markdown.render([report])
+    assert "<td>p=0.020</td>" in html.render([report])
 
 
 # ---------------------------------------------------------------- the failure text
