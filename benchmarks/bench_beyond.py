@@ -44,15 +44,15 @@ def evaluation_only() -> tuple[float, float]:
     """Seconds to evaluate the demo's run without and with the four metrics (the corpus read once, as a session
     does), best of ROUNDS."""
     sys.path.insert(0, str(ROOT))
-    from pytest_relevance.evaluation.diversity import CorpusFields
-    from pytest_relevance.inputs.clock import parse_instant
-    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.engines.base import FixtureIndex
     from pytest_relevance.engines.embedded import EmbeddedEngine
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.evaluation.evaluation import evaluate
+    from pytest_relevance.inputs.clock import parse_instant
+    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
+    from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import load_judgments
     from pytest_relevance.metrics.ranking import depth, parse_metrics
-    from pytest_relevance.inputs.templates import load_template
 
     folder = ROOT / "fixtures"
     corpus = load_corpus(folder / "corpus.ndjson")

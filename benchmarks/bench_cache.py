@@ -30,7 +30,18 @@ from test_embedded import DEMO_TEST
 ROOT = Path(__file__).resolve().parent.parent
 ROUNDS = 3
 # pytest with this plugin, its cache and xdist only (bench_scale's measure disables plugin autoloading)
-GATE = [sys.executable, "-m", "pytest", "-q", "-p", "pytest_relevance.plugin.hooks", "-p", "xdist.plugin", "-m", "relevance"]
+GATE = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "pytest_relevance.plugin.hooks",
+    "-p",
+    "xdist.plugin",
+    "-m",
+    "relevance",
+]
 
 
 def medians(folder: Path, commands: dict[str, list[str]]) -> dict[str, float]:

@@ -18,10 +18,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_scale import generate  # noqa: E402
 
-from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
-from pytest_relevance.inputs.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.engines.base import FixtureIndex  # noqa: E402
 from pytest_relevance.engines.embedded import EmbeddedEngine  # noqa: E402
+from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
+from pytest_relevance.inputs.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.judgments.model import load_judgments  # noqa: E402
 
 POPULARITY = "doc['popularity'].size() == 0 ? 0 : doc['popularity'].value"

@@ -52,25 +52,27 @@ def _pytest(root: Path, *args: str) -> float:
 
 def _diff(root: Path) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest_relevance.cli.commands", "diff"], cwd=root, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "diff"], cwd=root, capture_output=True
+    )
     assert done.returncode == 0, done.stderr
     return time.perf_counter() - start
 
 
 def _explanation(root: Path) -> float:
     """The explanation step of the failing gate, in this process: the gate's own functions on the same inputs."""
-    from pytest_relevance.gate.baseline_file import load_baseline
-    from pytest_relevance.inputs.clock import parse_instant
-    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
+    from pytest_relevance.config.settings import read
     from pytest_relevance.engines.base import FixtureIndex
     from pytest_relevance.engines.embedded import EmbeddedEngine
     from pytest_relevance.evaluation.evaluation import evaluate
     from pytest_relevance.explain.why import DEFAULT_DOCUMENTS, baseline_state, explain_movers
-    from pytest_relevance.util.fingerprints import index_inputs
+    from pytest_relevance.gate.baseline_file import load_baseline
     from pytest_relevance.gate.verdict import decide
-    from pytest_relevance.judgments.model import load_judgments
-    from pytest_relevance.config.settings import read
+    from pytest_relevance.inputs.clock import parse_instant
+    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.inputs.templates import load_template
+    from pytest_relevance.judgments.model import load_judgments
+    from pytest_relevance.util.fingerprints import index_inputs
 
     fixtures = root / "fixtures"
     values = {"relevance_metrics": "ndcg@10 mrr@10 recall@100"}

@@ -110,7 +110,14 @@ def main() -> None:
     for size in args.process_sizes:
         with tempfile.TemporaryDirectory() as folder:
             qrels_path, run_path = write_trec(*generate(size), Path(folder))
-            command = [sys.executable, "-m", "pytest_relevance.cli.commands", "evaluate", str(qrels_path), str(run_path)]
+            command = [
+                sys.executable,
+                "-m",
+                "pytest_relevance.cli.commands",
+                "evaluate",
+                str(qrels_path),
+                str(run_path),
+            ]
             for spec in OURS:
                 command += ["-m", spec.spec]
             script = [sys.executable, "-c", SCRIPT, str(qrels_path), str(run_path), "|".join(THEIRS)]

@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_scale import generate  # noqa: E402
 
-from pytest_relevance.inputs.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.engines.embedded import EmbeddedEngine  # noqa: E402
 from pytest_relevance.engines.embedded.queries import evaluate  # noqa: E402
+from pytest_relevance.inputs.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.judgments.model import load_judgments  # noqa: E402
 
 QUERIES = 300

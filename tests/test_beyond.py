@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import diversity as beyond
 from pytest_relevance.evaluation.diversity import CorpusFields, Missing
-from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import (
     constant_floor,
     evaluate,
@@ -60,6 +60,41 @@ def test_distinct(ranking: list[str], expected: float) -> None:
 def test_distinct_of_a_list_field_compares_whole_sets_and_unknown_documents_are_their_own_value() -> None:
     assert _one("distinct@3(field=tags)", ["a", "b", "c"]) == 1.0  # {t1,t2} {t2} {t1,t3}
     assert _one("distinct@3(field=brand)", ["zz1", "zz2"]) == 1.0  # not in the corpus: each its own value
+
+
+def test_booleans_are_not_numbers_and_objects_compare_by_canonical_json() -> None:
+    documents = json.loads(
+        """[{"id": "t", "flag": true, "seller": {"id": 1, "kind": "shop"}, "tags": [true, {"x": 1, "y": [2, 3]}]},
+            {"id": "o", "flag": 1, "seller": {"kind": "shop", "id": 1}, "tags": [1, {"y": [2, 3], "x": 1}]},
+            {"id": "f", "flag": 1.0, "seller": {"kind": "shop", "id": 2}, "tags": [false, 0]}]"""
+    )
+    corpus = CorpusFields(documents)
+    judgments = Judgments((Query("q", "t", "s", {}, {"t": 1, "o": 1}),), "v", "j")
+
+    def value(spec: str, ranking: list[str]) -> float:
+        metric = parse_metric(spec)
+        result = evaluate({"q": ranking}, judgments, [metric], corpus, NOW)
+        return result.per_query["q"][metric.spec] if not metric.set_level else result.strata["all"][metric.spec]
+
+    assert value("distinct@2(field=flag)", ["t", "o"]) == 1.0  # true and 1: two values
+    assert value("distinct@2(field=flag)", ["o", "f"]) == 0.5  # 1 and 1.0: one number
+    assert value("distinct@2(field=seller)", ["t", "o"]) == 0.5  # the same object, keys in another order
+    assert value("distinct@2(field=seller)", ["o", "f"]) == 1.0
+    # tags: t {true, {x, y}}, o {1, {x, y}}: they share one of three values
+    assert value("ild@2(field=tags)", ["t", "o"]) == pytest.approx(1 - 1 / 3)
+    # the corpus's flags: true, 1 (1.0 is the same number): t and o each shown once at rank 1 of one query
+    two = Judgments((Query("q", "t", "s", {}, {"t": 1}), Query("r", "t", "s", {}, {"o": 1})), "v", "j")
+    gini = parse_metric("exposure_gini@1(field=flag)")
+    assert evaluate({"q": ["t"], "r": ["o"]}, two, [gini], corpus, NOW).strata["all"][gini.spec] == 0.0
+    # alpha_ndcg, all three relevant: t {true, {x, y}}, o {1, {x, y}}, f {false, 0}, each two subtopics; the
+    # ideal takes t (a three-way tie of 2, to the largest id), then f (2 new) over o (1 new, {x, y} seen: 1.5)
+    graded = Judgments((Query("q", "t", "s", {}, {"t": 1, "o": 1, "f": 1}),), "v", "j")
+    alpha = parse_metric("alpha_ndcg@2(field=tags)")
+    ideal = 2 + 2 / LOG3
+    for ranking, dcg in ((["t", "f"], ideal), (["t", "o"], 2 + 1.5 / LOG3)):
+        found = evaluate({"q": ranking}, graded, [alpha], corpus, NOW).per_query["q"][alpha.spec]
+        assert found == pytest.approx(dcg / ideal), ranking
+    assert beyond.Canonical('{"x":1,"y":[2,3]}') in corpus.values("tags")["o"]
 
 
 def test_ild_is_the_mean_pairwise_distance() -> None:
@@ -110,6 +145,71 @@ def test_alpha_ndcg_matches_ir_measures() -> None:
         assert ours == pytest.approx(theirs["q"], abs=1e-4), (grades, ranking, topics, k, alpha, rel)
         checked += 1
     assert checked > 100
+
+
+def test_alpha_ndcg_breaks_ideal_ties_as_ndeval_does() -> None:
+    """Three documents tie for the ideal's first place and two for its second; ndeval gives each tie to the largest
+    id (strcmp), and the other choice gives another ideal (3.8695 against 3.8041 at alpha 0.5)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    topics = {"d0": ["s3", "s4"], "d1": ["s1", "s2"], "d2": ["s4"], "d3": ["s2", "s4"]}
+    corpus = CorpusFields([{"id": d, "tags": t} for d, t in topics.items()])
+    qrels = [ir_measures.Qrel("q", d, 1, s) for d, t in topics.items() for s in t]
+    for alpha in (0.5, 0.2, 0.7):
+        for ranking in (["d0", "d1", "d2", "d3"], ["d2", "d0"], ["d1", "d3", "d0"]):
+            run = [ir_measures.ScoredDoc("q", d, 10.0 - i) for i, d in enumerate(ranking)]
+            (theirs,) = ir_measures.iter_calc([ir_measures.alpha_nDCG(cutoff=4, alpha=alpha)], qrels, run)
+            metric = parse_metric(f"alpha_ndcg@4(field=tags,alpha={alpha})")
+            judgments = Judgments((Query("q", "t", "s", {}, dict.fromkeys(topics, 1)),), "v", "j")
+            ours = evaluate({"q": ranking}, judgments, [metric], corpus, NOW).per_query["q"][metric.spec]
+            assert ours == pytest.approx(theirs.value, abs=1e-6), (alpha, ranking)
+
+
+_HASH_SCRIPT = """
+import json, random
+from pytest_relevance.evaluation.diversity import CorpusFields
+from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, set_level_p
+from pytest_relevance.judgments.model import Judgments, Query
+from pytest_relevance.metrics.ranking import parse_metrics
+
+rnd = random.Random(3)
+names = [f"topic-{j}" for j in range(7)]
+docs = [{"id": f"d{i}", "tags": rnd.sample(names, rnd.randint(1, 4)), "brand": rnd.choice(names)} for i in range(12)]
+corpus = CorpusFields(docs)
+ids = [d["id"] for d in docs]
+queries = tuple(
+    Query(f"q{i}", "t", rnd.choice(["head", "tail"]), {}, {d: rnd.choice([0, 1, 2]) for d in rnd.sample(ids, 8)})
+    for i in range(30)
+)
+judgments = Judgments(queries, "v", "j")
+specs = (
+    "alpha_ndcg@10(field=tags,alpha=0.2) alpha_ndcg@5(field=tags,alpha=0.3) alpha_ndcg@10(field=tags) "
+    "ild@10(field=tags) distinct@10(field=tags) novelty@10 exposure_gini@5(field=tags) exposure_gini@5(field=brand) "
+    "coverage@5"
+)
+metrics = parse_metrics(specs)
+run = {q.id: rnd.sample(ids, 10) for q in queries}
+other = {q.id: rnd.sample(ids, 10) for q in queries}
+result = evaluate(run, judgments, metrics, corpus)
+floors = constant_floor(judgments, metrics, 10, len(ids), corpus)
+p = set_level_p(metrics[6], [run[q.id] for q in queries], [other[q.id] for q in queries], corpus)
+print(json.dumps([result.per_query, result.strata, floors, p], sort_keys=True))
+"""
+
+
+def test_no_metric_depends_on_the_string_hash_seed() -> None:
+    """The same evaluation in processes with other PYTHONHASHSEEDs gives the same numbers to the last bit: a set of
+    subtopics summed in hash order flipped ties in alpha_ndcg's ideal (0.7717 against 0.7713)."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _HASH_SCRIPT], env=env, capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
 
 
 @pytest.mark.parametrize(
@@ -285,16 +385,30 @@ def test_set_level_significance() -> None:
     assert set_level_p(brand, same, same, CORPUS) == 1.0
 
 
+def test_exposure_gini_is_over_the_corpus_values_when_a_ranking_returns_ids_the_corpus_lacks() -> None:
+    """zz is not in the corpus: its position exposes no value, in the gate's number and in every resample. The
+    corpus's brands are X, Y, Z and d's own: X exposed alone is a Gini of (4 - 1) / 4, nothing exposed is 1."""
+    metric = parse_metric("exposure_gini@1(field=brand)")
+    rankings = [["a"], ["zz"]]
+    assert beyond.set_value(metric, rankings, CORPUS) == pytest.approx(3 / 4)
+    rows = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])  # each query drawn once; a twice; zz's query twice
+    assert beyond.statistic(metric, rankings, CORPUS)(rows) == pytest.approx([3 / 4, 3 / 4, 1.0])
+    two = CorpusFields([{"id": "a", "brand": "X"}, {"id": "b", "brand": "Y"}])  # the issue's case: 0.5, not 0.667
+    assert beyond.statistic(metric, [["a"], ["zz"]], two)(np.array([[2.0, 0.0]]))[0] == pytest.approx(0.5)
+    # the same corpus exposure before and after: no change, whatever ids outside the corpus came and went
+    assert set_level_p(metric, [["a"], ["zz"]] * 6, [["a"], ["yy"]] * 3 + [["a"], []] * 3, CORPUS) == 1.0
+
+
 def _entry(evaluation, tolerance: str = "0.005") -> dict:
-    from pytest_relevance.gate.baseline_file import make_entry
     from pytest_relevance.config.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import make_entry
 
     return make_entry(evaluation, "v", "custom", Tolerance.parse(tolerance), "why")
 
 
 def test_a_rise_is_the_regression_where_lower_is_better() -> None:
-    from pytest_relevance.gate.baseline_file import compare
     from pytest_relevance.config.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import compare
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("age@2(field=released) fresh@2(field=released,within=30d) exposure_gini@2(field=brand)")
@@ -362,8 +476,8 @@ def test_scoring_without_a_corpus_names_the_metric_that_needs_one() -> None:
 
 
 def test_pytest_relevance_compare_gates_age_by_its_direction(tmp_path, capsys) -> None:
-    from pytest_relevance.gate.baseline_file import write_baseline
     from pytest_relevance.cli.commands import main
+    from pytest_relevance.gate.baseline_file import write_baseline
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("ndcg@2 age@2(field=released)")

@@ -189,11 +189,11 @@ def _baseline(
     tmp_path: Path, name: str, run: dict[str, list[str]], test: str = "t.py::test_a", version: str = "v1"
 ) -> str:
     """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
-    from pytest_relevance.gate.baseline_file import make_entry, write_baseline
+    from pytest_relevance.config.settings import Tolerance
     from pytest_relevance.evaluation.evaluation import evaluate
+    from pytest_relevance.gate.baseline_file import make_entry, write_baseline
     from pytest_relevance.judgments.model import Judgments, Query
     from pytest_relevance.metrics.ranking import parse_metrics
-    from pytest_relevance.config.settings import Tolerance
 
     strata = ("head", "torso", "tail", "zeta")
     queries = tuple(Query(f"q{i}", f"text {i}", strata[i % 4], {}, {"a": 2, "b": 1}) for i in range(8))
@@ -430,8 +430,8 @@ def test_hints_name_the_subcommands_flags(tmp_path: Path, capsys, monkeypatch, c
 
 def test_the_plugin_still_names_its_ini_keys(tmp_path: Path) -> None:
     # the loaders are shared: only the CLI says --topics, --corpus...
-    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.judgments.model import load_judgments
 
     with pytest.raises(RelevanceInputError, match=r": set relevance_topics$"):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_relevance.cli.commands import main
-from pytest_relevance.judgments.model import load_judgments
 from pytest_relevance.config.project import find_ini
+from pytest_relevance.judgments.model import load_judgments
 
 JUDGMENTS = "version: v1\nqueries:\n  - {id: q1, text: boots, grades: {a: 2}}\n"
 INDEX = "mappings:\n  properties:\n    title: {type: text, analyzer: english}\n"

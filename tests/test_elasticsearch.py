@@ -16,9 +16,9 @@ import pytest
 
 osmem_server = pytest.importorskip("osmem_server", reason="osmem-server is not installed (pip install -e '.[dev]')")
 
-from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
 from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine, check_url, make_client, redact  # noqa: E402
 from pytest_relevance.errors import RelevanceInputError  # noqa: E402
+from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
 from pytest_relevance.inputs.templates import render  # noqa: E402
 
 pytestmark = pytest.mark.elasticsearch

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.inputs.clock import anchor, parse_instant, resolve_date
 from pytest_relevance.engines.embedded import EmbeddedEngine
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs.clock import anchor, parse_instant, resolve_date
 from pytest_relevance.inputs.templates import render
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.inputs.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs.corpus import load_corpus, load_mapping
 from pytest_relevance.inputs.templates import load_template
 
 MAPPING = {

@@ -6,9 +6,9 @@ import pytest
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.evaluation.set_answers import evaluate_sets
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics
-from pytest_relevance.evaluation.set_answers import evaluate_sets
 
 JUDGMENTS = Judgments((Query("q1", "usb", None, {}, {"d1": 2, "d2": 1}), Query("q2", "hdmi", None, {}, {})), "v", "j")
 METRICS = parse_metrics("ndcg@10 mrr")

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 import yaml
 
-from pytest_relevance.inputs.corpus import load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.explain.tree import KINDS, Node, as_dict, flatten, from_dict, line, render
-from pytest_relevance.judgments.model import load_judgments
+from pytest_relevance.inputs.corpus import load_corpus, load_mapping
 from pytest_relevance.inputs.templates import render_all
+from pytest_relevance.judgments.model import load_judgments
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -36,7 +36,9 @@ def test_a_template_without_query_is_a_relevance_warning(demo: pytest.Pytester) 
     result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*RelevanceWarning: fixtures/query.yaml: the template has no {{query}}, so every *"])
-    result = demo.runpytest_inprocess("-p", "no:cacheprovider", "-W", "error::pytest_relevance.plugin.hooks.RelevanceWarning")
+    result = demo.runpytest_inprocess(
+        "-p", "no:cacheprovider", "-W", "error::pytest_relevance.plugin.hooks.RelevanceWarning"
+    )
     assert result.ret == 1
 
 

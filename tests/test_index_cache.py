@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to
 
-from pytest_relevance.inputs import corpus as corpus_module
-from pytest_relevance.inputs.clock import parse_instant
-from pytest_relevance.inputs.corpus import CorpusFile, load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.engines.embedded.store import FORMAT, KEEP, index_key
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.util.fingerprints import blob_sha1
-from pytest_relevance.judgments.model import load_judgments
+from pytest_relevance.inputs import corpus as corpus_module
+from pytest_relevance.inputs.clock import parse_instant
+from pytest_relevance.inputs.corpus import CorpusFile, load_corpus, load_mapping
 from pytest_relevance.inputs.templates import load_template
+from pytest_relevance.judgments.model import load_judgments
+from pytest_relevance.util.fingerprints import blob_sha1
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = parse_instant("2026-01-15T12:00:00Z")

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.judgments.agreement import agreement, shared_grades
 from pytest_relevance.cli.commands import main
+from pytest_relevance.judgments.agreement import agreement, shared_grades
 from pytest_relevance.judgments.judge import CACHE_NAME
 from pytest_relevance.judgments.model import Provenance, load_judgments
 from pytest_relevance.judgments.provenance import content_hash

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.judgments import model as judgments
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.judgments import model as judgments
 from pytest_relevance.judgments.model import Judgments, Query, load_judgments
 
 YAML = """\

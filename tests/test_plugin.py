@@ -412,7 +412,8 @@ def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pyt
 
 
 ENGINE_RUN = (
-    "from pytest_relevance.evaluation.evaluation import Run\n    assert relevance_snapshot == Run(ranker(), engine='{engine}')"
+    "from pytest_relevance.evaluation.evaluation import Run\n"
+    "    assert relevance_snapshot == Run(ranker(), engine='{engine}')"
 )
 
 
@@ -534,3 +535,25 @@ def test_the_warning_is_one_short_line_said_once_and_listed_in_full_on_v(project
         == 2
     )
     assert sum(line.startswith("  warning: under 10 queries (all 4, head 2, tail 2): too few") for line in lines) == 2
+
+
+def test_a_custom_rankers_coverage_and_its_floor_divide_by_the_sessions_corpus(project: pytest.Pytester) -> None:
+    """A plain mapping from a custom ranker carries no corpus size: coverage and coverage's constant-answer floor
+    take it from relevance_corpus. Without a corpus file there is none: no coverage line, and the run still passes."""
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    assert project.runpytest_inprocess(*quiet, "--relevance-update").ret == 0
+    assert project.runpytest_inprocess(*quiet, "--relevance-report", "plain.json").ret == 0
+    (plain,) = json.loads((project.path / "plain.json").read_text())["tests"]
+    assert plain["coverage"] is None  # no corpus file: nothing to divide by
+    corpus = "".join(json.dumps({"id": doc, "brand": doc}) + "\n" for doc in "abcdexyz")
+    (project.path / "corpus.ndjson").write_text(corpus)
+    project.makeini(INI.replace("ndcg@10 mrr", "ndcg@10 coverage@2") + "relevance_corpus = corpus.ndjson\n")
+    assert project.runpytest_inprocess(*quiet, "--relevance-update").ret == 0
+    assert project.runpytest_inprocess(*quiet, "--relevance-report", "out.json").ret == 0
+    (report,) = json.loads((project.path / "out.json").read_text())["tests"]
+    floors = {(r["stratum"], r["metric"]): r["floor"] for r in report["rows"]}
+    assert floors[("all", "coverage@2")] == floors[("tail", "coverage@2")] == 0.25  # one list of 2 of the 8
+    assert report["coverage"] == 0.75  # a, b, c, x, d, e of the 8 in a top 10
+    project.makeini(INI + "relevance_corpus = corpus.ndjson\n")  # no metric reads the corpus: still its size
+    assert project.runpytest_inprocess(*quiet, "--relevance-update", "--relevance-report", "again.json").ret == 0
+    assert json.loads((project.path / "again.json").read_text())["tests"][0]["coverage"] == 0.75

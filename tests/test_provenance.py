@@ -261,8 +261,8 @@ def test_trec_qrels_refuse_provenance(tmp_path: Path) -> None:
 def test_model_share_by_hand(tmp_path: Path) -> None:
     import math
 
-    from pytest_relevance.metrics.ranking import parse_metrics
     from pytest_relevance.judgments.provenance import model_share
+    from pytest_relevance.metrics.ranking import parse_metrics
     from pytest_relevance.reports.formatting import model_line
 
     path = tmp_path / "j.yaml"

@@ -305,7 +305,7 @@ def test_churn_is_always_reported_and_max_churn_fails_without_a_metric_moving() 
     )
     assert f"  {line}" in summary_lines("t::test", {"engine": "custom", "judgments": "v1", "report": report})
     assert line in markdown.render([report])
-    assert "most changed rankings: q2 (RBO 0.55, 1 new, 1 unjudged), q3 (RBO 0.55, 1 new, 1 unjudged)" in (
+    assert "most changed rankings: q2 (RBO 0.5500, 1 new, 1 unjudged), q3 (RBO 0.5500, 1 new, 1 unjudged)" in (
         markdown.render([report])
     )
     assert '<table class="churn">' in html.render([report])
@@ -340,9 +340,9 @@ def test_missing_queries_warn_with_count_and_ids() -> None:
 
 
 def test_set_answers_show_missing_and_extra_labels() -> None:
+    from pytest_relevance.evaluation.set_answers import evaluate_sets
     from pytest_relevance.gate.baseline_file import Tolerance, make_entry
     from pytest_relevance.reports.terminal import failure_text
-    from pytest_relevance.evaluation.set_answers import evaluate_sets
 
     judgments = Judgments((Query("t1", "ticket", None, {}, {"repo-a": 1, "repo-b": 1}),), "v", "j")
     old = evaluate_sets({"t1": {"repo-a", "repo-b"}}, judgments)
@@ -584,6 +584,33 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     assert "<td>p&lt;0.001</td>" in html.render([report])
 
 
+def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() -> None:
+    """Nine queries: five drop by 0.3691, three by 0.1309, one rises by 0.1309. The sign-flip test enumerates the
+    512 sign patterns: 10 are at least as extreme, p = 10/512 = 0.01953125, which prints 0.020 (rounded to 4
+    decimals first it was 0.0195, then 0.019). The report keeps the exact p; every rendering prints it once."""
+    from pytest_relevance.config.settings import Tolerance
+    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.metrics.ranking import parse_metrics
+    from pytest_relevance.reports import html, markdown
+    from pytest_relevance.reports.formatting import p_text
+    from pytest_relevance.reports.terminal import regression_line
+
+    assert (p_text(0.85546875), p_text(0.01953125), p_text(0.0195)) == ("p=0.855", "p=0.020", "p=0.019")
+    top, second, third = ["a"], ["b", "a"], ["b", "c", "a"]  # ndcg@10 1, 0.6309, 0.5 (a is the one relevant)
+    moves = [(top, second)] * 5 + [(second, third)] * 3 + [(third, second)]
+    queries = tuple(Query(f"q{i}", f"text {i}", "s", {}, {"a": 1, "b": 0}) for i in range(len(moves)))
+    judgments = Judgments(queries, "v1", "j.yaml")
+    metrics = parse_metrics("ndcg@10")
+    before = evaluate({q.id: old for q, (old, _) in zip(queries, moves, strict=True)}, judgments, metrics)
+    after = evaluate({q.id: new for q, (_, new) in zip(queries, moves, strict=True)}, judgments, metrics)
+    report = report_of("t", after, judgments, make_entry(before, "v1", "custom", Tolerance(), ""))
+    row = next(r for r in report["rows"] if r["stratum"] == "all")
+    assert row["status"] == "regression" and row["p"] == 10 / 512
+    assert regression_line(row).endswith(", p=0.020)")
+    assert "(p=0.020)" in markdown.render([report])
+    assert "<td>p=0.020</td>" in html.render([report])
+
+
 # ---------------------------------------------------------------- the failure text
 
 
@@ -698,8 +725,8 @@ def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate
     it is the same rankings, and pytrec_eval's ndcg_cut_10 over it is the gate's ndcg@10, query by query."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     from pytest_relevance.judgments.model import load_judgments
-    from pytest_relevance.metrics.ranking import rank_scored
     from pytest_relevance.judgments.trec import read_run
+    from pytest_relevance.metrics.ranking import rank_scored
 
     assert run(demo, "--relevance-update").ret == 0
     assert run(demo, "--relevance-report", "out/run.trec", "--relevance-report", "out/r.json").ret == 0
@@ -718,9 +745,48 @@ def test_a_trec_report_is_the_run_trec_eval_and_the_trec_reader_read_as_the_gate
         assert round(values["ndcg_cut_10"], 4) == test["per_query"][qid]["ndcg@10"]["current"], qid
 
 
-def test_a_trec_run_keeps_a_repeated_document_once_and_the_order() -> None:
+def test_a_trec_run_keeps_a_repeated_document_at_its_rank_under_a_marked_id() -> None:
     from pytest_relevance.judgments.trec import format_run
 
     assert format_run({"q1": ["b", "a", "b", "c"], "q2": []}, "t.py::test[a b]") == (
-        "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 c 3 1 t.py::test[a_b]\n"
+        "q1 Q0 b 1 4 t.py::test[a_b]\nq1 Q0 a 2 3 t.py::test[a_b]\nq1 Q0 b#repeat-3 3 2 t.py::test[a_b]\n"
+        "q1 Q0 c 4 1 t.py::test[a_b]\n"
     )
+    # a marked id that a document of the list already has gets another mark
+    assert format_run({"q": ["a", "a#repeat-2", "a", "a"]}, "t").split("\n")[2:4] == [
+        "q Q0 a#repeat-3 3 2 t",
+        "q Q0 a#repeat-4 4 1 t",
+    ]
+    assert format_run({"q": ["a", "a", "a#repeat-2"]}, "t").split("\n")[1] == "q Q0 a#repeat-2# 2 2 t"
+
+
+def test_trec_eval_scores_the_exported_run_as_the_gate_does_repeats_included(tmp_path) -> None:
+    """[a, a, b] with b relevant is NDCG@3 0.5 for the gate (the repeat holds rank 2, gaining nothing); pytrec_eval
+    on the export must say the same, not 0.6309 (b moved up to rank 2). Then random rankings full of repeats,
+    metric by metric."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import random
+
+    from pytest_relevance.judgments.trec import format_run
+    from pytest_relevance.metrics.ranking import parse_metrics, score_query
+
+    def measured(qrels: dict, rankings: dict, measures: set[str]) -> dict:
+        path = tmp_path / "run.trec"
+        path.write_text(format_run(rankings, "t"))
+        with path.open() as handle:
+            run = pytrec_eval.parse_run(handle)
+        return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+    qrels = {"q": {"a": 0, "b": 1}}
+    assert measured(qrels, {"q": ["a", "a", "b"]}, {"ndcg_cut_3"})["q"]["ndcg_cut_3"] == 0.5
+    assert score_query(qrels["q"], ["a", "a", "b"], parse_metrics("ndcg@3")).values["ndcg@3"] == 0.5
+    rnd = random.Random(5)
+    docs = [f"d{i}" for i in range(8)]
+    qrels = {f"q{i}": {d: rnd.choice([0, 1, 2]) for d in rnd.sample(docs, 5)} for i in range(60)}
+    rankings = {q: [rnd.choice(docs) for _ in range(rnd.randint(1, 12))] for q in qrels}
+    names = {"ndcg@5": "ndcg_cut_5", "ndcg@10": "ndcg_cut_10", "map": "map", "p@5": "P_5", "mrr": "recip_rank"}
+    theirs = measured(qrels, rankings, set(names.values()))
+    assert sum(len(set(r)) < len(r) for r in rankings.values()) > 40  # most lists repeat a document
+    for qid, ranking in rankings.items():
+        ours = score_query(qrels[qid], ranking, parse_metrics(list(names))).values
+        assert ours == pytest.approx({spec: theirs[qid][name] for spec, name in names.items()}), qid

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.evaluation.set_answers import best_constants, evaluate_sets, score
+from pytest_relevance.judgments.model import Judgments, Query
 
 EXPECTED = ["AB", "A", "A", "C", "D", "E", "F", "I", "K", "L"]
 ANSWERED = ["AB", "AB", "AB", "C", "D", "E", "FGH", "IEJ", "K", "FL"]

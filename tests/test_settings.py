@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from report_model import report_of
 
-from pytest_relevance.evaluation.evaluation import SMALLEST_P, evaluate, sign_flip_p
 from pytest_relevance.config.settings import SettingError, Tolerance, read
+from pytest_relevance.evaluation.evaluation import SMALLEST_P, evaluate, sign_flip_p
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries()
     after = evaluate({f"q{i}": ["b", "a"] for i in range(20)}, judgments, metrics)
     entry = make_entry(before, "v1", "custom", Tolerance(), "")
     report = report_of("t", after, judgments, entry, alpha=1e-4)
-    assert [(r["p"], r["status"]) for r in report["rows"]] == [(0.0001, "regression")]
+    assert [(r["p"], r["status"]) for r in report["rows"]] == [(1 / 10_001, "regression")]
 
 
 def test_max_judgment_age() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs import synonyms_sets
 
 CONFIG = {
     "settings": {

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_relevance.inputs.clock import parse_instant, resolve_date
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.judgments.model import Query
+from pytest_relevance.inputs.clock import parse_instant, resolve_date
 from pytest_relevance.inputs.templates import has_query_placeholder, load_template, render, render_all
+from pytest_relevance.judgments.model import Query
 
 NOW = parse_instant("2026-01-15T12:00:00Z")
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.judgments.trec import ScatteredQuery, ScoredQueries, gc_paused, read_qrels_bytes, read_run_bytes
 from pytest_relevance.metrics.ranking import (
     DEFAULT_METRICS,
     MetricSpecError,
@@ -20,7 +21,6 @@ from pytest_relevance.metrics.ranking import (
     score_ranked,
     score_scored_run,
 )
-from pytest_relevance.judgments.trec import ScatteredQuery, ScoredQueries, gc_paused, read_qrels_bytes, read_run_bytes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,10 +114,10 @@ def _load(path: str) -> list[dict]:
 
 def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
+    from pytest_relevance.config.settings import SettingError
     from pytest_relevance.gate.baseline_file import Row, Tolerance
     from pytest_relevance.metrics.ranking import higher_is_better
     from pytest_relevance.reports.formatting import value
-    from pytest_relevance.config.settings import SettingError
 
     try:  # the tolerance NEW recorded: a bad one (a hand edit) is the file's error, not the plugin's ini key's
         tolerance = Tolerance.parse(new.get("tolerance") or "0.005", f"test {new['test']!r}")
@@ -316,8 +316,8 @@ def _analyze(args: argparse.Namespace) -> int:
     the text, for seeing what an analyzer change does."""
     from pathlib import Path
 
-    from pytest_relevance.inputs.corpus import load_mapping
     from pytest_relevance.engines.embedded.mapping import IndexMapping
+    from pytest_relevance.inputs.corpus import load_mapping
 
     mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
     tokens = mapping.analyze(args.text, args.analyzer, args.field)
@@ -361,14 +361,14 @@ def _explain(args: argparse.Namespace) -> int:
     text, on the embedded engine, each document's score tree printed indented (pytest_relevance.explain.tree)."""
     from pathlib import Path
 
-    from pytest_relevance.inputs.clock import parse_instant
-    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
     from pytest_relevance.engines.base import FixtureIndex
     from pytest_relevance.engines.embedded import EmbeddedEngine
     from pytest_relevance.explain.tree import render
+    from pytest_relevance.inputs.clock import parse_instant
+    from pytest_relevance.inputs.corpus import load_corpus, load_mapping
+    from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import Judgments, load_judgments
     from pytest_relevance.metrics.ranking import depth
-    from pytest_relevance.inputs.templates import load_template
 
     try:
         instant = parse_instant(args.now)
@@ -399,8 +399,8 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _clicks(args: argparse.Namespace) -> int:
-    """Grades from UBI click logs (pytest_relevance.judgments.clicks), written atomically and read back before they replace
-    anything: a file that would not load is never left behind."""
+    """Grades from UBI click logs (pytest_relevance.judgments.clicks), written atomically and read back before they
+    replace anything: a file that would not load is never left behind."""
     from pathlib import Path
 
     from pytest_relevance.judgments.clicks import Options, grade, parse_date, parse_strata, read_log

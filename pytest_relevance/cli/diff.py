@@ -20,12 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.config import project
-
-from pytest_relevance.util import revisions
-
-from pytest_relevance.inputs import synonyms_sets
-from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.config.keys import SETTINGS
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs import synonyms_sets
+from pytest_relevance.util import revisions
 
 NODEID = "pytest-relevance diff"
 #: settings a flag may override (flag dest -> ini key)
@@ -164,14 +162,14 @@ class Measured:
 def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: contextlib.ExitStack) -> Measured:
     """One side's index built (or loaded from the index cache pytest's runs share), every judged query run, and
     the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
-    from pytest_relevance.evaluation.diversity import CorpusFields
-    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.engines.base import FixtureIndex
+    from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.evaluation.evaluation import evaluate
-    from pytest_relevance.util.fingerprints import index_inputs, judgments_inputs
+    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
+    from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import content_version
     from pytest_relevance.metrics.ranking import BEYOND
-    from pytest_relevance.inputs.templates import load_template
+    from pytest_relevance.util.fingerprints import index_inputs, judgments_inputs
 
     id_field = proj.values["relevance_id_field"]
     corpus = CorpusFile(side.paths["relevance_corpus"], id_field)
@@ -228,9 +226,9 @@ def _engine(proj: Project, side: str) -> Any:
 
 
 def _compare(before: str, after: str, old: Measured, new: Measured, judgments: Any, settings: Any) -> dict[str, Any]:
-    from pytest_relevance.gate.baseline_file import DIGITS
     from pytest_relevance.evaluation.diagnostics import diagnose
     from pytest_relevance.evaluation.evaluation import change_p
+    from pytest_relevance.gate.baseline_file import DIGITS
     from pytest_relevance.gate.verdict import decide
     from pytest_relevance.reports.model import build
 
@@ -245,11 +243,10 @@ def _compare(before: str, after: str, old: Measured, new: Measured, judgments: A
     for row in report["rows"]:
         if row["p"] is None and row["delta"]:
             ids = judgments.groups[row["stratum"]]
-            exact = change_p(
+            row["p"] = change_p(
                 by_spec[row["metric"]], ids, new.evaluation, entry["queries"], entry.get("rankings"),
                 entry.get("rankings_depth"), DIGITS,
             )  # fmt: skip
-            row["p"] = None if exact is None else round(exact, 4)
     report["since_baseline"] = (verdict.since or "").replace("since the baseline", f"since {before}")
     return {
         "before": before,

@@ -13,8 +13,8 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.config.keys import SETTINGS
+from pytest_relevance.errors import RelevanceInputError
 
 #: settings whose value is a path, resolved against the ini file's directory
 PATHS = ("relevance_judgments", "relevance_topics", "relevance_corpus", "relevance_index_config", "relevance_query")

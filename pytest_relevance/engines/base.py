@@ -16,8 +16,8 @@ from typing import Any, Protocol
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import Run
 from pytest_relevance.explain.tree import Node
-from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.inputs.templates import render, render_all
+from pytest_relevance.judgments.model import Judgments
 
 Hits = list[tuple[str, float]]
 

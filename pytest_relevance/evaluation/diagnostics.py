@@ -7,11 +7,18 @@ Computed once per evaluation, before any comparison, so the report model reads t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_relevance.evaluation.evaluation import Evaluation, constant_floor, coverage, floor_is_exact, hints, judged_at
+from pytest_relevance.evaluation.evaluation import (
+    Evaluation,
+    constant_floor,
+    coverage,
+    floor_is_exact,
+    hints,
+    judged_at,
+)
 from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import DIGITS, depth
 

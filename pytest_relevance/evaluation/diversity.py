@@ -10,6 +10,9 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
   ``tags: ["a", "b"]`` is ``{"a", "b"}``. A document without the field (or with null or an empty list) counts as
   its own value, unlike any other document's: two documents lacking a brand are not "the same brand". A document
   the run returns that the corpus lacks is treated the same way. A dotted field (``seller.id``) reaches into objects.
+  Strings and numbers compare as themselves (``1`` and ``1.0`` are one number); any other value (a boolean, an
+  object, a list inside a list) compares by its canonical JSON, keys sorted: ``true`` is not ``1``, and
+  ``{"a": 1, "b": 2}`` is ``{"b": 2, "a": 1}``.
 - The top k is the first min(k, returned) documents, repeats included (a repeated document is shown twice); only
   alpha_ndcg gives a repeat nothing, as ndcg does.
 - ``distinct@k(field=)``: distinct values among the top k / min(k, returned); an empty list scores 0.
@@ -31,8 +34,10 @@ Conventions (each tested against hand-computed values, alpha_ndcg also against i
 - ``exposure_gini@k(field=)``: per stratum, the exposure of each value, sum over the stratum's queries of
   1/log2(rank + 1) over the top-k positions its documents hold (a list-valued document gives each of its values the
   position's exposure), taken over every value the corpus has (a value never shown has exposure 0), and the Gini
-  coefficient of those exposures. A stratum where nothing is shown scores 1, the most concentrated: an empty run
-  must not look fair. Lower is better. Set-level: no per-query value.
+  coefficient of those exposures. A document the corpus lacks exposes no value: its position's exposure goes to
+  nobody, so the statistic is over the corpus's values alone, in the gate and in each bootstrap resample. A
+  stratum where nothing is shown scores 1, the most concentrated: an empty run must not look fair. Lower is
+  better. Set-level: no per-query value.
 - ``coverage@k``: per stratum, the share of the corpus's documents in any top k of its queries. Set-level.
 
 Constant-answer floors: coverage's is min(k, N) / N (one list of k documents for every query), novelty's is 0
@@ -44,6 +49,7 @@ nothing), nor has exposure_gini yet.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import statistics
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -52,8 +58,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.inputs.clock import resolve_date
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs.clock import resolve_date
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import Metric, _discounts
 
@@ -152,8 +158,19 @@ def _present(value: object) -> bool:
     return value is not None and value != []
 
 
+@dataclass(frozen=True, slots=True)
+class Canonical:
+    """A value that is neither a string nor a number (a boolean, an object, a list inside a list) as its canonical
+    JSON, keys sorted: JSON `true` is not the number 1 (Python's True == 1 would make them one value), and two
+    objects with the same keys in another order are the same value."""
+
+    json: str
+
+
 def _hashable(value: object) -> object:
-    return value if isinstance(value, str | int | float | bool) else repr(value)
+    if isinstance(value, str) or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    return Canonical(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str))
 
 
 def _as_values(doc: str, value: object) -> Values:
@@ -223,22 +240,30 @@ def alpha_ndcg(
         seen.add(doc)
         topics = relevant.get(doc)
         if topics:
-            dcg += discounts[index] * sum(keep ** counts.get(s, 0) for s in topics)
+            dcg += discounts[index] * _gain(topics, counts, keep)
             for s in topics:
                 counts[s] = counts.get(s, 0) + 1
     return dcg / _ideal(relevant, k, keep, discounts) if dcg else 0.0
 
 
+def _gain(topics: Values, counts: Mapping[object, int], keep: float) -> float:
+    """sum over the subtopics of (1 - alpha)^(documents above covering it), summed exactly (fsum): a plain sum
+    follows the set's iteration order, which string hashing changes from one process to the next, and a last-bit
+    difference flips a tie in the ideal ranking and with it the ideal's later gains."""
+    return math.fsum(keep ** counts.get(s, 0) for s in topics)
+
+
 def _ideal(relevant: Mapping[str, Values], k: int, keep: float, discounts: list[float]) -> float:
-    """ndeval's ideal: greedily the document of largest gain given those above it; a tie goes to the largest id, as
-    in ndeval (found against it, whatever the order of its qrels), which can change the ideal's later gains."""
+    """ndeval's ideal: greedily the document of largest gain given those above it; a tie (equal gains, which
+    `_gain` makes exact) goes to the largest id, as ndeval's idealResult does (strcmp > 0; Python compares str by
+    code point, which is UTF-8 byte order), which can change the ideal's later gains."""
     left = dict(sorted(relevant.items(), reverse=True))
     counts: dict[object, int] = {}
     total = 0.0
     for index in range(min(k, len(left))):
         best, gain = "", -1.0
         for doc, topics in left.items():
-            value = sum(keep ** counts.get(s, 0) for s in topics)
+            value = _gain(topics, counts, keep)
             if value > gain:
                 best, gain = doc, value
         total += discounts[index] * gain
@@ -290,11 +315,13 @@ def gini(values: Iterable[float], zeros: int = 0) -> float:
 
 
 def _exposures(ranking: Sequence[str], values: Mapping[str, Values], k: int) -> dict[object, float]:
-    """One list's exposure per value shown: 1/log2(rank + 1) for each top-k position a document of it holds."""
+    """One list's exposure per value shown: 1/log2(rank + 1) for each top-k position a document of it holds. A
+    document the corpus lacks (not in `values`) shows no value of the corpus: it would otherwise add a value of its
+    own to the population, one that every bootstrap resample missing its query counts as a zero."""
     discounts = _discounts(k)
     exposure: dict[object, float] = {}
     for index, doc in enumerate(ranking[:k]):
-        for value in _of(values, doc):
+        for value in values.get(doc, ()):
             exposure[value] = exposure.get(value, 0.0) + discounts[index]
     return exposure
 
@@ -302,14 +329,13 @@ def _exposures(ranking: Sequence[str], values: Mapping[str, Values], k: int) -> 
 def exposure_gini(
     rankings: Iterable[Sequence[str]], values: Mapping[str, Values], population: Collection[object], k: int
 ) -> float:
-    """Gini of position-discounted exposure per value over `population` (every value the corpus has; a value a
-    run shows that the corpus lacks, a document the corpus does not hold, joins it)."""
+    """Gini of position-discounted exposure per value over `population`, every value the corpus has (`values` is
+    the corpus's, so no other value is ever shown)."""
     exposure: dict[object, float] = {}
     for ranking in rankings:
         for value, shown in _exposures(ranking, values, k).items():
             exposure[value] = exposure.get(value, 0.0) + shown
-    outside = sum(1 for value in exposure if value not in population)
-    return gini(exposure.values(), len(population) + outside - len(exposure))
+    return gini(exposure.values(), len(population) - len(exposure))
 
 
 def coverage(rankings: Iterable[Sequence[str]], ids: Collection[str], k: int) -> float:
@@ -401,7 +427,7 @@ def statistic(
     for i, exposure in enumerate(lists):
         for value, shown in exposure.items():
             matrix[i, column[value]] = shown
-    n = len(population) + sum(1 for value in seen if value not in population)
+    n = len(population)
     ranks = np.arange(n - len(seen) + 1, n + 1)  # the values never shown sort first, as zeros
 
     def gini_rows(weights: np.ndarray) -> np.ndarray:
@@ -447,7 +473,7 @@ def alpha_ndcg_floor(queries: Sequence[Query], metric: Metric, values: Mapping[s
         best, gain = "", 0.0
         for doc in sorted(members):
             topics = _of(values, doc)
-            value = sum(sum(keep ** counts[i].get(s, 0) for s in topics) / ideals[i] for i in members[doc])
+            value = math.fsum(_gain(topics, counts[i], keep) / ideals[i] for i in members[doc])
             if value > gain + 1e-12:
                 best, gain = doc, value
         if not best:

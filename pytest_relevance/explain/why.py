@@ -230,10 +230,10 @@ def baseline_state(
     opened on `engine` (only the embedded engine's own, or one Elasticsearch index of the plugin's). Returns
     (the explainer or None, why not, the indexes opened for the caller to close). `paths`: today's files of
     "corpus", "index config" and "query template"."""
-    from pytest_relevance.util import revisions
-    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.inputs.templates import load_template
+    from pytest_relevance.util import revisions
 
     today = current.inputs or {}
     if not recorded or any(key not in recorded for key in ("corpus", "index config", "query template")):

@@ -29,12 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.util import locks
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import Evaluation
-from pytest_relevance.metrics.ranking import SET_LEVEL, UNBOUNDED, Metric
-from pytest_relevance.config.settings import Tolerance
-from pytest_relevance.metrics.ranking import DIGITS
+from pytest_relevance.metrics.ranking import DIGITS, SET_LEVEL, UNBOUNDED, Metric
+from pytest_relevance.util import locks
 
 FORMAT = 1
 LOCK_TIMEOUT = 120
@@ -379,8 +378,8 @@ def make_entry(
 ) -> Entry:
     """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`);
     `inputs` the fingerprints of what it was measured on (see `fingerprints`)."""
-    from pytest_relevance.gate.ranking_diff import snapshot_depth
     from pytest_relevance.evaluation.set_answers import SetMetric
+    from pytest_relevance.gate.ranking_diff import snapshot_depth
 
     strata = {
         name: {**{spec: round(v, DIGITS) for spec, v in values.items()}, "n": evaluation.counts[name]}

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_relevance.config.settings import Settings
+from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation.evaluation import Evaluation, change_p
 from pytest_relevance.gate import churn
-
 from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.gate.baseline_file import (
     DIGITS,
@@ -38,10 +40,7 @@ from pytest_relevance.gate.baseline_file import (
     unmet_needs,
     unversioned_judgments_change,
 )
-from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation.evaluation import Evaluation, change_p
 from pytest_relevance.judgments.model import Judgments
-from pytest_relevance.config.settings import Settings
 
 MOVERS = 5  # queries listed as lost, and as gained
 STATUSES = ("passed", "regressed", "no baseline", "cannot compare", "updated", "unchanged")
@@ -217,9 +216,8 @@ def _assess(
         if status == "regression":
             metric, ids = by_spec[row.metric], groups[row.stratum]
             exact_p = change_p(metric, ids, evaluation, old_queries, comparison.rankings, comparison.depth, DIGITS)
-            p = None if exact_p is None else round(exact_p, 4)
-            # the unrounded p: 1/10001 shows as 0.0001 but is below an alpha of 0.0001
-            if settings.alpha is not None and exact_p is not None and exact_p >= settings.alpha:
+            p = exact_p  # unrounded: reports round it once, to the digits they print (`formatting.p_text`)
+            if settings.alpha is not None and p is not None and p >= settings.alpha:
                 status = "not significant"
         rows.append(Compared(row, p, status))
     mover_stratum, mover_metric, moved = "all", metrics[0].spec, comparison.movers

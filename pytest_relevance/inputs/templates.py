@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.inputs.clock import anchor, iso
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.inputs.clock import anchor, iso
 from pytest_relevance.util.files import load_document, read_text
 
 if TYPE_CHECKING:

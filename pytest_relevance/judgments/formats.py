@@ -26,10 +26,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.judgments.clicks import query_id
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.util.files import read_text
+from pytest_relevance.judgments.clicks import query_id
 from pytest_relevance.judgments.model import Judgments, Query, _build, _grade
+from pytest_relevance.util.files import read_text
 
 FORMATS = ("quepid", "rre", "rank-eval", "srw", "trec")
 QUEPID_HEADER = ["query", "docid", "rating"]

@@ -26,8 +26,8 @@ from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.model import Judgments, Provenance, Query
-from pytest_relevance.metrics.ranking import MAX_GRADE
 from pytest_relevance.judgments.provenance import content_hash, today
+from pytest_relevance.metrics.ranking import MAX_GRADE
 
 CACHE_NAME = ".pytest-relevance-judge-cache.json"
 CACHE_FORMAT = 1
@@ -48,7 +48,7 @@ def load_judge(spec: str) -> Judge:
     manager with the hook's own spec (firstresult), as a pytest plugin's implementation would."""
     import pluggy
 
-    from pytest_relevance.judgments import hookspec
+    from pytest_relevance.judgments.model import hookspec
 
     module_name, _, function_name = spec.partition(":")
     if not module_name or (":" in spec and not function_name):

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.util.files import check_duplicate_keys, construct, read_text, short_tag
 from pytest_relevance.metrics.ranking import MAX_GRADE, reads_as_metric
+from pytest_relevance.util.files import check_duplicate_keys, construct, read_text, short_tag
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
 TOP_KEYS = ("version", "queries")

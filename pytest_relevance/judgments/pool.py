@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.util.files import load_document, read_text
 from pytest_relevance.judgments.model import CSV_COLUMNS, CSV_PROVENANCE, Judgments, Provenance, Query, load_judgments
+from pytest_relevance.util.files import load_document, read_text
 
 TITLE_FIELDS = ("title", "name", "headline", "subject", "label")
 COLUMNS = ("query_id", "query", "stratum", "doc_id", "rank", "shown_in")

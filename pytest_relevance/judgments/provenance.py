@@ -180,9 +180,9 @@ def model_graded(
     kappa = agreement["kappa"].get("unweighted") if agreement else None
     return {
         "metric": found[0],
-        "share": round(found[1], 4),
+        "share": found[1],  # unrounded, as kappa: the report prints each once, to its own digits
         "judges": judges,
-        "kappa": None if kappa is None else round(kappa, 4),
+        "kappa": kappa,
         "pairs": agreement["pairs"] if agreement else None,
     }
 

@@ -376,19 +376,28 @@ def _raise_first_duplicate(path: Path) -> None:
 
 
 def format_run(rankings: dict[str, list[str]], tag: str) -> str:
-    """A run as a TREC run file (`qid Q0 docno rank score tag`) that trec_eval orders as the ranking is ordered.
+    """A run as a TREC run file (`qid Q0 docno rank score tag`) that trec_eval scores as the gate scored it.
 
     The gate's runs are ranked ids, so the score is derived from the rank (the list's length minus its index):
-    strictly decreasing, so trec_eval's score-then-docno order is the ranking's own. A document repeated in a
-    list keeps its first line only (trec_eval refuses a run with a document twice for one query); columns are
-    separated by single spaces, and whitespace in the tag becomes `_` (a tag is one column).
+    strictly decreasing, so trec_eval's score-then-docno order is the ranking's own. trec_eval refuses a document
+    twice for one query, and dropping the repeat would move the documents below it up a rank (trec_eval would then
+    score [a, a, b] with b relevant as if b were at rank 2). So a repeat keeps its line under a marked id,
+    `DOC#repeat-RANK` (`#` added until no id of the list is spelled so): unjudged, it holds its rank and gains
+    nothing, which is the gate's convention for duplicates. Columns are separated by single spaces, and whitespace
+    in the tag becomes `_` (a tag is one column).
     """
     tag = "_".join(tag.split()) or "run"
     lines = []
     for qid, docs in rankings.items():
+        taken = set(docs)
         seen: set[str] = set()
         for index, doc in enumerate(docs):
-            if doc not in seen:
-                seen.add(doc)
-                lines.append(f"{qid} Q0 {doc} {len(seen)} {len(docs) - index} {tag}\n")
+            name = doc
+            if doc in seen:
+                name = f"{doc}#repeat-{index + 1}"
+                while name in taken:
+                    name += "#"
+                taken.add(name)
+            seen.add(doc)
+            lines.append(f"{qid} Q0 {name} {index + 1} {len(docs) - index} {tag}\n")
     return "".join(lines)

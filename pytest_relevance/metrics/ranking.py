@@ -24,7 +24,8 @@ Conventions (each one is tested against pytrec_eval or hand-computed values):
   descending (byte order); the rank column is ignored. See `rank_scored`.
 
 Metrics beyond relevance (`BEYOND`: distinct, ild, alpha_ndcg, age, fresh, novelty, exposure_gini, coverage) read
-the corpus and are parsed here but scored in `pytest_relevance.evaluation.diversity`; their conventions are in its docstring.
+the corpus and are parsed here but scored in `pytest_relevance.evaluation.diversity`; their conventions are in its
+docstring.
 """
 
 from __future__ import annotations

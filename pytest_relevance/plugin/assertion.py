@@ -11,9 +11,11 @@ import pytest
 from pytest_relevance.plugin.session import State, resolve, setting, warn
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_relevance.config.settings import Settings
     from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.judgments.model import Judgments
-    from pytest_relevance.config.settings import Settings
 
 
 class RelevanceSnapshot:
@@ -28,9 +30,12 @@ class RelevanceSnapshot:
         judgments: Judgments,
         settings: Settings,
         corpus: CorpusFields | None = None,
+        corpus_file: Sequence[object] | None = None,
     ) -> None:
-        #: `corpus`: the fields the metrics beyond relevance read (None when none is gated)
+        #: `corpus`: the fields the metrics beyond relevance read (None when none is gated); `corpus_file`: the
+        #: session's corpus (relevance_corpus), None when no such file exists
         self.state, self.node, self.judgments, self.corpus = state, node, judgments, corpus
+        self.corpus_file = corpus_file
         self.settings = settings
         self.explanation: list[str] = []
 
@@ -52,10 +57,10 @@ class RelevanceSnapshot:
     def _check(self, run: object) -> bool:
         from pytest_relevance.evaluation.diagnostics import diagnose
         from pytest_relevance.evaluation.evaluation import Run, evaluate
+        from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
         from pytest_relevance.gate.verdict import decide
         from pytest_relevance.reports.model import build
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
-        from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
 
         settings = self.settings
         if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
@@ -92,7 +97,7 @@ class RelevanceSnapshot:
             self.judgments,
             settings.min_judged,
             settings.floor_margin,
-            getattr(run, "corpus_size", None),
+            self._corpus_size(run),
             stale,
             graded,
         )
@@ -112,6 +117,17 @@ class RelevanceSnapshot:
             self.explanation = failure_text(report, baseline, settings.alpha)
             self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
         return verdict.status == "passed"
+
+    def _corpus_size(self, run: object) -> int | None:
+        """What coverage and coverage's floor divide by: the size the engine's run records, else (a plain mapping
+        from a custom ranker) the size of the session's corpus. Without a corpus file there is none: the coverage
+        line is left out of the report (coverage@k cannot be gated then: it needs relevance_corpus)."""
+        size = getattr(run, "corpus_size", None)
+        if size is None and self.corpus is not None:
+            size = len(self.corpus)
+        if size is None and self.corpus_file is not None:
+            size = len(self.corpus_file)
+        return size
 
     def _explain(self, verdict: Any, run: Any) -> str | None:
         """Why the movers' documents moved: their score trees in the baseline's state (its inputs read back from

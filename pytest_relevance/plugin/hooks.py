@@ -197,15 +197,20 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
     except SettingError as exc:
         message = f"relevance: {exc}"  # failed outside the handler: inside, pytest prints the message twice
     else:
-        from pytest_relevance.plugin.assertion import RelevanceSnapshot
         from pytest_relevance.evaluation.diversity import check_fields
         from pytest_relevance.metrics.ranking import BEYOND
+        from pytest_relevance.plugin.assertion import RelevanceSnapshot
 
         beyond = [m for m in settings.metrics if m.name in BEYOND]
         corpus = request.getfixturevalue("_relevance_corpus_fields") if beyond else None
         if corpus is not None:
             _input(check_fields, beyond, corpus)  # a field the corpus lacks: at setup, naming metric and field
-        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings, corpus)
+        config = request.config
+        # a custom ranker's run does not know the corpus size that coverage and its floor divide by: the session's
+        # corpus does, when relevance_corpus names a file (parsed only if a run without the size comes)
+        has_corpus = resolve(config, setting(config, "relevance_corpus")).is_file()
+        corpus_file = request.getfixturevalue("_relevance_corpus_file") if has_corpus else None
+        return RelevanceSnapshot(_state(config), request.node, relevance_judgments, settings, corpus, corpus_file)
     pytest.fail(message, pytrace=False)
 
 
@@ -258,8 +263,8 @@ def relevance_session_index(
 ) -> Any:
     """The fixture index, built once per session (per xdist worker) on relevance_engine; closed at the end."""
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.util.fingerprints import index_inputs
     from pytest_relevance.inputs.templates import has_query_placeholder, load_template
+    from pytest_relevance.util.fingerprints import index_inputs
 
     config = request.config
     state = _state(config)

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_relevance.config.settings import Settings
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
-    from pytest_relevance.config.settings import Settings
 
 #: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
 NO_FLAG = ("relevance_es_api_key", "relevance_es_password")
@@ -89,8 +89,8 @@ class State:
     def judgments_inputs(self, judgments: Judgments) -> dict[str, Any]:
         """The judgments' blob id and meaning hash, computed once for every test that shares them."""
         if judgments.source not in self.fingerprints:
-            from pytest_relevance.util.fingerprints import judgments_inputs
             from pytest_relevance.judgments.model import content_version
+            from pytest_relevance.util.fingerprints import judgments_inputs
 
             source = resolve(self.config, judgments.source)
             self.fingerprints[judgments.source] = judgments_inputs(source, content_version(judgments.queries))
@@ -272,8 +272,8 @@ def write_updates(session: pytest.Session, state: State) -> None:
     A baseline that cannot be written fails the run with one line (the tests that would have updated it say `not
     written`); Ctrl-C during the write ends it as pytest ends an interrupted run, with the old file in place.
     """
-    from pytest_relevance.gate.baseline_file import changed_values, write_baseline
     from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.gate.baseline_file import changed_values, write_baseline
 
     config, path = session.config, state.baseline_path
     updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if r.get("updated")}

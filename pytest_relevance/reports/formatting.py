@@ -7,8 +7,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_relevance.gate.verdict import update_command
-
 
 def number(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
@@ -65,7 +63,8 @@ def floor_text(row: Mapping[str, Any]) -> str:
 
 
 def p_text(p: float) -> str:
-    """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0."""
+    """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0. Rounded once, here, from the exact
+    p the report holds: 0.85546875 prints 0.855 (rounding it to 4 decimals first made it 0.8555, then 0.856)."""
     return "p<0.001" if p < 0.0005 else f"p={p:.3f}"
 
 

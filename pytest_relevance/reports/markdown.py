@@ -103,7 +103,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))
         changed = ", ".join(
-            f"{c['query']} (RBO {c['rbo']:.2f}, {c['new']} new, {c['unjudged']} unjudged)"
+            f"{c['query']} (RBO {c['rbo']:.4f}, {c['new']} new, {c['unjudged']} unjudged)"
             for c in report["churn"]["most_changed"]
         )
         if changed:

@@ -11,12 +11,16 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
         "rows": [{"stratum", "metric", "n", "baseline" (null if new), "current", "delta" (null if new),
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
                   "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
-                  is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (null unless
-                  regressed, or for a set-level metric whose baseline keeps too few ids per query), "higher_is_better"
+                  is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (unrounded;
+                  null unless regressed, or for a set-level metric whose baseline keeps too few ids per query),
+                  "higher_is_better"
                   (false for age and exposure_gini: a rise is the regression), "set_level" (true for
                   exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
+        (p, the judged shares, coverage and model_graded's share and kappa are unrounded: each rendering rounds them
+        once, to the digits it prints; values, deltas and floors are rounded to 4 decimals, as the baseline keeps
+        them, and printed with 4)
         "hints": [str], "warnings": [str] (the stale-grade warnings last, see `provenance.assess`),
         "model_graded": null (no gain rests on a model-made grade) or {"metric": the first NDCG spec, "share": of its
             "all" value, the part model-made grades give, "judges": [name], "kappa": the judge's unweighted kappa
@@ -42,11 +46,9 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.baseline_file import DIGITS, metric_key, stratum_key
-from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics.ranking import depth
 
 if TYPE_CHECKING:
@@ -95,10 +97,10 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         "judged": {
             "k": diagnostics.k,
             "min": diagnostics.min_judged,
-            "per_stratum": {s: round(v, DIGITS) for s, v in diagnostics.judged.items()},
+            "per_stratum": dict(diagnostics.judged),
             "most_unjudged": [list(item) for item in diagnostics.unjudged[:10]],
         },
-        "coverage": _round(diagnostics.coverage),
+        "coverage": diagnostics.coverage,
         "duplicates": dict(evaluation.duplicates),
         "hints": diagnostics.hints,
         "warnings": list(dict.fromkeys(warnings)),

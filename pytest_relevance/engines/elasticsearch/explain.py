@@ -1,4 +1,5 @@
-"""The server's `_explain` output mapped onto `pytest_relevance.explain.tree.Node`, the tree the embedded engine records.
+"""The server's `_explain` output mapped onto `pytest_relevance.explain.tree.Node`, the tree the embedded engine
+records.
 
 Lucene's explanations carry no template paths, only descriptions. Those that have been stable since Elasticsearch 7
 (Lucene 8) are parsed into kinds and details: `weight(title:boot in 12) [PerFieldSimilarity], result of:` with its
