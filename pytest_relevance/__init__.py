@@ -1,46 +1,79 @@
 """pytest-relevance: search relevance as a build-time check.
 
-How a run flows, each arrow one module, one way (tests/test_imports.py fails on an import cycle)::
+The packages, in the order the data flows (each imports only those before it; `import-linter` checks it in CI):
 
-    corpus.py, judgments.py, templates.py  the inputs, read and checked
-      -> engines/ (embedded/, elasticsearch.py)  the fixture index, built (or loaded from the cache) once
-      -> engines/base.py FixtureIndex.run()  the run: every judged query, under the frozen clock (clock.py)
-      -> evaluation.py (metrics.py, sets.py)  the evaluation: per query, per stratum
-         + diagnostics.py  what depends on the run and the judgments only: floors, judged@k, coverage, hints
-      -> gate.py (baseline.py, churn.py, rankings.py)  the verdict: passed, regressed, no baseline, cannot
-         compare, updated or unchanged, with the comparison (rows and p-values, movers, churn)
-      -> reports/data.py  the report model, built from the verdict and the diagnostics alone
-      -> reports/terminal.py, markdown.py, html.py (sharing reports/formatting.py)  renderings
-      -> reports/sinks.py  files and GitHub's step summary; baseline.py writes an update atomically
+- `errors`, `util`: bad-input errors; files, locks, git. No domain.
+- `metrics`: trec_eval-exact ranking metrics, pure.
+- `inputs`, `judgments`: the corpus, the query template, the frozen clock; every source of grades -> `Judgments`.
+- `evaluation`: Run x Judgments -> `Evaluation` (per query, per stratum), and what keeps it honest (floors, judged@k).
+- `config`: the relevance_* settings, read and checked once.
+- `explain`, `engines`: engine-neutral score trees; the `Engine`/`Index` protocol, the embedded and the
+  Elasticsearch engines behind it.
+- `gate`: the baseline file and the decision for one test (a frozen `Verdict`).
+- `reports`: the report model and its renderings (terminal, Markdown, JSON, HTML).
+- `plugin`, `cli`: pytest's side (the only package that imports pytest) and the console script.
 
-The pytest side is plugin.py (options, ini keys from keys.py, fixtures, hooks), assertion.py (the
-`relevance_snapshot` assertion, which asks gate.py) and session.py (what a session knows and decides at its end).
-
-The public names load on first use: pytest imports this package for the plugin on every run, relevance tests or not.
+What users and engine authors may import is `__all__` below; the names load on first use, because pytest imports
+this package for the plugin on every run, relevance tests or not.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.base import Engine, FixtureIndex, Hits, Index
+    from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.evaluation.evaluation import Evaluation, Run, evaluate
+    from pytest_relevance.explain.tree import Node
+    from pytest_relevance.gate.verdict import Verdict
+    from pytest_relevance.judgments.model import Judgments, Query, load_judgments
+    from pytest_relevance.metrics.ranking import Metric, MetricSpecError, parse_metric, parse_metrics, score_query
 
 _EXPORTS = {
+    "Engine": "pytest_relevance.engines.base",
+    "Evaluation": "pytest_relevance.evaluation.evaluation",
+    "FixtureIndex": "pytest_relevance.engines.base",
+    "Hits": "pytest_relevance.engines.base",
+    "Index": "pytest_relevance.engines.base",
+    "Judgments": "pytest_relevance.judgments.model",
     "Metric": "pytest_relevance.metrics.ranking",
     "MetricSpecError": "pytest_relevance.metrics.ranking",
+    "Node": "pytest_relevance.explain.tree",
+    "Query": "pytest_relevance.judgments.model",
+    "RelevanceInputError": "pytest_relevance.errors",
+    "Run": "pytest_relevance.evaluation.evaluation",
+    "Verdict": "pytest_relevance.gate.verdict",
+    "evaluate": "pytest_relevance.evaluation.evaluation",
+    "load_judgments": "pytest_relevance.judgments.model",
     "parse_metric": "pytest_relevance.metrics.ranking",
     "parse_metrics": "pytest_relevance.metrics.ranking",
     "score_query": "pytest_relevance.metrics.ranking",
-    "Judgments": "pytest_relevance.judgments.model",
-    "load_judgments": "pytest_relevance.judgments.model",
-    "Run": "pytest_relevance.evaluation.evaluation",
-    "evaluate": "pytest_relevance.evaluation.evaluation",
-    "RelevanceInputError": "pytest_relevance.errors",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Engine",
+    "Evaluation",
+    "FixtureIndex",
+    "Hits",
+    "Index",
+    "Judgments",
+    "Metric",
+    "MetricSpecError",
+    "Node",
+    "Query",
+    "RelevanceInputError",
+    "Run",
+    "Verdict",
+    "evaluate",
+    "load_judgments",
+    "parse_metric",
+    "parse_metrics",
+    "score_query",
+]
 
 
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'pytest_relevance' has no attribute {name!r}")
-    import importlib
-
     return getattr(importlib.import_module(_EXPORTS[name]), name)
