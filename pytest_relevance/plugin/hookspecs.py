@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_relevance.judgments.model.hookspec import pytest_relevance_judge
+from pytest_relevance.judgments.hookspec import pytest_relevance_judge
 
 __all__ = ["pytest_relevance_judge", "pytest_relevance_make_engine"]
 
