@@ -362,7 +362,7 @@ def _explain(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.engines.embedded import EmbeddedEngine
+    from pytest_relevance.engines.factory import EngineSettings, make_engine
     from pytest_relevance.explain.tree import render
     from pytest_relevance.inputs.clock import parse_instant
     from pytest_relevance.inputs.corpus import load_corpus, load_mapping
@@ -380,7 +380,8 @@ def _explain(args: argparse.Namespace) -> int:
     template = load_template(args.query)
     config = load_mapping(args.index_config)
     corpus = load_corpus(args.corpus, args.id_field or "id")
-    index = EmbeddedEngine().open(corpus, config, args.id_field or "id", str(args.index_config))
+    engine = make_engine(EngineSettings("embedded"), lambda name: None)
+    index = engine.open(corpus, config, args.id_field or "id", str(args.index_config))
     fixture = FixtureIndex(index, template, judgments, instant, depth(parse_metrics(args.metrics)), str(args.query))
     trees = fixture.explain(args.text, args.doc_ids)
     text, params, query_id = fixture.query_of(args.text)

@@ -17,13 +17,16 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.config import project
 from pytest_relevance.config.keys import SETTINGS
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.util import revisions
+
+if TYPE_CHECKING:
+    from pytest_relevance.engines.base import Engine
 
 NODEID = "pytest-relevance diff"
 #: settings a flag may override (flag dest -> ini key)
@@ -60,7 +63,7 @@ class Project:
         if found is None:
             raise RelevanceInputError(start, "no pytest ini file was found from here up; run diff inside the project")
         self.ini, keys = found
-        self.root = self.ini.parent
+        self.root, self.ini_keys = self.ini.parent, keys
         self.values = {key: keys.get(key, default).strip() for key, (_, default) in SETTINGS.items()}
         for dest, value in overrides.items():
             if value is not None:
@@ -69,6 +72,11 @@ class Project:
     def path(self, key: str) -> Path:
         """A path setting as the plugin resolves it (against the rootdir, here the ini file's directory)."""
         return (self.root / self.values[key]).resolve()
+
+    def cache_dir(self) -> Path:
+        """pytest's cache directory as pytest finds it: the ini's `cache_dir` (default .pytest_cache) against the
+        rootdir, so that diff shares the gate's index cache wherever the project keeps it."""
+        return self.root / Path(self.ini_keys.get("cache_dir", ".pytest_cache")).expanduser()
 
     def sets(self) -> dict[str, Path]:
         """relevance_synonyms_sets, each file resolved against the rootdir."""
@@ -192,37 +200,42 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     return Measured(evaluation, inputs, result.engine, fixture)
 
 
-def _engine(proj: Project, side: str) -> Any:
-    """The engine relevance_engine names. The embedded one uses the index cache a pytest run in this project
-    uses, so a diff after a gate run (or the other way round) builds nothing twice; the elasticsearch one opens an
-    index of its own per side, named, created and deleted as the gate's are."""
+def _engine(proj: Project, side: str) -> Engine:
+    """The engine relevance_engine names, from the factory the plugin uses: a plugin's engine (the hook's
+    implementations in the installed plugins and the rootdir's conftest.py), else a built-in one. The embedded one
+    uses the index cache a pytest run in this project uses (pytest's cache_dir), so a diff after a gate run (or the
+    other way round) builds nothing twice; the elasticsearch one opens an index of its own per side, named, created
+    and deleted as the gate's are."""
     import os
     import uuid
 
-    name = proj.values["relevance_engine"]
-    if name == "embedded":
-        from pytest_relevance.engines.embedded import EmbeddedEngine
-
-        return EmbeddedEngine(proj.root / ".pytest_cache" / "d" / "relevance-index")
-    if name != "elasticsearch":
-        raise RelevanceInputError(
-            proj.ini, f"relevance_engine = {name!r}: diff runs on the built-in engines (embedded, elasticsearch)"
-        )
-    from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine, check_url, make_client
+    from pytest_relevance.engines.factory import (
+        EngineSettings,
+        EngineUnavailable,
+        ProjectConfig,
+        make_engine,
+        plugin_engines,
+    )
 
     def value(key: str) -> str:
         return proj.values[key] or os.environ.get(key.upper(), "")
 
-    url = value("relevance_es_url")
-    if not url:
-        raise RelevanceInputError(
-            proj.ini, "relevance_engine = elasticsearch needs relevance_es_url (or RELEVANCE_ES_URL)"
-        )
-    check_url(url)
-    client = make_client(url, *(value(f"relevance_es_{key}") for key in ("api_key", "user", "password", "ca_certs")))
-    index = f"relevance-diff-{uuid.uuid4().hex[:12]}-{side}"
-    batch, concurrency = int(proj.values["relevance_es_batch"]), int(proj.values["relevance_es_concurrency"])
-    return ElasticsearchEngine(client, index, url, batch, concurrency)
+    settings = EngineSettings(
+        name=proj.values["relevance_engine"],
+        cache_dir=proj.cache_dir() / "d" / "relevance-index",
+        index_name=f"relevance-diff-{uuid.uuid4().hex[:12]}-{side}",
+        es_url=value("relevance_es_url"),
+        es_api_key=value("relevance_es_api_key"),
+        es_user=value("relevance_es_user"),
+        es_password=value("relevance_es_password"),
+        es_ca_certs=value("relevance_es_ca_certs"),
+        es_batch=int(proj.values["relevance_es_batch"]),
+        es_concurrency=int(proj.values["relevance_es_concurrency"]),
+    )
+    try:
+        return make_engine(settings, plugin_engines(proj.root, ProjectConfig(proj.root, proj.ini_keys, {})))
+    except EngineUnavailable as exc:
+        raise RelevanceInputError(proj.ini, str(exc)) from None
 
 
 def _compare(before: str, after: str, old: Measured, new: Measured, judgments: Any, settings: Any) -> dict[str, Any]:

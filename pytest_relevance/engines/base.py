@@ -20,10 +20,20 @@ from pytest_relevance.inputs.templates import render, render_all
 from pytest_relevance.judgments.model import Judgments
 
 Hits = list[tuple[str, float]]
+#: the documents an engine indexes: dicts (each with its id field), in a sequence that may parse its file lazily
+Documents = Sequence[Mapping[str, Any]]
 
 
 class Index(Protocol):
-    """An opened index. `identity` names engine and version; baselines refuse to compare across identities."""
+    """An opened index: what the plugin, `diff` and the CLI call, and all an engine must provide.
+
+    `identity` names engine and version (`embedded 9 (...)`, `elasticsearch 8.13.0`); baselines refuse to compare
+    numbers across identities. Two further methods are optional, looked up when a user asks for them, each failing
+    with a clear message where an index lacks it: `analyze(texts, analyzer, field) -> list[dict]` (Elasticsearch's
+    `_analyze` tokens, for `relevance_index.analyze`) and `explain(body, doc_ids, size, source, query_id) ->
+    dict[str, Node]` (score trees, for `relevance_index.explain` and the why-lines of a failure). An index may also
+    expose `ids`, its documents' ids in corpus order, so that the plugin need not read the corpus to list them.
+    """
 
     identity: str
 
@@ -31,27 +41,23 @@ class Index(Protocol):
         """query id -> [(doc id, score)], best first, ties broken by doc id; errors name `source` (the template)."""
         ...
 
-    def analyze(self, texts: Sequence[str], analyzer: str | None, field: str | None) -> list[dict[str, Any]]:
-        """Elasticsearch's `_analyze`: tokens as its response lists them (token, offsets, position, positionLength
-        when above 1), by analyzer name or by field."""
+    def close(self) -> None:
+        """Release what `open` made (an index on a server is deleted here, and only one this engine created)."""
         ...
-
-    def explain(
-        self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str
-    ) -> dict[str, Node]:
-        """doc id -> its score tree for one rendered body (`pytest_relevance.explain.tree.Node`), the root's value the
-        score `search_many` gives it at this size; a document the index does not have is a RelevanceInputError."""
-        ...
-
-    def close(self) -> None: ...
 
 
 class Engine(Protocol):
-    def open(self, corpus: Sequence[dict[str, Any]], index_config: dict[str, Any], id_field: str) -> Index: ...
+    """Opens an index from the corpus and an index config (an Elasticsearch create-index body).
 
-    def sibling(self, suffix: str) -> Engine:
-        """An engine that opens an index beside this one's (optional: without it a failure explains today's trees
-        alone)."""
+    A third-party engine is an object with this method, returned by a `pytest_relevance_make_engine` hook
+    (`engines.hookspec`) for its `relevance_engine` name. It may also have `sibling(suffix) -> Engine`, an engine
+    that opens a second index beside the first (the baseline's state, to explain why documents moved); without it a
+    failure explains today's trees alone.
+    """
+
+    def open(self, corpus: Documents, index_config: dict[str, Any], id_field: str, source: str) -> Index:
+        """Index every document of `corpus` (`id_field` holds its id) under `index_config`; `source` names the index
+        config's file in error messages, as the engines' own refusals name it."""
         ...
 
 
@@ -133,7 +139,7 @@ class FixtureIndex:
         (`pytest_relevance.explain.tree`), whose value is the document's score in `run()` and `search()`.
         """
         explain = getattr(self.index, "explain", None)
-        if explain is None:  # an engine of a plugin written before explanations
+        if explain is None:  # optional in the protocol
             raise RelevanceInputError(
                 "relevance_engine",
                 f"the {self.identity} engine cannot explain scores: its index has no explain() "
@@ -166,7 +172,15 @@ class FixtureIndex:
 
         For debugging an analyzer change; the tokens are those of Elasticsearch's `_analyze` on either engine.
         """
-        return self.index.analyze([text] if isinstance(text, str) else list(text), analyzer, field)
+        analyze = getattr(self.index, "analyze", None)
+        if analyze is None:  # optional in the protocol
+            raise RelevanceInputError(
+                "relevance_engine",
+                f"the {self.identity} engine cannot analyze text: its index has no analyze() "
+                "(pytest_relevance.engines.base.Index)",
+            )
+        result: list[dict[str, Any]] = analyze([text] if isinstance(text, str) else list(text), analyzer, field)
+        return result
 
     def close(self) -> None:
         self.index.close()

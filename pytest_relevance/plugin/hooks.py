@@ -18,6 +18,7 @@ from pytest_relevance.plugin.session import (
     State,
     clean_temp_files,
     corpus_ids,
+    engine_settings,
     index_cache,
     make_engine,
     marker_settings,
@@ -328,23 +329,16 @@ def relevance_index(
 @pytest.fixture(scope="session")
 def relevance_es_client(request: pytest.FixtureRequest) -> Any:
     """The client the elasticsearch engine uses; override it with your own Elasticsearch or OpenSearch client."""
-    from pytest_relevance.engines.elasticsearch.engine import make_client
+    from pytest_relevance.engines.factory import es_client_from
 
     config = request.config
-    url = setting(config, "relevance_es_url")
-    if not url:
+    if not setting(config, "relevance_es_url"):
         pytest.fail(
             "relevance: relevance_engine = elasticsearch needs relevance_es_url (or RELEVANCE_ES_URL), or a "
             "relevance_es_client fixture of your own",
             pytrace=False,
         )
-    client = make_client(
-        url,
-        setting(config, "relevance_es_api_key"),
-        setting(config, "relevance_es_user"),
-        setting(config, "relevance_es_password"),
-        setting(config, "relevance_es_ca_certs"),
-    )
+    client = es_client_from(engine_settings(config))
     yield client
     client.close()
 

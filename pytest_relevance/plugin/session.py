@@ -15,6 +15,8 @@ import pytest
 
 if TYPE_CHECKING:
     from pytest_relevance.config.settings import Settings
+    from pytest_relevance.engines.base import Engine
+    from pytest_relevance.engines.factory import EngineSettings
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
@@ -362,9 +364,9 @@ def read_settings(config: pytest.Config) -> Settings:
         for name in ("relevance_es_batch", "relevance_es_concurrency"):
             positive_int(setting(config, name), name)
         if setting(config, "relevance_engine") == "elasticsearch" and setting(config, "relevance_es_url"):
-            from pytest_relevance.engines.elasticsearch.engine import check_url
+            from pytest_relevance.engines.factory import check_es_url
 
-            check_url(setting(config, "relevance_es_url"))
+            check_es_url(setting(config, "relevance_es_url"))
     except ValueError as exc:  # SettingError, or the RelevanceInputError of a bad URL (it names the key)
         raise pytest.UsageError(str(exc)) from None
     for path in config.getoption("relevance_report"):
@@ -377,32 +379,40 @@ def read_settings(config: pytest.Config) -> Settings:
     return settings
 
 
-def make_engine(request: pytest.FixtureRequest) -> Any:
-    """The engine relevance_engine names: a plugin's (pytest_relevance_make_engine), else a built-in one."""
+def make_engine(request: pytest.FixtureRequest) -> Engine:
+    """The engine relevance_engine names, from the one factory: a plugin's (pytest_relevance_make_engine), else a
+    built-in one, whose Elasticsearch client is the overridable `relevance_es_client` fixture."""
+    from pytest_relevance.engines.factory import EngineUnavailable
+    from pytest_relevance.engines.factory import make_engine as factory
+
     config = request.config
-    name = setting(config, "relevance_engine")
-    engine = config.hook.pytest_relevance_make_engine(name=name, config=config)
-    if engine is None and name == "embedded":
-        from pytest_relevance.engines.embedded import EmbeddedEngine
-
-        engine = EmbeddedEngine(index_cache(config))
-    if engine is None and name == "elasticsearch":
-        from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine
-
-        client = request.getfixturevalue("relevance_es_client")
-        batch, concurrency = (
-            int(setting(config, "relevance_es_batch")),
-            int(setting(config, "relevance_es_concurrency")),
+    try:
+        return factory(
+            engine_settings(config),
+            lambda name: config.hook.pytest_relevance_make_engine(name=name, config=config),
+            lambda: request.getfixturevalue("relevance_es_client"),
         )
-        url = setting(config, "relevance_es_url") or "the relevance_es_client cluster"
-        engine = ElasticsearchEngine(client, _index_name(config), url, batch, concurrency)
-    if engine is None:
-        pytest.fail(
-            f"relevance: relevance_engine = {name!r} is not available (built in: embedded, elasticsearch; others "
-            "come from plugins implementing pytest_relevance_make_engine)",
-            pytrace=False,
-        )
-    return engine
+    except EngineUnavailable as exc:
+        message = f"relevance: {exc}"
+    pytest.fail(message, pytrace=False)
+
+
+def engine_settings(config: pytest.Config) -> EngineSettings:
+    """The settings the engine factory reads, resolved as every other setting is."""
+    from pytest_relevance.engines.factory import EngineSettings
+
+    return EngineSettings(
+        name=setting(config, "relevance_engine"),
+        cache_dir=index_cache(config),
+        index_name=_index_name(config),
+        es_url=setting(config, "relevance_es_url"),
+        es_api_key=setting(config, "relevance_es_api_key"),
+        es_user=setting(config, "relevance_es_user"),
+        es_password=setting(config, "relevance_es_password"),
+        es_ca_certs=setting(config, "relevance_es_ca_certs"),
+        es_batch=int(setting(config, "relevance_es_batch")),
+        es_concurrency=int(setting(config, "relevance_es_concurrency")),
+    )
 
 
 def index_cache(config: pytest.Config) -> Path | None:
