@@ -9,8 +9,8 @@ from typing import Any
 from pytest_relevance.config.keys import SETTINGS
 from pytest_relevance.config.settings import Settings, read
 from pytest_relevance.evaluation.diagnostics import diagnose
+from pytest_relevance.gate.report import build
 from pytest_relevance.gate.verdict import decide
-from pytest_relevance.reports.model import build
 
 
 def default_settings(**overrides: Any) -> Settings:

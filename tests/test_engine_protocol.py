@@ -111,7 +111,7 @@ def test_diff_finds_the_engine_in_the_projects_conftest(project: pytest.Pytester
     _commit(project.path)
     (project.path / "query.yaml").write_text('query: {match: {title: "{{query}} boots"}}\n')
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "diff", "--format", "json"],
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "diff", "--format", "json"],
         cwd=project.path,
         capture_output=True,
         text=True,
@@ -125,7 +125,10 @@ def test_diff_names_an_engine_no_plugin_has(project: pytest.Pytester) -> None:
     (project.path / "tox.ini").write_text(INI.replace("= overlap", "= nowhere"))
     _commit(project.path)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_relevance.cli", "diff"], cwd=project.path, capture_output=True, text=True
+        [sys.executable, "-m", "pytest_relevance.cli.commands", "diff"],
+        cwd=project.path,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 2
     assert "relevance_engine = 'nowhere' is not available" in done.stderr

@@ -514,7 +514,7 @@ def test_html_for_a_passing_test_has_no_empty_chart_or_table_and_the_notes_lines
 
 
 def test_a_json_report_read_back_keeps_the_strata_order() -> None:
-    from pytest_relevance.reports.model import from_file, stratum_key
+    from pytest_relevance.gate.report import from_file, stratum_key
     from pytest_relevance.reports.sinks import to_json
 
     judgments, before = _small()
@@ -615,7 +615,7 @@ def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() 
 
 
 def test_the_failure_hint_re_baselines_the_failing_test_only() -> None:
-    from pytest_relevance.reports.formatting import update_command
+    from pytest_relevance.gate.verdict import update_command
     from pytest_relevance.reports.terminal import failure_text
 
     judgments, before = _small()

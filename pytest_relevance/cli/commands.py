@@ -102,7 +102,7 @@ def _load(path: str) -> list[dict]:
     from pathlib import Path
 
     from pytest_relevance.gate.baseline_file import load_baseline
-    from pytest_relevance.reports.model import from_baseline, from_file
+    from pytest_relevance.gate.report import from_baseline, from_file
     from pytest_relevance.util.files import read_json
 
     source = Path(path)

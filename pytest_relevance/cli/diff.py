@@ -242,8 +242,8 @@ def _compare(before: str, after: str, old: Measured, new: Measured, judgments: A
     from pytest_relevance.evaluation.diagnostics import diagnose
     from pytest_relevance.evaluation.evaluation import change_p
     from pytest_relevance.gate.baseline_file import DIGITS
+    from pytest_relevance.gate.report import build
     from pytest_relevance.gate.verdict import decide
-    from pytest_relevance.reports.model import build
 
     entry = decide(
         NODEID, None, old.evaluation, judgments, old.engine, settings, update=True, reason=before, inputs=old.inputs

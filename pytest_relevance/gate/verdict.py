@@ -6,7 +6,7 @@ cannot be compared at all (judgments, engine or a metric definition changed), wh
 input, when a metric the settings dropped keeps the gate from passing, what an update writes, and whether a drop is a
 regression (beyond tolerance, significant where `relevance_alpha` asks, or churn beyond `relevance_max_churn`). The
 comparison computes, once, everything that depends on the baseline: the rows with their p-values, the queries that
-moved and what moved in them, churn. The report model (`reports/data.py`) is built from the verdict alone.
+moved and what moved in them, churn. The report model (`gate.report`) is built from the verdict alone.
 """
 
 from __future__ import annotations

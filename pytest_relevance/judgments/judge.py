@@ -48,7 +48,7 @@ def load_judge(spec: str) -> Judge:
     manager with the hook's own spec (firstresult), as a pytest plugin's implementation would."""
     import pluggy
 
-    from pytest_relevance.judgments.model import hookspec
+    from pytest_relevance.judgments import hookspec
 
     module_name, _, function_name = spec.partition(":")
     if not module_name or (":" in spec and not function_name):

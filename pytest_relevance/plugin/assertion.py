@@ -58,8 +58,8 @@ class RelevanceSnapshot:
         from pytest_relevance.evaluation.diagnostics import diagnose
         from pytest_relevance.evaluation.evaluation import Run, evaluate
         from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
+        from pytest_relevance.gate.report import build
         from pytest_relevance.gate.verdict import decide
-        from pytest_relevance.reports.model import build
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
 
         settings = self.settings
