@@ -220,8 +220,9 @@ def _compare(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pytest_relevance.reports.sinks import write
 
-    write(args.html, _load(args.source))
-    print(f"wrote {args.html}")
+    reports = _load(args.source)
+    for path in write(args.html, reports):
+        print(f"wrote {path}: the report of {len(reports)} test(s) from {args.source}")
     return 0
 
 
@@ -230,6 +231,7 @@ def _pool(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.corpus import load_corpus
+    from pytest_relevance.files import check_output
     from pytest_relevance.judgments import load_judgments
     from pytest_relevance.pool import pool, read_rankings, title_fields, write_pool
     from pytest_relevance.provenance import content_hash, parse_age, stale_grades
@@ -252,13 +254,23 @@ def _pool(args: argparse.Namespace) -> int:
     fields = args.field or title_fields(documents.values())
     rows = pool(judgments, rankings, args.depth, documents, fields, stale, hashes)
     output = Path(args.output)
-    if args.judge:
+    check_output(output)
+    if not args.judge:
+        write_pool(output, rows, fields)
+    else:  # the judgments the judge graded into are put back if the pool file cannot be written
+        original = Path(args.judgments).read_bytes()
         rows = _judged(args, judgments, rows, documents, output)
-    write_pool(output, rows, fields)
+        try:
+            write_pool(output, rows, fields)
+        except BaseException:
+            Path(args.judgments).write_bytes(original)
+            raise
     docs = len({row["doc_id"] for row in rows})
     again = f", {len(stale)} of them stale grades to judge again" if stale else ""
+    left = " left for people" if args.judge else ""
     print(
-        f"wrote {args.output}: {len(rows)} (query, document) pairs to judge, {docs} documents, top {args.depth}{again}"
+        f"wrote {args.output}: {len(rows)} (query, document) pairs to judge{left}, {docs} documents, top "
+        f"{args.depth}{again}"
     )
     return 0
 
@@ -281,15 +293,23 @@ def _judged(
     cache_path = output.parent / CACHE_NAME
     graded = grade(judge, judgments, rows, documents, read_cache(cache_path))
     count = sum(len(grades) for grades in graded.changes.values())
-    if count:
-        topics = Path(args.topics) if args.topics else None
-        old = judgments.version
-        new = apply_changes(Path(args.judgments), judgments, graded.changes, None, topics)
+    if not count:
+        print(f"judge {judge.name}: nothing to grade; {args.judgments} and {cache_path} left as they were")
+        return [row for row in rows if row.get("stale")]
+    path = Path(args.judgments)
+    original = path.read_bytes()
+    old = judgments.version
+    new = apply_changes(path, judgments, graded.changes, None, Path(args.topics) if args.topics else None)
+    try:
         write_cache(cache_path, graded.cache)
-        print(
-            f"judge {judge.name} graded {count} (query, document) pairs ({graded.cached} from {cache_path}) into "
-            f"{args.judgments}; judgments version {old} -> {new}"
-        )
+    except BaseException:  # the judgments go back as they were: nothing is half-written
+        path.write_bytes(original)
+        raise
+    print(
+        f"judge {judge.name} graded {count} (query, document) pairs ({graded.cached} of them from the cache) into "
+        f"{args.judgments}: judgments version {old} -> {new}"
+    )
+    print(f"wrote {cache_path}: {len(graded.cache)} cached grades ({count - graded.cached} new)")
     return [row for row in rows if row.get("stale")]
 
 
@@ -403,6 +423,7 @@ def _clicks(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.clicks import Options, grade, parse_date, parse_strata, read_log
+    from pytest_relevance.files import check_output, write_output
     from pytest_relevance.judgments import load_judgments
 
     if args.max_rank < 1:
@@ -443,17 +464,20 @@ def _clicks(args: argparse.Namespace) -> int:
     options = Options(
         args.model, args.max_rank, actions, minimum, args.since, args.until, scale, shares, args.sample, args.seed
     )
+    check_output(output)
     result = grade(read_log(args.events), options, args.strict)
     for line in result.problems.lines():
         print(f"warning: {line}", file=sys.stderr)
-    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
-    temporary.write_text(result.text, encoding="utf-8")
-    try:
-        load_judgments(temporary)
-    except RelevanceInputError as exc:  # a bug here, not the user's input: said, and nothing left behind
-        temporary.unlink()
-        raise RelevanceInputError(output, f"not written: the judgments made would not load ({exc.problem})") from None
-    os.replace(temporary, output)
+
+    def loads(written: Path) -> None:
+        try:
+            load_judgments(written)
+        except RelevanceInputError as exc:  # a bug here, not the user's input: said, and nothing left behind
+            raise RelevanceInputError(
+                output, f"not written: the judgments made would not load ({exc.problem})"
+            ) from None
+
+    write_output(output, result.text, loads)
     strata = ", ".join(f"{stratum} {result.queries[stratum]}" for stratum in ("head", "torso", "tail"))
     print(
         f"wrote {args.output}: {sum(result.queries.values())} queries ({strata}), {result.pairs} graded pairs; "
@@ -466,6 +490,7 @@ def _import(args: argparse.Namespace) -> int:
     """Another tool's judgments as this project's YAML (one query a line), written only once they read back."""
     from pathlib import Path
 
+    from pytest_relevance.files import check_output, write_output
     from pytest_relevance.formats import read
     from pytest_relevance.judgments import load_judgments
     from pytest_relevance.pool import _query_line
@@ -473,35 +498,45 @@ def _import(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in (".yaml", ".yml"):
         raise RelevanceInputError(output, "the judgments are written as YAML: name the output .yaml or .yml")
+    check_output(output)
     judgments = read(args.format, Path(args.file), Path(args.topics) if args.topics else None)
     lines = [f"# imported from {args.format} {Path(args.file).name} by pytest-relevance import", "queries:"]
     lines += [f"  - {_query_line(q, q.grades)}" for q in judgments.queries]
-    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    written = load_judgments(temporary)
-    if [(q.id, q.text, q.stratum, dict(q.grades)) for q in written.queries] != [
-        (q.id, q.text, q.stratum, dict(q.grades)) for q in judgments.queries
-    ]:
-        temporary.unlink()
-        raise RelevanceInputError(output, "not written: the judgments would not read back the same")
-    os.replace(temporary, output)
+    versions = []
+
+    def same(written: Path) -> None:
+        read_back = load_judgments(written)
+        if [(q.id, q.text, q.stratum, dict(q.grades)) for q in read_back.queries] != [
+            (q.id, q.text, q.stratum, dict(q.grades)) for q in judgments.queries
+        ]:
+            raise RelevanceInputError(output, "not written: the judgments would not read back the same")
+        versions.append(read_back.version)
+
+    write_output(output, "\n".join(lines) + "\n", same)
     grades = sum(len(q.grades) for q in judgments.queries)
-    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades from {args.file}; version {written.version}")
+    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades from {args.file}; version {versions[0]}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from pytest_relevance.files import check_output, write_output
     from pytest_relevance.formats import topics, write
     from pytest_relevance.judgments import load_judgments
 
+    if args.topics_output and args.format != "trec":
+        raise RelevanceInputError("--topics-output", f"only trec has a topics file; {args.format} holds the texts")
+    outputs = [Path(args.output), *([Path(args.topics_output)] if args.topics_output else [])]
+    for output in outputs:
+        check_output(output)
     judgments = load_judgments(args.judgments, args.topics)
-    text = write(args.format, judgments, args.index)
-    Path(args.output).write_text(text, encoding="utf-8")
-    if args.format == "trec" and args.topics_output:
-        Path(args.topics_output).write_text(topics(judgments), encoding="utf-8")
-    print(f"wrote {args.output}: {len(judgments)} queries as {args.format}")
+    write_output(outputs[0], write(args.format, judgments, args.index))
+    grades = sum(len(q.grades) for q in judgments.queries)
+    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades as {args.format}")
+    if args.topics_output:
+        write_output(outputs[1], topics(judgments))
+        print(f"wrote {args.topics_output}: the {len(judgments)} queries' texts (TREC topics)")
     return 0
 
 

@@ -220,7 +220,7 @@ def test_report_on_a_baseline_labels_the_values_as_baseline_in_the_reports_order
         "zeta",
     ]
     code, out, _ = run_cli(capsys, "report", baseline, "--html", str(tmp_path / "b.html"))
-    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}\n")
+    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}: the report of 1 test(s) from {baseline}\n")
     page = (tmp_path / "b.html").read_text()
     assert "<h1>1 baseline entry (the values they record)</h1>" in page
     assert "<details" not in page  # nothing passed or failed: the entries are what there is to see

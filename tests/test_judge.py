@@ -104,7 +104,7 @@ def test_judge_grades_the_pool_with_provenance(files: Path, capsys: pytest.Captu
     with time_machine.travel("2026-03-04T10:00:00Z", tick=False):
         assert _pool(files, "judges_for_test:rule") == 0
     said = capsys.readouterr().out
-    assert "judge judges_for_test:rule graded 4 (query, document) pairs (0 from" in said
+    assert "judge judges_for_test:rule graded 4 (query, document) pairs (0 of them from the cache) into" in said
     assert "judgments version v1 -> v2" in said
     judgments = load_judgments(files / "judgments.yaml")
     # the human grades stay as they were; the judge's carry judge, source, date and the document's hash
@@ -133,7 +133,7 @@ def test_cached_grades_are_not_asked_again(files: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     assert _pool(files, "judges_for_test:rule") == 0
     assert len(judges_for_test.CALLS) == 2
-    assert "graded 4 (query, document) pairs (4 from" in capsys.readouterr().out
+    assert "graded 4 (query, document) pairs (4 of them from the cache)" in capsys.readouterr().out
     # a document edited since is graded again: its hash is part of the key
     corpus = (files / "corpus.ndjson").read_text().replace('"title": "red"}', '"title": "red boot"}')
     (files / "corpus.ndjson").write_text(corpus)

@@ -136,16 +136,11 @@ def _round(value: float | None) -> float | None:
 
 def read_json(path: Path) -> Any:
     """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
-    import json
-
-    from pytest_relevance.files import read_text
+    from pytest_relevance.files import parse_json, read_text
 
     if not path.is_file():
         raise RelevanceInputError(path, "no such file")
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    return parse_json(path, read_text(path))
 
 
 def from_file(report: dict[str, Any]) -> dict[str, Any]:
