@@ -335,10 +335,16 @@ def _analyze(args: argparse.Namespace) -> int:
     the text, for seeing what an analyzer change does."""
     from pathlib import Path
 
+    from pytest_relevance import project
     from pytest_relevance.corpus import load_mapping
     from pytest_relevance.engines.embedded.mapping import IndexMapping
 
-    mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
+    if args.index_config is not None:
+        mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
+    elif args.field is not None:  # a field is the config's
+        raise project.missing("--index-config", "relevance_index_config", Path.cwd())
+    else:  # a built-in analyzer (standard, english, ...) needs no config
+        mapping = IndexMapping({}, "--analyzer", Path.cwd())
     tokens = mapping.analyze(args.text, args.analyzer, args.field)
     if args.format == "json":
         print(json.dumps({"tokens": tokens}, indent=2, ensure_ascii=False))
@@ -422,15 +428,15 @@ def _clicks(args: argparse.Namespace) -> int:
     anything: a file that would not load is never left behind."""
     from pathlib import Path
 
-    from pytest_relevance.clicks import Options, grade, parse_date, parse_strata, read_log
+    from pytest_relevance.clicks import MAX_RANK, MAX_SCALE, Options, grade, parse_date, parse_strata, read_log
     from pytest_relevance.files import check_output, write_output
     from pytest_relevance.judgments import load_judgments
 
-    if args.max_rank < 1:
+    if not 1 <= args.max_rank <= MAX_RANK:
         raise RelevanceInputError(
             "--max-rank",
             f"{args.max_rank} is not a number of positions: give how many results the log's users "
-            "were shown (the workbench's maxRank), 1 or more",
+            f"were shown (the workbench's maxRank), from 1 to {MAX_RANK:,}",
         )
     if args.min_impressions is not None and args.min_impressions < 0:
         raise RelevanceInputError("--min-impressions", f"{args.min_impressions} is negative: give 0 or more")
@@ -451,9 +457,11 @@ def _clicks(args: argparse.Namespace) -> int:
         raise RelevanceInputError("--strata", str(exc)) from None
     scale = None
     if args.scale is not None:
-        found = re.fullmatch(r"(\d+)-(\d+)", args.scale)
-        if found is None or int(found[1]) >= int(found[2]):
-            raise RelevanceInputError("--scale", f"{args.scale!r} is not a grade range LOW-HIGH such as 0-3")
+        found = re.fullmatch(r"(\d{1,9})-(\d{1,9})", args.scale)
+        if found is None or not int(found[1]) < int(found[2]) <= MAX_SCALE:
+            raise RelevanceInputError(
+                "--scale", f"{args.scale!r} is not a grade range LOW-HIGH with LOW < HIGH <= {MAX_SCALE}, such as 0-3"
+            )
         scale = (int(found[1]), int(found[2]))
     if args.sample is not None and args.sample < 1:
         raise RelevanceInputError("--sample", f"{args.sample} is not a number of queries per stratum (1 or more)")
@@ -465,7 +473,11 @@ def _clicks(args: argparse.Namespace) -> int:
         args.model, args.max_rank, actions, minimum, args.since, args.until, scale, shares, args.sample, args.seed
     )
     check_output(output)
-    result = grade(read_log(args.events), options, args.strict)
+    ids: dict[str, str] = {}
+    if args.ids_from is not None:  # the texts' existing ids, first query of a text first
+        for query in reversed(load_judgments(args.ids_from, args.topics).queries):
+            ids[query.text] = query.id
+    result = grade(read_log(args.events), options, args.strict, ids)
     for line in result.problems.lines():
         print(f"warning: {line}", file=sys.stderr)
 
@@ -483,6 +495,8 @@ def _clicks(args: argparse.Namespace) -> int:
         f"wrote {args.output}: {sum(result.queries.values())} queries ({strata}), {result.pairs} graded pairs; "
         f"{result.below} pairs below {minimum} impressions left ungraded; version {result.version}"
     )
+    if args.ids_from is not None:
+        print(f"{result.known} of the queries have their ids from {args.ids_from} (the others the hash of their text)")
     return 0
 
 
@@ -590,6 +604,7 @@ def _actions(specs: Sequence[str]) -> dict[str, float]:
     actions: dict[str, float] = {}
     for spec in specs:
         name, _, weight = spec.partition("=")
+        name = name.lower()  # action names compare case-insensitively, as the workbench's do
         try:
             value = float(weight) if weight else 1.0
         except ValueError:
@@ -697,13 +712,17 @@ def _parser() -> argparse.ArgumentParser:
         "analyze",
         help="the tokens an analyzer of an index config makes of a text, as Elasticsearch's _analyze reports them",
     )
-    analyze.add_argument("--index-config", metavar="FILE", help="Elasticsearch create-index body" + _FROM_INI)
+    analyze.add_argument(
+        "--index-config",
+        metavar="FILE",
+        help="Elasticsearch create-index body" + _FROM_INI + "; a built-in --analyzer needs none",
+    )
     which = analyze.add_mutually_exclusive_group(required=True)
     which.add_argument("--analyzer", metavar="NAME", help="an analyzer of the config, or a built-in one")
     which.add_argument("--field", metavar="FIELD", help="a mapped field: its index analyzer (or normalizer)")
     analyze.add_argument("text", nargs="+", help="the text; several are analyzed as one multi-valued field")
     analyze.add_argument("--format", choices=("table", "json"), default="table")
-    analyze.set_defaults(handler=_analyze)
+    analyze.set_defaults(handler=_analyze, optional={"index_config"})
     diffs = commands.add_parser(
         "diff",
         help="what a change does to ranking: the project's relevance gate measured at a git revision and in the "
@@ -756,7 +775,10 @@ def _parser() -> argparse.ArgumentParser:
         "pbm: the position-based click model fitted by EM",
     )
     clicks.add_argument(
-        "--max-rank", type=int, required=True, help="positions 0..MAX_RANK-1 count (the workbench's maxRank)"
+        "--max-rank",
+        type=int,
+        required=True,
+        help="positions 0..MAX_RANK-1 count (the workbench's maxRank; at most 10,000)",
     )
     clicks.add_argument("--since", metavar="DATE", help="only events from DATE (ISO 8601 date or date-time)")
     clicks.add_argument("--until", metavar="DATE", help="only events up to DATE (a date: that whole day)")
@@ -769,7 +791,17 @@ def _parser() -> argparse.ArgumentParser:
     clicks.add_argument(
         "--min-impressions", type=int, help="pairs with fewer impressions get no grade (default 10; srw: 0)"
     )
-    clicks.add_argument("--scale", metavar="LOW-HIGH", help="map the grades onto LOW..HIGH by quantiles (e.g. 0-3)")
+    clicks.add_argument(
+        "--scale", metavar="LOW-HIGH", help="map the grades onto LOW..HIGH by quantiles (e.g. 0-3; HIGH at most 100)"
+    )
+    clicks.add_argument(
+        "--judgments",
+        dest="ids_from",
+        metavar="FILE",
+        help="existing judgments (YAML, CSV or TREC qrels with --topics): a query whose text is there gets its id "
+        "there (default: every query's id is a hash of its text)",
+    )
+    clicks.add_argument("--topics", help="topics file, for TREC qrels given to --judgments")
     clicks.add_argument(
         "--strata", default="50/30/20", help="head/torso/tail shares of traffic, in percent (default 50/30/20)"
     )
@@ -867,8 +899,9 @@ def _from_project(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: bad input is one line on stderr and exit status 2, never a traceback; nor is a reader that stops
-    early (`| head -1`): status 1, as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
+    """Entry point: bad input is one line on stderr and exit status 2, never a traceback (a file that cannot be read
+    or written, or an input nested too deep, included); nor is a reader that stops early (`| head -1`): status 1,
+    as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
     args = _parser().parse_args(argv)
     try:
         _from_project(args)
@@ -881,6 +914,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # what is still buffered goes to devnull at exit, instead of failing again on the closed pipe
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:  # a file no reader names itself (a folder given as a file, no permission): which, and why
+        print(f"pytest-relevance: error: {exc.filename or 'a file'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a structure read past the JSON parser (which parse_json guards) nested too deep to walk
+        print("pytest-relevance: error: an input is nested too deeply to read: flatten it", file=sys.stderr)
+        return 2
     return code
 
 
