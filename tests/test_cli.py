@@ -461,3 +461,56 @@ def test_pool_depth_must_be_a_whole_number_from_1(tmp_path: Path, capsys, depth:
         run_cli(capsys, "pool", "b.json", "r.json", "--judgments", "j.yaml", "--depth", depth)
     assert exit_.value.code == 2
     assert f"argument --depth: '{depth}' is not a whole number >= 1" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue #36: outside a project, hostile files
+
+
+def test_analyze_with_a_built_in_analyzer_needs_no_index_config(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no pytest ini from here up
+    code, out, err = run_cli(capsys, "analyze", "--analyzer", "english", "Running shoes", "--format", "json")
+    assert (code, err) == (0, "")
+    assert [t["token"] for t in json.loads(out)["tokens"]] == ["run", "shoe"]
+    code, _, err = run_cli(capsys, "analyze", "--analyzer", "englsh", "x")
+    assert code == 2 and err.count("\n") == 1
+    assert "unknown analyzer 'englsh'; did you mean 'english'?" in err
+    code, _, err = run_cli(capsys, "analyze", "--field", "title", "x")  # a field is the index config's
+    assert code == 2 and "--index-config: not given" in err
+
+
+def test_report_to_a_folder_or_an_unknown_suffix_is_one_line(tmp_path: Path, capsys) -> None:
+    baseline = _baseline(tmp_path, "b.json", GOOD)
+    (tmp_path / "r.html").mkdir()
+    for target, message in ((tmp_path / "r.html", "is a folder"), (tmp_path / "r.txt", "the suffix names the format")):
+        code, out, err = run_cli(capsys, "report", baseline, "--html", str(target))
+        assert (code, out, err.count("\n")) == (2, "", 1) and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "r.html"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('q1,"shoes,,d9,1,1,2\nq1,shoes,,d8,2,1,3\n', 2, "a quote opened on this line is never closed"),
+        ('q1,"shoes,,d9,1,1,2\nq1,shoes",,d8,2,1,3\n', 2, "column 2 is a quoted field that runs on to line 3"),
+    ],
+)
+def test_merge_refuses_a_pool_file_whose_quote_swallows_rows(
+    tmp_path: Path, capsys, text: str, line: int, message: str
+) -> None:
+    judgments = write(tmp_path, "j.yaml", "version: v1\nqueries:\n  - {id: q1, text: shoes, grades: {d1: 1}}\n")
+    filled = write(tmp_path, "pool.csv", "query_id,query,stratum,doc_id,rank,shown_in,grade\n" + text)
+    code, _, err = run_cli(capsys, "merge", filled, "--judgments", judgments)
+    assert (code, err.count("\n")) == (2, 1)
+    assert f"pool.csv:{line}: {message}" in err
+    assert Path(judgments).read_text().startswith("version: v1\n")
+
+
+def test_a_pool_file_may_show_a_title_over_several_lines(tmp_path: Path, capsys) -> None:
+    judgments = write(tmp_path, "j.yaml", "version: v1\nqueries:\n  - {id: q1, text: shoes, grades: {d1: 1}}\n")
+    filled = write(
+        tmp_path,
+        "pool.csv",
+        'query_id,query,stratum,doc_id,rank,shown_in,title,grade\nq1,shoes,,d9,1,1,"red\nshoe",2\n',
+    )
+    assert run_cli(capsys, "merge", filled, "--judgments", judgments)[0] == 0
+    assert "{d1: 1, d9: 2}" in Path(judgments).read_text()
