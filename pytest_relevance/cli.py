@@ -255,6 +255,8 @@ def _pool(args: argparse.Namespace) -> int:
     rows = pool(judgments, rankings, args.depth, documents, fields, stale, hashes)
     output = Path(args.output)
     check_output(output)
+    if output.suffix.lower() not in (".csv", ".yaml", ".yml"):  # said before a judge is paid, not after
+        raise RelevanceInputError(output, "the suffix names the format: .csv, .yaml or .yml")
     if not args.judge:
         write_pool(output, rows, fields)
     else:  # the judgments the judge graded into are put back if the pool file cannot be written

@@ -168,7 +168,8 @@ def load_document(path: Path, text: str) -> Any:
         return construct(path, loader, node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())  # one line: the mark is the line
+        raise RelevanceInputError(path, f"YAML syntax error: {problem}", mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()
 

@@ -688,6 +688,8 @@ def _one_query_per_line(path: Path, text: str) -> Judgments | None:
         for doc, value in pairs:
             grade = numbers.get(value)
             if grade is None:
+                if len(value) > 32:  # no grade (0..MAX_GRADE) is written so long; int() refuses 4,300 digits
+                    return None
                 grade = numbers[value] = float(value) if "." in value else int(value)
                 if grade > MAX_GRADE:
                     return None

@@ -514,3 +514,22 @@ def test_a_pool_file_may_show_a_title_over_several_lines(tmp_path: Path, capsys)
     )
     assert run_cli(capsys, "merge", filled, "--judgments", judgments)[0] == 0
     assert "{d1: 1, d9: 2}" in Path(judgments).read_text()
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        ("merge", "[" * 100_000 + "]" * 100_000, "j.yaml:1: YAML syntax error: exceeded maximum nesting depth"),
+        ("agreement", "queries:\n  - {id: q1, text: s, grades: {d1: " + "1" * 5000 + "}}\n", "j.yaml:2: query 'q1'"),
+    ],
+    ids=["pool-file-nested-too-deep", "5000-digit-grade"],
+)
+def test_yaml_nested_too_deep_or_with_a_huge_grade_is_one_line(
+    tmp_path: Path, capsys, command: str, text: str, message: str
+) -> None:
+    other = write(tmp_path, "k.yaml", "queries:\n  - {id: q1, text: s, grades: {d1: 1}}\n")
+    given = write(tmp_path, "j.yaml", text)
+    args = (given, "--judgments", other) if command == "merge" else (given, other)
+    code, _, err = run_cli(capsys, command, *args)
+    assert (code, err.count("\n")) == (2, 1), err
+    assert message in err
