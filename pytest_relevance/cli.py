@@ -788,7 +788,8 @@ def _parser() -> argparse.ArgumentParser:
         "--action",
         action="append",
         metavar="NAME[=WEIGHT]",
-        help="an action that counts as a click, repeatable (default: click); e.g. --action click --action purchase=3",
+        help="an action that counts as a click (a name in any case), repeatable (default: click); e.g. --action "
+        "click --action purchase=3",
     )
     clicks.add_argument(
         "--min-impressions", type=int, help="pairs with fewer impressions get no grade (default 10; srw: 0)"

@@ -19,6 +19,7 @@ and validated before anything is computed; every problem is counted by kind and 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 from collections import Counter, defaultdict
@@ -170,6 +171,7 @@ def _documents(path: Path, lines: Iterable[bytes], digest: Any) -> Iterator[tupl
     """(line, document, _id, "query" | "event" | None) for each document; None: told by its fields. The lines are
     read one at a time (a log can be larger than the memory the grades need) and fed to the log's hash."""
     pending: tuple[int, str | None, str | None] | None = None  # a bulk action line waiting for its document
+    decode = json.JSONDecoder().raw_decode
     for number, raw in enumerate(lines, 1):
         digest.update(raw)
         try:
@@ -178,7 +180,12 @@ def _documents(path: Path, lines: Iterable[bytes], digest: Any) -> Iterator[tupl
             raise RelevanceInputError(path, f"not NDJSON (not UTF-8): {_NOT_NDJSON}", number) from None
         if not text:
             continue
-        doc = parse_json(path, text, number, "not NDJSON", f": {_NOT_NDJSON}")
+        try:
+            doc, end = decode(text)
+        except (ValueError, RecursionError):
+            end = -1
+        if end != len(text):  # parsed again only to say why (bad syntax, too deep, a number too long)
+            parse_json(path, text, number, "not NDJSON", f": {_NOT_NDJSON}")
         if doc.__class__ is not dict:
             raise RelevanceInputError(path, f"not NDJSON (a JSON {type(doc).__name__}): {_NOT_NDJSON}", number)
         if len(doc) == 1:
