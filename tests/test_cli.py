@@ -533,3 +533,11 @@ def test_yaml_nested_too_deep_or_with_a_huge_grade_is_one_line(
     code, _, err = run_cli(capsys, command, *args)
     assert (code, err.count("\n")) == (2, 1), err
     assert message in err
+
+
+def test_a_cut_off_of_thousands_of_digits_is_one_line(tmp_path: Path, capsys) -> None:
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", "q1 Q0 d1 1 1.0 t\n")
+    code, _, err = run_cli(capsys, "evaluate", qrels, run, "-m", "ndcg@" + "9" * 5000)
+    assert (code, err.count("\n")) == (2, 1)
+    assert "a cut-off is a whole number >= 1" in err
