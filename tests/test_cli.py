@@ -220,7 +220,7 @@ def test_report_on_a_baseline_labels_the_values_as_baseline_in_the_reports_order
         "zeta",
     ]
     code, out, _ = run_cli(capsys, "report", baseline, "--html", str(tmp_path / "b.html"))
-    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}\n")
+    assert (code, out) == (0, f"wrote {tmp_path / 'b.html'}: the report of 1 test(s) from {baseline}\n")
     page = (tmp_path / "b.html").read_text()
     assert "<h1>1 baseline entry (the values they record)</h1>" in page
     assert "<details" not in page  # nothing passed or failed: the entries are what there is to see
@@ -461,3 +461,83 @@ def test_pool_depth_must_be_a_whole_number_from_1(tmp_path: Path, capsys, depth:
         run_cli(capsys, "pool", "b.json", "r.json", "--judgments", "j.yaml", "--depth", depth)
     assert exit_.value.code == 2
     assert f"argument --depth: '{depth}' is not a whole number >= 1" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue #36: outside a project, hostile files
+
+
+def test_analyze_with_a_built_in_analyzer_needs_no_index_config(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no pytest ini from here up
+    code, out, err = run_cli(capsys, "analyze", "--analyzer", "english", "Running shoes", "--format", "json")
+    assert (code, err) == (0, "")
+    assert [t["token"] for t in json.loads(out)["tokens"]] == ["run", "shoe"]
+    code, _, err = run_cli(capsys, "analyze", "--analyzer", "englsh", "x")
+    assert code == 2 and err.count("\n") == 1
+    assert "unknown analyzer 'englsh'; did you mean 'english'?" in err
+    code, _, err = run_cli(capsys, "analyze", "--field", "title", "x")  # a field is the index config's
+    assert code == 2 and "--index-config: not given" in err
+
+
+def test_report_to_a_folder_or_an_unknown_suffix_is_one_line(tmp_path: Path, capsys) -> None:
+    baseline = _baseline(tmp_path, "b.json", GOOD)
+    (tmp_path / "r.html").mkdir()
+    for target, message in ((tmp_path / "r.html", "is a folder"), (tmp_path / "r.txt", "the suffix names the format")):
+        code, out, err = run_cli(capsys, "report", baseline, "--html", str(target))
+        assert (code, out, err.count("\n")) == (2, "", 1) and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "r.html"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('q1,"shoes,,d9,1,1,2\nq1,shoes,,d8,2,1,3\n', 2, "a quote opened on this line is never closed"),
+        ('q1,"shoes,,d9,1,1,2\nq1,shoes",,d8,2,1,3\n', 2, "column 2 is a quoted field that runs on to line 3"),
+    ],
+)
+def test_merge_refuses_a_pool_file_whose_quote_swallows_rows(
+    tmp_path: Path, capsys, text: str, line: int, message: str
+) -> None:
+    judgments = write(tmp_path, "j.yaml", "version: v1\nqueries:\n  - {id: q1, text: shoes, grades: {d1: 1}}\n")
+    filled = write(tmp_path, "pool.csv", "query_id,query,stratum,doc_id,rank,shown_in,grade\n" + text)
+    code, _, err = run_cli(capsys, "merge", filled, "--judgments", judgments)
+    assert (code, err.count("\n")) == (2, 1)
+    assert f"pool.csv:{line}: {message}" in err
+    assert Path(judgments).read_text().startswith("version: v1\n")
+
+
+def test_a_pool_file_may_show_a_title_over_several_lines(tmp_path: Path, capsys) -> None:
+    judgments = write(tmp_path, "j.yaml", "version: v1\nqueries:\n  - {id: q1, text: shoes, grades: {d1: 1}}\n")
+    filled = write(
+        tmp_path,
+        "pool.csv",
+        'query_id,query,stratum,doc_id,rank,shown_in,title,grade\nq1,shoes,,d9,1,1,"red\nshoe",2\n',
+    )
+    assert run_cli(capsys, "merge", filled, "--judgments", judgments)[0] == 0
+    assert "{d1: 1, d9: 2}" in Path(judgments).read_text()
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        ("merge", "[" * 100_000 + "]" * 100_000, "j.yaml:1: YAML syntax error: exceeded maximum nesting depth"),
+        ("agreement", "queries:\n  - {id: q1, text: s, grades: {d1: " + "1" * 5000 + "}}\n", "j.yaml:2: query 'q1'"),
+    ],
+    ids=["pool-file-nested-too-deep", "5000-digit-grade"],
+)
+def test_yaml_nested_too_deep_or_with_a_huge_grade_is_one_line(
+    tmp_path: Path, capsys, command: str, text: str, message: str
+) -> None:
+    other = write(tmp_path, "k.yaml", "queries:\n  - {id: q1, text: s, grades: {d1: 1}}\n")
+    given = write(tmp_path, "j.yaml", text)
+    args = (given, "--judgments", other) if command == "merge" else (given, other)
+    code, _, err = run_cli(capsys, command, *args)
+    assert (code, err.count("\n")) == (2, 1), err
+    assert message in err
+
+
+def test_a_cut_off_of_thousands_of_digits_is_one_line(tmp_path: Path, capsys) -> None:
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", "q1 Q0 d1 1 1.0 t\n")
+    code, _, err = run_cli(capsys, "evaluate", qrels, run, "-m", "ndcg@" + "9" * 5000)
+    assert (code, err.count("\n")) == (2, 1)
+    assert "a cut-off is a whole number >= 1" in err

@@ -392,3 +392,102 @@ def test_pbm_on_the_command_line(tmp_path: Path, capsys) -> None:
     assert set(grades) == {"a", "b", "c"}
     assert grades["a"] > grades["b"] > grades["c"]
     assert "clicks:pbm max-rank=3" in load_judgments(path).version
+
+
+# ---------------------------------------------------------------- hostile logs and options (issue #36)
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "message"),
+    [
+        (
+            bulk(SMALL) + json.dumps(event("click", "s1", "a", 0)).replace('"ordinal": 0', '"ordinal": ' + "7" * 5000),
+            (),
+            "ubi.ndjson:27: not NDJSON (a number of 5000 digits, more than the 4300",
+        ),
+        ("[" * 100_000 + "]" * 100_000 + "\n", (), "ubi.ndjson:1: not NDJSON (nested 100000 levels deep"),
+        (bulk(SMALL), ("--max-rank", str(10**12)), "--max-rank: 1000000000000 is not a number of positions"),
+        (bulk(SMALL), ("--max-rank", "10001"), "from 1 to 10,000"),
+        (bulk(SMALL), ("--max-rank", "3", "--scale", "0-1000000"), "LOW < HIGH <= 100"),
+        (bulk(SMALL), ("--max-rank", "3", "--scale", "0-" + "9" * 5000), "'0-999"),
+    ],
+    ids=["huge-position", "deep-json", "max-rank-10^12", "max-rank-above-bound", "scale-too-wide", "scale-huge"],
+)
+def test_hostile_logs_and_options_are_one_line(
+    tmp_path: Path, capsys, text: str, args: tuple[str, ...], message: str
+) -> None:
+    code, _, err, _ = clicks(tmp_path, capsys, text, *(args or ("--max-rank", "3")))
+    assert (code, err.count("\n")) == (2, 1), err
+    assert err.startswith("pytest-relevance: error: ")
+    assert message in err
+    assert list(tmp_path.iterdir()) == [tmp_path / "ubi.ndjson"]
+
+
+def test_a_timestamp_of_400_digits_is_a_bad_timestamp(tmp_path: Path, capsys) -> None:
+    huge = json.dumps(event("click", "s1", "a", 0)).replace('"2024-12-10T00:00:01.000Z"', "1" * 400)
+    code, _, err, _ = clicks(tmp_path, capsys, bulk(SMALL) + huge + "\n", "--max-rank", "3", "--min-impressions", "1")
+    assert code == 0
+    assert "1 events whose timestamp is missing or not an ISO 8601 date-time" in err
+    code, _, err, _ = clicks(tmp_path, capsys, bulk(SMALL) + huge + "\n", "--max-rank", "3", "--strict")
+    assert (code, err.count("\n")) == (2, 1)
+    assert "and 1 other problems" in err  # the bad timestamp, beside SMALL's position out of range
+
+
+@pytest.mark.parametrize("output", ["folder.yaml", "missing/judgments.yaml"])
+def test_an_output_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path: Path, capsys, output: str) -> None:
+    (tmp_path / "folder.yaml").mkdir()
+    log = tmp_path / "ubi.ndjson"
+    log.write_text(bulk(SMALL))
+    code = main(["clicks", str(log), "-o", str(tmp_path / output), "--max-rank", "3", "--min-impressions", "1"])
+    err = capsys.readouterr().err
+    assert (code, err.count("\n")) == (2, 1), err
+    assert "is a folder" in err if output == "folder.yaml" else "does not exist" in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["folder.yaml", "ubi.ndjson"]  # no temporary file left
+
+
+def renamed(documents: list[dict], names: dict[str, str]) -> list[dict]:
+    return [
+        {**doc, "action_name": names.get(doc["action_name"], doc["action_name"])} if "action_name" in doc else doc
+        for doc in documents
+    ]
+
+
+@pytest.mark.parametrize("model", ["coec", "srw", "pbm"])
+def test_every_model_reads_action_names_in_any_case(tmp_path: Path, capsys, model: str) -> None:
+    args = ("--max-rank", "3", "--model", model, "--min-impressions", "1")
+    code, *_, out = clicks(tmp_path, capsys, bulk(SMALL), *args)
+    assert code == 0
+    lower = grades_of(out)
+    shouting = renamed(SMALL, {"click": "Click", "impression": "IMPRESSION"})
+    code, *_, out = clicks(tmp_path, capsys, bulk(shouting), *args, *(("--action", "CLICK") if model != "srw" else ()))
+    assert code == 0
+    assert grades_of(out) == lower
+    assert any(g > 0 for g in lower["shoes"].values())
+
+
+@pytest.mark.parametrize("model", ["coec", "srw", "pbm"])
+def test_every_model_grades_an_event_under_its_own_user_query_only(tmp_path: Path, capsys, model: str) -> None:
+    # "boots" is searched as b1 (its ubi_queries text); its events carry no user_query. UBI's query_id names one
+    # search, the workbench reads the event's user_query: no model grades these events, and each says so.
+    untexted = [query("b1", "boots"), event("impression", "b1", "z", 0, None), event("click", "b1", "z", 0, None)]
+    args = ("--max-rank", "3", "--model", model, "--min-impressions", "1")
+    code, _, err, out = clicks(tmp_path, capsys, bulk(SMALL + untexted), *args)
+    assert code == 0
+    assert set(grades_of(out)) == {"shoes"}
+    assert "2 impressions or clicks without an object id, a position ordinal or a query text" in err
+
+
+def test_query_ids_come_from_the_judgments_given_so_agreement_meets_them(tmp_path: Path, capsys) -> None:
+    human = tmp_path / "human.yaml"
+    human.write_text("version: v1\nqueries:\n  - {id: q-shoes, text: shoes, grades: {a: 3, b: 2, c: 0}}\n")
+    code, stdout, _, out = clicks(
+        tmp_path, capsys, bulk(SMALL), "--max-rank", "3", "--min-impressions", "1", "--scale", "0-3",
+        "--judgments", str(human),
+    )  # fmt: skip
+    assert code == 0
+    assert [q.id for q in load_judgments(out).queries] == ["q-shoes"]
+    assert "1 of the queries have their ids from" in stdout
+    assert main(["agreement", str(out), str(human)]) == 0
+    assert "3 (query, document) pairs graded in both" in capsys.readouterr().out
+    code, *_, out = clicks(tmp_path, capsys, bulk(SMALL), "--max-rank", "3", "--min-impressions", "1")
+    assert [q.id for q in load_judgments(out).queries] == [query_id("shoes")]  # without: the text's hash

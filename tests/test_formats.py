@@ -151,3 +151,74 @@ def test_the_esci_judgments_import_and_drive_a_relevance_test(pytester: pytest.P
     (entry,) = json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"].values()
     assert set(entry["queries"]) == {q.id for q in chosen}
     assert pytester.runpytest().ret == 0
+
+
+# ---------------------------------------------------------------- hostile files (issue #36)
+
+QUEPID = "query,docid,rating\nshoes,a,1\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            QUEPID + '"boots,b,2\nhats,c,3\nsocks,d,1\nbelts,e,2\n',
+            "r.csv:3: a quote opened on this line is never closed",
+        ),
+        (QUEPID + '"boots,b,2\nhats,c,3\nsocks",d,1\nbelts,e,2\n', "r.csv:3: column 1 is a quoted field that runs on"),
+        (QUEPID + "x" * 200_000 + ",d,1\n", "r.csv:3: a field longer than 131,072 characters"),
+        (QUEPID + 'boots,"b"x,2\n', "r.csv:3: not CSV"),
+    ],
+    ids=["quote-to-the-end", "quote-closed-rows-later", "200kB-field", "stray-quote"],
+)
+def test_a_quepid_csv_that_would_lose_rows_is_refused_at_its_line(tmp_path: Path, capsys, text: str, message: str):
+    source = tmp_path / "r.csv"
+    source.write_text(text)
+    assert main(["import", "quepid", str(source), "-o", str(tmp_path / "j.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+
+
+@pytest.mark.parametrize("fmt", ["rre", "rank-eval", "srw"])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "r.json:1: not JSON (nested 100000 levels deep"),
+        ('{"requests": [\n' + "1" * 5000 + "]}", "r.json:2: not JSON (a number of 5000 digits"),
+    ],
+    ids=["deep", "huge-number"],
+)
+def test_json_too_deep_or_a_number_too_long_is_one_line(tmp_path: Path, capsys, fmt: str, text: str, message: str):
+    source = tmp_path / "r.json"
+    source.write_text(text)
+    assert main(["import", fmt, str(source), "-o", str(tmp_path / "j.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_judgments_csv_with_a_quote_left_open_is_refused_at_its_line(tmp_path: Path) -> None:
+    from pytest_relevance.errors import RelevanceInputError
+
+    path = tmp_path / "j.csv"
+    path.write_text('query_id,query,stratum,doc_id,grade\nq1,shoes,,a,1\nq2,"boots,,b,2\nq3,hats,,c,3\n')
+    with pytest.raises(RelevanceInputError, match=r"j.csv:3: a quote opened on this line is never closed"):
+        load_judgments(path)
+    path.write_text('query_id,query,stratum,doc_id,grade\nq1,shoes,,a,1\nq2,"boots,,b,2\nq3,hats",,c,3\n')
+    with pytest.raises(RelevanceInputError, match=r"j.csv:3: column 2 is a quoted field that runs on to line 4"):
+        load_judgments(path)
+
+
+@pytest.mark.parametrize("output", ["folder.yaml", "missing/j.yaml"])
+def test_import_and_export_to_a_path_that_cannot_be_written(tmp_path: Path, capsys, output: str) -> None:
+    (tmp_path / "folder.yaml").mkdir()
+    target = str(tmp_path / output)
+    assert main(["import", "quepid", str(DATA / "quepid_ratings.csv"), "-o", target]) == 2
+    assert main(["import", "quepid", str(DATA / "quepid_ratings.csv"), "-o", str(tmp_path / "ok.yaml")]) == 0
+    assert main(["export", "rre", "--judgments", str(tmp_path / "ok.yaml"), "-o", target]) == 2
+    assert main(["export", "trec", "--judgments", str(tmp_path / "ok.yaml"), "-o", str(tmp_path / "q.txt"),
+                 "--topics-output", target]) == 2  # fmt: skip
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("pytest-relevance: error: ") for line in err), err
+    assert all(("is a folder" if output == "folder.yaml" else "does not exist") in line for line in err)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["folder.yaml", "ok.yaml"]  # no temporary file left

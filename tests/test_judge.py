@@ -54,6 +54,20 @@ def partial(query, documents):
 
 def boolean(query, documents):
     return {d["id"]: True for d in documents}
+
+
+def exits(query, documents):
+    import sys
+    sys.exit(0)
+
+
+def interrupted(query, documents):
+    raise KeyboardInterrupt
+
+
+def numpy_grades(query, documents):
+    import numpy as np
+    return {d["id"]: np.int64(2 if query.text in d["title"] else 0) for d in documents}
 """
 
 
@@ -104,7 +118,7 @@ def test_judge_grades_the_pool_with_provenance(files: Path, capsys: pytest.Captu
     with time_machine.travel("2026-03-04T10:00:00Z", tick=False):
         assert _pool(files, "judges_for_test:rule") == 0
     said = capsys.readouterr().out
-    assert "judge judges_for_test:rule graded 4 (query, document) pairs (0 from" in said
+    assert "judge judges_for_test:rule graded 4 (query, document) pairs (0 of them from the cache) into" in said
     assert "judgments version v1 -> v2" in said
     judgments = load_judgments(files / "judgments.yaml")
     # the human grades stay as they were; the judge's carry judge, source, date and the document's hash
@@ -133,7 +147,7 @@ def test_cached_grades_are_not_asked_again(files: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     assert _pool(files, "judges_for_test:rule") == 0
     assert len(judges_for_test.CALLS) == 2
-    assert "graded 4 (query, document) pairs (4 from" in capsys.readouterr().out
+    assert "graded 4 (query, document) pairs (4 of them from the cache)" in capsys.readouterr().out
     # a document edited since is graded again: its hash is part of the key
     corpus = (files / "corpus.ndjson").read_text().replace('"title": "red"}', '"title": "red boot"}')
     (files / "corpus.ndjson").write_text(corpus)
@@ -318,3 +332,50 @@ def test_kappa_matches_scikit_learn(pairs: list[tuple[float, float]]) -> None:
             assert expected != expected
         else:
             assert result.kappa[name] == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("judge", "problem"),
+    [
+        ("judges_for_test:exits", "judge judges_for_test:exits raised SystemExit: 0 on query 'q2'"),
+        ("judges_for_test:interrupted", "judge judges_for_test:interrupted raised KeyboardInterrupt on query 'q2'"),
+    ],
+)
+def test_a_judge_that_exits_or_is_interrupted_is_one_line_and_writes_nothing(
+    files: Path, capsys: pytest.CaptureFixture[str], judge: str, problem: str
+) -> None:
+    (files / "out").mkdir()
+    before = (files / "judgments.yaml").read_bytes()
+    assert _pool(files, judge) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err.count("\n")) == ("", 1)
+    assert problem in captured.err
+    assert (files / "judgments.yaml").read_bytes() == before
+    assert list((files / "out").iterdir()) == []
+
+
+def test_numpy_integer_grades_are_grades_and_every_file_written_is_named(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (files / "out").mkdir()
+    assert _pool(files, "judges_for_test:numpy_grades") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert load_judgments(files / "judgments.yaml")["q1"].grades == {"d1": 3, "d2": 0, "d4": 2, "d5": 0}
+    assert out[0].startswith("judge judges_for_test:numpy_grades graded 4 (query, document) pairs")
+    assert f"into {files / 'judgments.yaml'}: judgments version v1 -> v2" in out[0]
+    assert out[1] == f"wrote {files / 'out' / CACHE_NAME}: 4 cached grades (4 new)"
+    assert out[2].startswith(f"wrote {files / 'out' / 'pool.csv'}: 0 (query, document) pairs to judge left for people")
+
+
+def test_pool_to_a_folder_asks_no_judge_and_writes_nothing(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import judges_for_test
+
+    (files / "out").mkdir()
+    (files / "out" / "pool.csv").mkdir()
+    before = (files / "judgments.yaml").read_bytes()
+    assert _pool(files, "judges_for_test:rule") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pool.csv: is a folder" in err
+    assert judges_for_test.CALLS == []
+    assert (files / "judgments.yaml").read_bytes() == before
+    assert [p.name for p in (files / "out").iterdir()] == ["pool.csv"]

@@ -221,8 +221,9 @@ def _compare(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pytest_relevance.reports.sinks import write
 
-    write(args.html, _load(args.source))
-    print(f"wrote {args.html}")
+    reports = _load(args.source)
+    for path in write(args.html, reports):
+        print(f"wrote {path}: the report of {len(reports)} test(s) from {args.source}")
     return 0
 
 
@@ -234,6 +235,7 @@ def _pool(args: argparse.Namespace) -> int:
     from pytest_relevance.judgments.model import load_judgments
     from pytest_relevance.judgments.pool import pool, read_rankings, title_fields, write_pool
     from pytest_relevance.judgments.provenance import content_hash, parse_age, stale_grades
+    from pytest_relevance.util.files import check_output
 
     try:
         max_age = parse_age(args.max_age) if args.max_age else None
@@ -253,13 +255,25 @@ def _pool(args: argparse.Namespace) -> int:
     fields = args.field or title_fields(documents.values())
     rows = pool(judgments, rankings, args.depth, documents, fields, stale, hashes)
     output = Path(args.output)
-    if args.judge:
+    check_output(output)
+    if output.suffix.lower() not in (".csv", ".yaml", ".yml"):  # said before a judge is paid, not after
+        raise RelevanceInputError(output, "the suffix names the format: .csv, .yaml or .yml")
+    if not args.judge:
+        write_pool(output, rows, fields)
+    else:  # the judgments the judge graded into are put back if the pool file cannot be written
+        original = Path(args.judgments).read_bytes()
         rows = _judged(args, judgments, rows, documents, output)
-    write_pool(output, rows, fields)
+        try:
+            write_pool(output, rows, fields)
+        except BaseException:
+            Path(args.judgments).write_bytes(original)
+            raise
     docs = len({row["doc_id"] for row in rows})
     again = f", {len(stale)} of them stale grades to judge again" if stale else ""
+    left = " left for people" if args.judge else ""
     print(
-        f"wrote {args.output}: {len(rows)} (query, document) pairs to judge, {docs} documents, top {args.depth}{again}"
+        f"wrote {args.output}: {len(rows)} (query, document) pairs to judge{left}, {docs} documents, top "
+        f"{args.depth}{again}"
     )
     return 0
 
@@ -282,15 +296,23 @@ def _judged(
     cache_path = output.parent / CACHE_NAME
     graded = grade(judge, judgments, rows, documents, read_cache(cache_path))
     count = sum(len(grades) for grades in graded.changes.values())
-    if count:
-        topics = Path(args.topics) if args.topics else None
-        old = judgments.version
-        new = apply_changes(Path(args.judgments), judgments, graded.changes, None, topics)
+    if not count:
+        print(f"judge {judge.name}: nothing to grade; {args.judgments} and {cache_path} left as they were")
+        return [row for row in rows if row.get("stale")]
+    path = Path(args.judgments)
+    original = path.read_bytes()
+    old = judgments.version
+    new = apply_changes(path, judgments, graded.changes, None, Path(args.topics) if args.topics else None)
+    try:
         write_cache(cache_path, graded.cache)
-        print(
-            f"judge {judge.name} graded {count} (query, document) pairs ({graded.cached} from {cache_path}) into "
-            f"{args.judgments}; judgments version {old} -> {new}"
-        )
+    except BaseException:  # the judgments go back as they were: nothing is half-written
+        path.write_bytes(original)
+        raise
+    print(
+        f"judge {judge.name} graded {count} (query, document) pairs ({graded.cached} of them from the cache) into "
+        f"{args.judgments}: judgments version {old} -> {new}"
+    )
+    print(f"wrote {cache_path}: {len(graded.cache)} cached grades ({count - graded.cached} new)")
     return [row for row in rows if row.get("stale")]
 
 
@@ -316,11 +338,17 @@ def _analyze(args: argparse.Namespace) -> int:
     the text, for seeing what an analyzer change does."""
     from pathlib import Path
 
-    from pytest_relevance.engines.embedded.mapping import IndexMapping
+    from pytest_relevance.config import project
+    from pytest_relevance.engines.factory import analyze
     from pytest_relevance.inputs.corpus import load_mapping
 
-    mapping = IndexMapping(load_mapping(args.index_config), args.index_config, Path(args.index_config).parent)
-    tokens = mapping.analyze(args.text, args.analyzer, args.field)
+    if args.index_config is not None:
+        config, source, base = load_mapping(args.index_config), args.index_config, Path(args.index_config).parent
+    elif args.field is not None:  # a field is the config's
+        raise project.missing("--index-config", "relevance_index_config", Path.cwd())
+    else:  # a built-in analyzer (standard, english, ...) needs no config
+        config, source, base = {}, "--analyzer", Path.cwd()
+    tokens = analyze(config, source, base, args.text, args.analyzer, args.field)
     if args.format == "json":
         print(json.dumps({"tokens": tokens}, indent=2, ensure_ascii=False))
         return 0
@@ -404,14 +432,23 @@ def _clicks(args: argparse.Namespace) -> int:
     replace anything: a file that would not load is never left behind."""
     from pathlib import Path
 
-    from pytest_relevance.judgments.clicks import Options, grade, parse_date, parse_strata, read_log
+    from pytest_relevance.judgments.clicks import (
+        MAX_RANK,
+        MAX_SCALE,
+        Options,
+        grade,
+        parse_date,
+        parse_strata,
+        read_log,
+    )
     from pytest_relevance.judgments.model import load_judgments
+    from pytest_relevance.util.files import check_output, write_output
 
-    if args.max_rank < 1:
+    if not 1 <= args.max_rank <= MAX_RANK:
         raise RelevanceInputError(
             "--max-rank",
             f"{args.max_rank} is not a number of positions: give how many results the log's users "
-            "were shown (the workbench's maxRank), 1 or more",
+            f"were shown (the workbench's maxRank), from 1 to {MAX_RANK:,}",
         )
     if args.min_impressions is not None and args.min_impressions < 0:
         raise RelevanceInputError("--min-impressions", f"{args.min_impressions} is negative: give 0 or more")
@@ -432,9 +469,11 @@ def _clicks(args: argparse.Namespace) -> int:
         raise RelevanceInputError("--strata", str(exc)) from None
     scale = None
     if args.scale is not None:
-        found = re.fullmatch(r"(\d+)-(\d+)", args.scale)
-        if found is None or int(found[1]) >= int(found[2]):
-            raise RelevanceInputError("--scale", f"{args.scale!r} is not a grade range LOW-HIGH such as 0-3")
+        found = re.fullmatch(r"(\d{1,9})-(\d{1,9})", args.scale)
+        if found is None or not int(found[1]) < int(found[2]) <= MAX_SCALE:
+            raise RelevanceInputError(
+                "--scale", f"{args.scale!r} is not a grade range LOW-HIGH with LOW < HIGH <= {MAX_SCALE}, such as 0-3"
+            )
         scale = (int(found[1]), int(found[2]))
     if args.sample is not None and args.sample < 1:
         raise RelevanceInputError("--sample", f"{args.sample} is not a number of queries per stratum (1 or more)")
@@ -445,22 +484,31 @@ def _clicks(args: argparse.Namespace) -> int:
     options = Options(
         args.model, args.max_rank, actions, minimum, args.since, args.until, scale, shares, args.sample, args.seed
     )
-    result = grade(read_log(args.events), options, args.strict)
+    check_output(output)
+    ids: dict[str, str] = {}
+    if args.ids_from is not None:  # the texts' existing ids, first query of a text first
+        for query in reversed(load_judgments(args.ids_from, args.topics).queries):
+            ids[query.text] = query.id
+    result = grade(read_log(args.events), options, args.strict, ids)
     for line in result.problems.lines():
         print(f"warning: {line}", file=sys.stderr)
-    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
-    temporary.write_text(result.text, encoding="utf-8")
-    try:
-        load_judgments(temporary)
-    except RelevanceInputError as exc:  # a bug here, not the user's input: said, and nothing left behind
-        temporary.unlink()
-        raise RelevanceInputError(output, f"not written: the judgments made would not load ({exc.problem})") from None
-    os.replace(temporary, output)
+
+    def loads(written: Path) -> None:
+        try:
+            load_judgments(written)
+        except RelevanceInputError as exc:  # a bug here, not the user's input: said, and nothing left behind
+            raise RelevanceInputError(
+                output, f"not written: the judgments made would not load ({exc.problem})"
+            ) from None
+
+    write_output(output, result.text, loads)
     strata = ", ".join(f"{stratum} {result.queries[stratum]}" for stratum in ("head", "torso", "tail"))
     print(
         f"wrote {args.output}: {sum(result.queries.values())} queries ({strata}), {result.pairs} graded pairs; "
         f"{result.below} pairs below {minimum} impressions left ungraded; version {result.version}"
     )
+    if args.ids_from is not None:
+        print(f"{result.known} of the queries have their ids from {args.ids_from} (the others the hash of their text)")
     return 0
 
 
@@ -471,24 +519,28 @@ def _import(args: argparse.Namespace) -> int:
     from pytest_relevance.judgments.formats import read
     from pytest_relevance.judgments.model import load_judgments
     from pytest_relevance.judgments.pool import _query_line
+    from pytest_relevance.util.files import check_output, write_output
 
     output = Path(args.output)
     if output.suffix.lower() not in (".yaml", ".yml"):
         raise RelevanceInputError(output, "the judgments are written as YAML: name the output .yaml or .yml")
+    check_output(output)
     judgments = read(args.format, Path(args.file), Path(args.topics) if args.topics else None)
     lines = [f"# imported from {args.format} {Path(args.file).name} by pytest-relevance import", "queries:"]
     lines += [f"  - {_query_line(q, q.grades)}" for q in judgments.queries]
-    temporary = output.with_name(f".{output.stem}.tmp{output.suffix}")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    written = load_judgments(temporary)
-    if [(q.id, q.text, q.stratum, dict(q.grades)) for q in written.queries] != [
-        (q.id, q.text, q.stratum, dict(q.grades)) for q in judgments.queries
-    ]:
-        temporary.unlink()
-        raise RelevanceInputError(output, "not written: the judgments would not read back the same")
-    os.replace(temporary, output)
+    versions = []
+
+    def same(written: Path) -> None:
+        read_back = load_judgments(written)
+        if [(q.id, q.text, q.stratum, dict(q.grades)) for q in read_back.queries] != [
+            (q.id, q.text, q.stratum, dict(q.grades)) for q in judgments.queries
+        ]:
+            raise RelevanceInputError(output, "not written: the judgments would not read back the same")
+        versions.append(read_back.version)
+
+    write_output(output, "\n".join(lines) + "\n", same)
     grades = sum(len(q.grades) for q in judgments.queries)
-    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades from {args.file}; version {written.version}")
+    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades from {args.file}; version {versions[0]}")
     return 0
 
 
@@ -497,13 +549,20 @@ def _export(args: argparse.Namespace) -> int:
 
     from pytest_relevance.judgments.formats import topics, write
     from pytest_relevance.judgments.model import load_judgments
+    from pytest_relevance.util.files import check_output, write_output
 
+    if args.topics_output and args.format != "trec":
+        raise RelevanceInputError("--topics-output", f"only trec has a topics file; {args.format} holds the texts")
+    outputs = [Path(args.output), *([Path(args.topics_output)] if args.topics_output else [])]
+    for output in outputs:
+        check_output(output)
     judgments = load_judgments(args.judgments, args.topics)
-    text = write(args.format, judgments, args.index)
-    Path(args.output).write_text(text, encoding="utf-8")
-    if args.format == "trec" and args.topics_output:
-        Path(args.topics_output).write_text(topics(judgments), encoding="utf-8")
-    print(f"wrote {args.output}: {len(judgments)} queries as {args.format}")
+    write_output(outputs[0], write(args.format, judgments, args.index))
+    grades = sum(len(q.grades) for q in judgments.queries)
+    print(f"wrote {args.output}: {len(judgments)} queries, {grades} grades as {args.format}")
+    if args.topics_output:
+        write_output(outputs[1], topics(judgments))
+        print(f"wrote {args.topics_output}: the {len(judgments)} queries' texts (TREC topics)")
     return 0
 
 
@@ -557,6 +616,7 @@ def _actions(specs: Sequence[str]) -> dict[str, float]:
     actions: dict[str, float] = {}
     for spec in specs:
         name, _, weight = spec.partition("=")
+        name = name.lower()  # action names compare case-insensitively, as the workbench's do
         try:
             value = float(weight) if weight else 1.0
         except ValueError:
@@ -664,13 +724,17 @@ def _parser() -> argparse.ArgumentParser:
         "analyze",
         help="the tokens an analyzer of an index config makes of a text, as Elasticsearch's _analyze reports them",
     )
-    analyze.add_argument("--index-config", metavar="FILE", help="Elasticsearch create-index body" + _FROM_INI)
+    analyze.add_argument(
+        "--index-config",
+        metavar="FILE",
+        help="Elasticsearch create-index body" + _FROM_INI + "; a built-in --analyzer needs none",
+    )
     which = analyze.add_mutually_exclusive_group(required=True)
     which.add_argument("--analyzer", metavar="NAME", help="an analyzer of the config, or a built-in one")
     which.add_argument("--field", metavar="FIELD", help="a mapped field: its index analyzer (or normalizer)")
     analyze.add_argument("text", nargs="+", help="the text; several are analyzed as one multi-valued field")
     analyze.add_argument("--format", choices=("table", "json"), default="table")
-    analyze.set_defaults(handler=_analyze)
+    analyze.set_defaults(handler=_analyze, optional={"index_config"})
     diffs = commands.add_parser(
         "diff",
         help="what a change does to ranking: the project's relevance gate measured at a git revision and in the "
@@ -723,7 +787,10 @@ def _parser() -> argparse.ArgumentParser:
         "pbm: the position-based click model fitted by EM",
     )
     clicks.add_argument(
-        "--max-rank", type=int, required=True, help="positions 0..MAX_RANK-1 count (the workbench's maxRank)"
+        "--max-rank",
+        type=int,
+        required=True,
+        help="positions 0..MAX_RANK-1 count (the workbench's maxRank; at most 10,000)",
     )
     clicks.add_argument("--since", metavar="DATE", help="only events from DATE (ISO 8601 date or date-time)")
     clicks.add_argument("--until", metavar="DATE", help="only events up to DATE (a date: that whole day)")
@@ -731,12 +798,23 @@ def _parser() -> argparse.ArgumentParser:
         "--action",
         action="append",
         metavar="NAME[=WEIGHT]",
-        help="an action that counts as a click, repeatable (default: click); e.g. --action click --action purchase=3",
+        help="an action that counts as a click (a name in any case), repeatable (default: click); e.g. --action "
+        "click --action purchase=3",
     )
     clicks.add_argument(
         "--min-impressions", type=int, help="pairs with fewer impressions get no grade (default 10; srw: 0)"
     )
-    clicks.add_argument("--scale", metavar="LOW-HIGH", help="map the grades onto LOW..HIGH by quantiles (e.g. 0-3)")
+    clicks.add_argument(
+        "--scale", metavar="LOW-HIGH", help="map the grades onto LOW..HIGH by quantiles (e.g. 0-3; HIGH at most 100)"
+    )
+    clicks.add_argument(
+        "--judgments",
+        dest="ids_from",
+        metavar="FILE",
+        help="existing judgments (YAML, CSV or TREC qrels with --topics): a query whose text is there gets its id "
+        "there (default: every query's id is a hash of its text)",
+    )
+    clicks.add_argument("--topics", help="topics file, for TREC qrels given to --judgments")
     clicks.add_argument(
         "--strata", default="50/30/20", help="head/torso/tail shares of traffic, in percent (default 50/30/20)"
     )
@@ -834,8 +912,9 @@ def _from_project(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: bad input is one line on stderr and exit status 2, never a traceback; nor is a reader that stops
-    early (`| head -1`): status 1, as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
+    """Entry point: bad input is one line on stderr and exit status 2, never a traceback (a file that cannot be read
+    or written, or an input nested too deep, included); nor is a reader that stops early (`| head -1`): status 1,
+    as https://docs.python.org/3/library/signal.html#note-on-sigpipe recommends."""
     args = _parser().parse_args(argv)
     try:
         _from_project(args)
@@ -848,6 +927,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # what is still buffered goes to devnull at exit, instead of failing again on the closed pipe
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:  # a file no reader names itself (a folder given as a file, no permission): which, and why
+        print(f"pytest-relevance: error: {exc.filename or 'a file'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except RecursionError:  # a structure read past the JSON parser (which parse_json guards) nested too deep to walk
+        print("pytest-relevance: error: an input is nested too deeply to read: flatten it", file=sys.stderr)
+        return 2
     return code
 
 

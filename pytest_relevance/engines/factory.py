@@ -69,6 +69,18 @@ def make_engine(
     )
 
 
+def analyze(
+    index_config: Mapping[str, Any], source: str, base: Path, text: str, analyzer: str | None, field: str | None
+) -> list[dict[str, Any]]:
+    """Elasticsearch's `_analyze` as the embedded engine analyzes, from the index config alone (no corpus, no index):
+    the tokens an analyzer, or a field's index analyzer, makes of `text`. Files the config references are read
+    relative to `base`; errors name `source`."""
+    from pytest_relevance.engines.embedded.mapping import IndexMapping
+
+    tokens: list[dict[str, Any]] = IndexMapping(dict(index_config), source, base).analyze(text, analyzer, field)
+    return tokens
+
+
 def es_client_from(settings: EngineSettings) -> Any:
     """A client for `settings.es_url`, checked first (a bad URL is one line naming relevance_es_url)."""
     from pytest_relevance.engines.elasticsearch.engine import make_client

@@ -6,13 +6,12 @@ default). Errors name the file and line, since a corpus is often edited or regen
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.util.files import decode_text, load_document, read_text
+from pytest_relevance.util.files import decode_text, load_document, parse_json, read_text
 from pytest_relevance.util.fingerprints import blob_sha1
 
 Document = dict[str, Any]
@@ -87,10 +86,7 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                numbered.append((number, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise RelevanceInputError(path, f"not a JSON document ({exc.msg})", number) from None
+            numbered.append((number, parse_json(path, line, number, "not a JSON document")))
     else:
         numbered = list(enumerate(_whole(path, text), 1))
         numbered = [(None, doc) for _, doc in numbered]

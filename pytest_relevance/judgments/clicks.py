@@ -34,8 +34,11 @@ import numpy as np
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics.ranking import MAX_GRADE
+from pytest_relevance.util.files import parse_json
 
 MODELS = ("coec", "srw", "pbm")
+MAX_RANK = 10_000  # --max-rank: more positions than any result page shows, and the models' tables stay small
+MAX_SCALE = 100  # --scale LOW-HIGH: HIGH at most this (a hundred levels is already finer than clicks can tell)
 IMPRESSION = "impression"
 CLICK = "click"
 STRATA = ("head", "torso", "tail")
@@ -72,6 +75,12 @@ class Event:
     timestamp: float | None  # seconds since the epoch; None when missing or unparsable
     event_id: str | None
 
+    @property
+    def kind(self) -> str:
+        """The action as every model compares it, case-insensitively (`Click` is a click), as the workbench does;
+        only srw's CTR table groups the names as written, as its terms aggregation does."""
+        return self.action.lower()
+
 
 @dataclass
 class Log:
@@ -85,11 +94,13 @@ class Log:
     not_ubi: list[tuple[int, int]]
     digest: str
 
-    def text(self, event: Event) -> str | None:
-        """The query text an event belongs to: its own user_query as logged, else its query's."""
-        if event.user_query:
-            return event.user_query
-        return self.queries.get(event.query_id) if event.query_id is not None else None
+    @staticmethod
+    def text(event: Event) -> str | None:
+        """The query text an event is graded under, the same in every model: its own user_query, as the workbench
+        reads it. UBI's query_id names one search (a text searched a hundred times has a hundred of them), and an
+        event without a user_query is not graded (validation counts it as incomplete): borrowing its search's text
+        from ubi_queries would grade events the workbench skips."""
+        return event.user_query
 
 
 @dataclass
@@ -165,14 +176,16 @@ def _documents(path: Path, lines: Iterable[bytes], digest: Any) -> Iterator[tupl
         digest.update(raw)
         try:
             text = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-            if not text:
-                continue
+        except UnicodeDecodeError:
+            raise RelevanceInputError(path, f"not NDJSON (not UTF-8): {_NOT_NDJSON}", number) from None
+        if not text:
+            continue
+        try:
             doc, end = decode(text)
-            if end != len(text):
-                raise json.JSONDecodeError("Extra data", text, end)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            problem = getattr(exc, "msg", "not UTF-8")
-            raise RelevanceInputError(path, f"not NDJSON ({problem}): {_NOT_NDJSON}", number) from None
+        except (ValueError, RecursionError):
+            end = -1
+        if end != len(text):  # parsed again only to say why (bad syntax, too deep, a number too long)
+            parse_json(path, text, number, "not NDJSON", f": {_NOT_NDJSON}")
         if doc.__class__ is not dict:
             raise RelevanceInputError(path, f"not NDJSON (a JSON {type(doc).__name__}): {_NOT_NDJSON}", number)
         if len(doc) == 1:
@@ -255,7 +268,11 @@ def _timestamp(value: object) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return value / 1000 if math.isfinite(value) else None
+        try:  # an int of hundreds of digits is no time, and too large for a float
+            seconds = value / 1000
+        except OverflowError:
+            return None
+        return seconds if math.isfinite(seconds) else None
     if isinstance(value, str):
         try:
             moment = datetime.fromisoformat(value)
@@ -289,16 +306,17 @@ def validate(log: Log, max_rank: int, actions: Mapping[str, float]) -> Problems:
     for kind, found in (("query_without_text", log.untexted), ("not_ubi", log.not_ubi)):
         for file, line in found:
             problems.add(kind, files[file], line)
-    shown = {(e.query_id, e.object_id, e.ordinal) for e in log.events if e.action == IMPRESSION}
+    shown = {(e.query_id, e.object_id, e.ordinal) for e in log.events if e.kind == IMPRESSION}
     ids: set[str] = set()
     for e in log.events:
         where = files[e.file], e.line
         if e.query_id is None or e.query_id not in log.queries:
             problems.add("no_query", *where)
-        counted = e.action == IMPRESSION or e.action in actions
+        kind = e.kind
+        counted = kind == IMPRESSION or kind in actions
         if counted and (e.object_id is None or e.ordinal is None or log.text(e) is None):
             problems.add("incomplete", *where)
-        if e.action in actions and e.ordinal is not None and (e.query_id, e.object_id, e.ordinal) not in shown:
+        if kind in actions and e.ordinal is not None and (e.query_id, e.object_id, e.ordinal) not in shown:
             problems.add("click_without_impression", *where)
         if e.bad_ordinal or (e.ordinal is not None and not 0 <= e.ordinal < max_rank):
             problems.add("position_out_of_range", *where)
@@ -342,13 +360,14 @@ def coec(log: Log, events: Sequence[Event], max_rank: int, actions: Mapping[str,
         rank, doc = e.ordinal, e.object_id
         if rank is None or doc is None or not 0 <= rank < max_rank:
             continue
-        weight = 1.0 if e.action == IMPRESSION else actions.get(e.action)
+        kind = e.kind
+        weight = 1.0 if kind == IMPRESSION else actions.get(kind)
         if weight is None:
             continue
         text = log.text(e)
         if text is None:
             continue
-        if e.action == IMPRESSION:
+        if kind == IMPRESSION:
             shown[(text, doc, rank)] += 1
         else:
             clicks_at[rank] += weight
@@ -368,15 +387,16 @@ def coec(log: Log, events: Sequence[Event], max_rank: int, actions: Mapping[str,
     return result
 
 
-def srw(events: Sequence[Event], max_rank: int) -> Grades:
+def srw(log: Log, events: Sequence[Event], max_rank: int) -> Grades:
     """The workbench's COEC (CoecClickModel.java at d8be5d1), step by step:
 
     - the CTR table comes from a terms aggregation over events with ordinal <= maxRank: the top 10 action names,
       each with its top maxRank ordinals (by count, then value); the buckets whose action is click or impression
       (any case) give CTR(r) for r in 0..maxRank-1, 0 where a rank has no impression bucket;
     - pairs are (the event's own user_query, object_id) over the same events, skipping those it cannot read (no
-      user_query, no object); clicks and impressions are counted, and the pair's rank is the smallest ordinal of
-      its clicks and impressions (a pair seen only through other actions has none);
+      user_query, no object; `Log.text`, as in the other models); clicks and impressions are counted, and the
+      pair's rank is the smallest ordinal of its clicks and impressions (a pair seen only through other actions
+      has none);
     - grade = clicks / (CTR(rank) x impressions), 0 when that is 0, printed with 3 decimals (Java's %.3f rounds
       the shortest decimal of the double half up).
     """
@@ -387,7 +407,8 @@ def srw(events: Sequence[Event], max_rank: int) -> Grades:
     clicks_at: dict[int, int] = {}
     shown_at: dict[int, int] = {}
     for action in sorted(per_action, key=lambda a: (-sum(per_action[a].values()), a))[:10]:
-        table = clicks_at if action.lower() == CLICK else shown_at if action.lower() == IMPRESSION else None
+        kind = action.lower()
+        table = clicks_at if kind == CLICK else shown_at if kind == IMPRESSION else None
         if table is None:
             continue
         positions = per_action[action]
@@ -398,11 +419,12 @@ def srw(events: Sequence[Event], max_rank: int) -> Grades:
     shown: Counter[tuple[str, str]] = Counter()
     best: dict[tuple[str, str], int] = {}
     for e in kept:
-        if e.user_query is None or e.object_id is None:
+        text = log.text(e)
+        if text is None or e.object_id is None:
             continue
-        pair = (e.user_query, e.object_id)
+        pair = (text, e.object_id)
         best.setdefault(pair, 2**31 - 1)
-        action = e.action.lower()
+        action = e.kind
         if action in (CLICK, IMPRESSION):
             (clicks if action == CLICK else shown)[pair] += 1
             best[pair] = min(best[pair], e.ordinal)  # type: ignore[type-var]
@@ -429,14 +451,14 @@ def pbm(
     impression, P(examined | no click) and P(attractive | no click); the M step averages them per rank and pair."""
     unmatched: dict[tuple[str | None, str, int], int] = defaultdict(int)  # clicks not yet given to an impression
     for e in events:
-        if e.action in actions and e.query_id is not None and e.object_id is not None and e.ordinal is not None:
+        if e.kind in actions and e.query_id is not None and e.object_id is not None and e.ordinal is not None:
             unmatched[(e.query_id, e.object_id, e.ordinal)] += 1
     groups: dict[tuple[str, str, int], int] = {}  # (text, doc, rank) -> its index in n and c
     n: list[int] = []
     c: list[int] = []
     for e in events:
         rank, doc = e.ordinal, e.object_id
-        if e.action != IMPRESSION or rank is None or doc is None or not 0 <= rank < max_rank:
+        if e.kind != IMPRESSION or rank is None or doc is None or not 0 <= rank < max_rank:
             continue
         text = log.text(e)
         if text is None:
@@ -558,13 +580,19 @@ class Result:
     text: str
     version: str
     queries: Counter[str]  # per stratum
+    known: int  # queries whose id came from the judgments given (`ids`)
     pairs: int
     below: int  # pairs left ungraded for having fewer than min_impressions impressions
     problems: Problems
 
 
-def grade(log: Log, options: Options, strict: bool = False) -> Result:
-    """The judgments (one query a line, the form `pool merge` writes) from a read log, after validating it."""
+def grade(log: Log, options: Options, strict: bool = False, ids: Mapping[str, str] | None = None) -> Result:
+    """The judgments (one query a line, the form `pool merge` writes) from a read log, after validating it.
+
+    A query's id is `ids[text]` when given (existing judgments' ids, so that `agreement` and `merge` meet the same
+    queries), else the hash of its text (`query_id`): the log's query_id names one search, not the query, and a
+    text searched a hundred times has a hundred of them."""
+    ids = ids or {}
     problems = validate(log, options.max_rank, options.actions)
     if strict and problems.counts:
         kind = next(k for k in PROBLEMS if problems.counts[k])
@@ -581,7 +609,7 @@ def grade(log: Log, options: Options, strict: bool = False) -> Result:
     until = parse_date(options.until, end=True) if options.until else None
     events = within(log.events, since, until)
     if options.model == "srw":
-        found = srw(events, options.max_rank)
+        found = srw(log, events, options.max_rank)
     elif options.model == "pbm":
         found = pbm(log, events, options.max_rank, options.actions)
     else:
@@ -640,18 +668,19 @@ def grade(log: Log, options: Options, strict: bool = False) -> Result:
 
     source = Provenance(source=f"clicks:{options.model}")  # each grade says where it came from, merged or not
 
-    ids: dict[str, str] = {}
+    texts: dict[str, str] = {}
     lines = [*header, f"version: {_scalar(version)}", "queries:"]
     counts: Counter[str] = Counter()
     for text in sorted(grades, key=lambda t: (-traffic[t], t)):
-        qid = query_id(text)
-        if qid in ids:
-            raise RelevanceInputError(log.files[0], f"queries {ids[qid]!r} and {text!r} hash to the same id {qid}")
-        ids[qid] = text
+        qid = ids.get(text) or query_id(text)
+        if qid in texts:
+            raise RelevanceInputError(log.files[0], f"queries {texts[qid]!r} and {text!r} get the same id {qid}")
+        texts[qid] = text
         counts[stratum[text]] += 1
         query = Query(qid, text, stratum[text], grades=grades[text], provenance=dict.fromkeys(grades[text], source))
         lines.append(f"  - {_query_line(query, query.grades)}")
-    return Result("\n".join(lines) + "\n", version, counts, len(values), below, problems)
+    known = sum(1 for text in grades if text in ids)
+    return Result("\n".join(lines) + "\n", version, counts, known, len(values), below, problems)
 
 
 def _version(options: Options, digest: str) -> str:

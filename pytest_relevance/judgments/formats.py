@@ -29,7 +29,7 @@ from typing import Any
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.clicks import query_id
 from pytest_relevance.judgments.model import Judgments, Query, _build, _grade
-from pytest_relevance.util.files import read_text
+from pytest_relevance.util.files import csv_rows, parse_json, read_text
 
 FORMATS = ("quepid", "rre", "rank-eval", "srw", "trec")
 QUEPID_HEADER = ["query", "docid", "rating"]
@@ -49,10 +49,7 @@ def read(fmt: str, path: Path, topics: Path | None = None) -> Judgments:
     if fmt == "quepid":
         return _build(path, None, _quepid(path))
     text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not JSON ({exc.msg}): {_SHAPES[fmt]}", exc.lineno) from None
+    data = parse_json(path, text, what="not JSON", hint=f": {_SHAPES[fmt]}")
     reader = {"rre": _rre, "rank-eval": _rank_eval, "srw": _srw}[fmt]
     return _build(path, None, reader(path, text, data))
 
@@ -102,21 +99,21 @@ class _Collected:
 
 def _quepid(path: Path) -> list[Query]:
     text = read_text(path)
-    rows = csv.reader(io.StringIO(text, newline=""))
-    header = [cell.strip().lower() for cell in next(rows, [])]
+    rows = csv_rows(path, io.StringIO(text, newline=""))
+    header = [cell.strip().lower() for cell in next(rows, (1, []))[1]]
     if header != QUEPID_HEADER:
         raise _wrong(path, "quepid", f"the header is {','.join(header) or 'missing'}")
     texts: dict[str, dict[str, float]] = {}
-    for row in rows:
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         cells = [*row, "", ""][:3] if len(row) <= 3 else None
         if cells is None:
-            raise _wrong(path, "quepid", f"{len(row)} columns", rows.line_num)
+            raise _wrong(path, "quepid", f"{len(row)} columns", line)
         raw, doc, rating = cells
         query_text = raw[1:] if raw[:1] == " " and raw[1:2] in _UNSAFE else raw  # make_csv_safe's space undone
         if not query_text.strip():
-            raise _wrong(path, "quepid", "a row without a query", rows.line_num)
+            raise _wrong(path, "quepid", "a row without a query", line)
         grades = texts.setdefault(query_text, {})
         if not doc.strip():
             continue  # a query without ratings
@@ -124,9 +121,9 @@ def _quepid(path: Path) -> list[Query]:
             value: object = float(rating)
         except ValueError:
             value = rating
-        grade = _grade(value, path, f"query {query_text!r}, document {doc!r}", rows.line_num)
+        grade = _grade(value, path, f"query {query_text!r}, document {doc!r}", line)
         if doc in grades and grades[doc] != grade:
-            raise RelevanceInputError(path, f"query {query_text!r}: document {doc!r} rated twice", rows.line_num)
+            raise RelevanceInputError(path, f"query {query_text!r}: document {doc!r} rated twice", line)
         grades[doc] = int(grade) if grade.is_integer() else grade
     collected = _Collected(path, text)
     for query_text, grades in texts.items():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import numbers
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,10 +29,14 @@ from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.model import Judgments, Provenance, Query
 from pytest_relevance.judgments.provenance import content_hash, today
 from pytest_relevance.metrics.ranking import MAX_GRADE
+from pytest_relevance.util.files import write_output
 
 CACHE_NAME = ".pytest-relevance-judge-cache.json"
 CACHE_FORMAT = 1
 HOOK = "pytest_relevance_judge"
+#: what the user's judge may raise and is reported as one line: any exception, and sys.exit() or a Ctrl-C inside it
+#: (nothing is written either way)
+USER_CODE_FAILURES = (Exception, SystemExit, KeyboardInterrupt)
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ def load_judge(spec: str) -> Judge:
         raise RelevanceInputError(
             "--judge", f"cannot import {module_name!r} ({exc}): run from the folder that holds it, or set PYTHONPATH"
         ) from None
+    except USER_CODE_FAILURES as exc:  # the user's module failing as it loads: one line, not a traceback
+        raise RelevanceInputError("--judge", f"importing {module_name!r} raised {_failure(exc)}") from None
     function = getattr(module, function_name or HOOK, None)
     if not callable(function):
         raise RelevanceInputError(
@@ -105,7 +112,7 @@ def read_cache(path: Path) -> dict[tuple[str, str, str], float]:
 def write_cache(path: Path, cache: Mapping[tuple[str, str, str], float]) -> None:
     entries = [[*key, _plain(grade)] for key, grade in sorted(cache.items())]
     text = json.dumps({"pytest-relevance-judge-cache": CACHE_FORMAT, "grades": entries}, indent=0, ensure_ascii=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    write_output(path, text + "\n")
 
 
 def _plain(grade: float) -> float | int:
@@ -168,9 +175,8 @@ def _call(judge: Judge, query: Query, documents: list[dict[str, Any]], ids: list
     where = f"query {query.id!r} (documents {_shown(ids)})"
     try:
         given = judge.call(query, documents)
-    except Exception as exc:  # the user's code: any failure is one line naming where, not a traceback
-        problem = " ".join(f"{type(exc).__name__}: {exc}".split())
-        raise RelevanceInputError("--judge", f"judge {judge.name} raised {problem} on {where}") from None
+    except USER_CODE_FAILURES as exc:  # the user's code: any failure is one line naming where, not a traceback
+        raise RelevanceInputError("--judge", f"judge {judge.name} raised {_failure(exc)} on {where}") from None
     if not isinstance(given, Mapping):
         raise RelevanceInputError(
             "--judge", f"judge {judge.name} returned {type(given).__name__} on {where}: return {{doc id: grade}}"
@@ -185,10 +191,22 @@ def _call(judge: Judge, query: Query, documents: list[dict[str, Any]], ids: list
     return given
 
 
+def _failure(exc: BaseException) -> str:
+    """`RuntimeError: model unavailable`, on one line; `SystemExit: 0`, `KeyboardInterrupt`."""
+    return " ".join(f"{type(exc).__name__}: {exc}".split()).removesuffix(":")
+
+
 def _checked(judge: Judge, qid: str, doc: str, value: object, low: float, high: float, whole: bool) -> float:
-    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-    if number is not None and math.isfinite(number) and low <= number <= high and (not whole or number == int(number)):
-        return int(number) if float(number).is_integer() else float(number)
+    # any real number but a bool (numpy's bool_ is no Real): numpy's int64 and float32, what a model's arrays hold,
+    # are grades too; an int too large for a float is outside every scale
+    number = None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+    if number is not None and math.isfinite(number) and low <= number <= high and (not whole or number.is_integer()):
+        return int(number) if number.is_integer() else number
     shown = f"whole grades {low:g}-{high:g}" if whole else f"grades from {low:g} to {high:g}"
     raise RelevanceInputError(
         "--judge",

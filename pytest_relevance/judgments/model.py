@@ -7,7 +7,6 @@ judgment file is edited by hand and a bare traceback does not say which of 150 q
 
 from __future__ import annotations
 
-import csv
 import functools
 import hashlib
 import json
@@ -19,7 +18,7 @@ from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics.ranking import MAX_GRADE, reads_as_metric
-from pytest_relevance.util.files import check_duplicate_keys, construct, read_text, short_tag
+from pytest_relevance.util.files import check_duplicate_keys, construct, csv_rows, read_text, short_tag
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
 TOP_KEYS = ("version", "queries")
@@ -689,6 +688,8 @@ def _one_query_per_line(path: Path, text: str) -> Judgments | None:
         for doc, value in pairs:
             grade = numbers.get(value)
             if grade is None:
+                if len(value) > 32:  # no grade (0..MAX_GRADE) is written so long; int() refuses 4,300 digits
+                    return None
                 grade = numbers[value] = float(value) if "." in value else int(value)
                 if grade > MAX_GRADE:
                     return None
@@ -723,8 +724,8 @@ def _from_csv(path: Path) -> Judgments:
 def _read_csv(path: Path) -> Judgments:
     """One pass of csv.reader; per row only what differs from the row before is looked at twice."""
     with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        header = tuple(next(reader, ()))
+        reader = csv_rows(path, handle)
+        header = tuple(next(reader, (1, ()))[1])
         if header not in (CSV_COLUMNS, CSV_COLUMNS + CSV_PROVENANCE):
             raise RelevanceInputError(
                 path,
@@ -736,26 +737,24 @@ def _read_csv(path: Path) -> Judgments:
         provenance: dict[str, dict[str, Provenance]] = {}
         numbers: dict[str, object] = {}  # grade text -> value: grades repeat (0, 1, 2, 3)
         rows = 0
-        for row in reader:
+        for line, row in reader:
             if len(row) != len(header):
-                raise RelevanceInputError(path, f"expected {len(header)} columns, found {len(row)}", reader.line_num)
+                raise RelevanceInputError(path, f"expected {len(header)} columns, found {len(row)}", line)
             qid, query, stratum, doc, grade = row[:5]
             qid = qid.strip()
             entry = queries.get(qid)
             if entry is None:
                 if not qid:
-                    raise RelevanceInputError(path, "empty query_id", reader.line_num)
+                    raise RelevanceInputError(path, "empty query_id", line)
                 if not query.strip():
-                    raise RelevanceInputError(path, f"query {qid!r}: empty query text", reader.line_num)
+                    raise RelevanceInputError(path, f"query {qid!r}: empty query text", line)
                 if stratum.strip():
-                    _check_stratum(stratum.strip(), path, f"query {qid!r}", reader.line_num)
+                    _check_stratum(stratum.strip(), path, f"query {qid!r}", line)
                 entry = queries[qid] = (query, stratum, {})
             elif (entry[0] != query or entry[1] != stratum) and (
                 entry[0].strip() != query.strip() or entry[1].strip() != stratum.strip()
             ):
-                raise RelevanceInputError(
-                    path, f"query {qid!r}: text or stratum differs from its first row", reader.line_num
-                )
+                raise RelevanceInputError(path, f"query {qid!r}: text or stratum differs from its first row", line)
             doc = doc.strip()
             if not doc:
                 continue  # a query row without a document: judged query, no judged documents yet
@@ -763,12 +762,12 @@ def _read_csv(path: Path) -> Judgments:
             if value is None:
                 value = numbers[grade] = _number(grade.strip())
             if value.__class__ is not int or not 0 <= value <= MAX_GRADE:
-                _grade(value, path, f"query {qid!r}, document {doc!r}", reader.line_num)
+                _grade(value, path, f"query {qid!r}, document {doc!r}", line)
             entry[2][doc] = value  # type: ignore[assignment]
             if len(row) > 5 and any(cell.strip() for cell in row[5:]):
                 given = [cell.strip() or None for cell in row[5:]]
                 where = f"query {qid!r}, document {doc!r}"
-                provenance.setdefault(qid, {})[doc] = checked_provenance(*given, path, where, reader.line_num)
+                provenance.setdefault(qid, {})[doc] = checked_provenance(*given, path, where, line)
             rows += 1
     if rows != sum(len(entry[2]) for entry in queries.values()):
         _csv_first_duplicate(path)
@@ -782,10 +781,10 @@ def _read_csv(path: Path) -> Judgments:
 def _csv_first_duplicate(path: Path) -> None:
     """Only walked when the row and grade counts disagree: which row grades a document a second time."""
     with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        next(reader)
+        rows = csv_rows(path, handle)
+        next(rows)
         first: dict[tuple[str, str], int] = {}
-        for row in reader:
+        for line, row in rows:
             key = (row[0].strip(), row[3].strip())
             if not key[1]:
                 continue
@@ -793,9 +792,9 @@ def _csv_first_duplicate(path: Path) -> None:
                 raise RelevanceInputError(
                     path,
                     f"query {key[0]!r}: document {key[1]!r} graded twice (first at line {first[key]})",
-                    reader.line_num,
+                    line,
                 )
-            first[key] = reader.line_num
+            first[key] = line
 
 
 def _number(text: str) -> object:

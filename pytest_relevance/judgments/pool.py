@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.model import CSV_COLUMNS, CSV_PROVENANCE, Judgments, Provenance, Query, load_judgments
-from pytest_relevance.util.files import load_document, read_text
+from pytest_relevance.util.files import csv_rows, load_document, read_text, write_output
 
 TITLE_FIELDS = ("title", "name", "headline", "subject", "label")
 COLUMNS = ("query_id", "query", "stratum", "doc_id", "rank", "shown_in")
@@ -117,10 +117,11 @@ def write_pool(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[s
     header = [*COLUMNS, *fields, *(STALE_COLUMNS if stale else ()), "grade"]
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, header, extrasaction="ignore")
-            writer.writeheader()
-            writer.writerows({**row, "grade": ""} for row in rows)
+        out = io.StringIO(newline="")
+        writer = csv.DictWriter(out, header, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows({**row, "grade": ""} for row in rows)
+        text = out.getvalue()
     elif suffix in (".yaml", ".yml"):
         import yaml
 
@@ -129,10 +130,10 @@ def write_pool(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[s
             "# pytest-relevance merge THIS_FILE --judgments JUDGMENTS\n"
         )
         shown = [{c: row.get(c, "") for c in header} for row in rows]
-        text = yaml.safe_dump(shown, sort_keys=False, allow_unicode=True)
-        path.write_text(note + text, encoding="utf-8")
+        text = note + yaml.safe_dump(shown, sort_keys=False, allow_unicode=True)
     else:
         raise RelevanceInputError(path, "the suffix names the format: .csv, .yaml or .yml")
+    write_output(path, text)
 
 
 # ---------------------------------------------------------------- merge
@@ -156,11 +157,18 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
         raise RelevanceInputError(path, "no such file")
     if suffix == ".csv":
         # read_text takes the byte order mark a spreadsheet's "CSV UTF-8" writes; csv would keep it in the first name
-        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-        missing = {"query_id", "doc_id", "grade"} - set(reader.fieldnames or ())
+        lines = io.StringIO(read_text(path), newline="")
+        header = next(csv.reader(lines), [])
+        missing = {"query_id", "doc_id", "grade"} - set(header)
         if missing:
             raise RelevanceInputError(path, f"missing column(s) {', '.join(sorted(missing))}", 1)
-        raw = [(f"line {reader.line_num}", reader.line_num, row) for row in reader]
+        # the corpus fields shown to the rater may hold line breaks; a quote left open elsewhere is an error
+        shown = {i for i, name in enumerate(header) if name not in (*COLUMNS, *STALE_COLUMNS, "grade")}
+        raw = [
+            (f"line {line}", line, dict(zip(header, row, strict=False)))
+            for line, row in csv_rows(path, lines, shown, start=2)
+            if row
+        ]
     elif suffix in (".yaml", ".yml"):
         data = load_document(path, read_text(path))
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):

@@ -183,7 +183,8 @@ def parse_metric(spec: str) -> Metric:
     if match["k"] is not None:
         if cut == "none":
             raise MetricSpecError(f"metric {name!r} takes no cut-off (in {spec!r})")
-        if not match["k"].isdigit() or int(match["k"]) < 1:
+        # 18 digits at most: int() refuses a string of thousands, and no ranking is that deep anyway
+        if not match["k"].isdigit() or len(match["k"]) > 18 or int(match["k"]) < 1:
             raise MetricSpecError(f"bad cut-off {match['k']!r} in {spec!r}: a cut-off is a whole number >= 1")
         k = int(match["k"])
     elif cut == "required":

@@ -11,7 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.reports import html, markdown
+from pytest_relevance.util.files import write_output
 
 
 def to_json(reports: list[dict[str, Any]]) -> str:
@@ -21,29 +23,38 @@ def to_json(reports: list[dict[str, Any]]) -> str:
 REPORT_SUFFIXES = (".md", ".json", ".html", ".trec")
 
 
-def write(path: str, reports: list[dict[str, Any]]) -> None:
-    """Write reports in the format the suffix names: .md, .json, .html, or .trec (the runs, for trec_eval)."""
+def write(path: str, reports: list[dict[str, Any]]) -> list[Path]:
+    """Write reports in the format the suffix names: .md, .json, .html, or .trec (the runs, for trec_eval); returns
+    the files written."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.suffix.lower() not in REPORT_SUFFIXES:
+        raise RelevanceInputError(target, f"the suffix names the format: {', '.join(REPORT_SUFFIXES)}")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RelevanceInputError(target, f"cannot be written: its folder cannot be made ({exc.strerror})") from None
     if target.suffix.lower() == ".trec":
-        _write_runs(target, reports)
-        return
+        return _write_runs(target, reports)
     renderers = {".md": markdown.render, ".json": to_json, ".html": html.render}
-    target.write_text(renderers[target.suffix.lower()](reports), encoding="utf-8")
+    write_output(target, renderers[target.suffix.lower()](reports))
+    return [target]
 
 
-def _write_runs(target: Path, reports: list[dict[str, Any]]) -> None:
+def _write_runs(target: Path, reports: list[dict[str, Any]]) -> list[Path]:
     """Each test's run (its rankings, to the depth its metrics read) as a TREC run file tagged with the test id.
     One file holds one run (trec_eval refuses a query's document twice), so with several tests each run goes to
     `STEM.<test name>.trec` beside PATH."""
     from pytest_relevance.judgments.trec import format_run
 
+    written = []
     for report in reports:
         name = target
         if len(reports) > 1:
             test = re.sub(r"[^A-Za-z0-9_.-]+", "_", report["test"].rpartition("::")[2]).strip("_") or "test"
             name = target.with_name(f"{target.stem}.{test}{target.suffix}")
-        name.write_text(format_run(report["rankings"], report["test"]), encoding="utf-8")
+        write_output(name, format_run(report["rankings"], report["test"]))
+        written.append(name)
+    return written
 
 
 def write_step_summary(path: str, reports: list[dict[str, Any]]) -> None:

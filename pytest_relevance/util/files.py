@@ -4,8 +4,13 @@ same safe loader, about three times faster)."""
 
 from __future__ import annotations
 
+import csv
 import json
+import os
 import re
+import secrets
+import sys
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,117 @@ def decode_text(path: Path, data: bytes) -> str:
         ) from None
 
 
+def parse_json(
+    path: Path | str, text: str, line: int | None = None, what: str = "not valid JSON", hint: str = "", **options: Any
+) -> Any:
+    """json.loads whose every failure is one message, `what (why)hint`, naming the file and the line (`line`: the
+    text's own, for one line of NDJSON). Besides bad syntax, json.loads refuses two things with errors of their own:
+    an integer of more digits than int() converts (sys.get_int_max_str_digits, a plain ValueError) and nesting
+    deeper than the recursion limit (a RecursionError); an input file can hold either."""
+    try:
+        return json.loads(text, **options)
+    except json.JSONDecodeError as exc:
+        why, at = exc.msg, exc.lineno
+    except ValueError:
+        limit = sys.get_int_max_str_digits()
+        found = re.search(rf"\d{{{limit + 1},}}", text)
+        digits = len(found[0]) if found else limit + 1
+        why = f"a number of {digits} digits, more than the {limit} a number here may have"
+        at = text.count("\n", 0, found.start()) + 1 if found else None
+    except RecursionError:
+        depth, at = _deepest(text)
+        why = f"nested {depth} levels deep, deeper than can be read"
+    raise RelevanceInputError(path, f"{what} ({why}){hint}", at if line is None else line)
+
+
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """How deep the brackets of a JSON text nest, and the line where they first reach that depth."""
+    depth = deepest = where = 0
+    for token in _NESTING.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, where = depth, token.start()
+        elif bracket in "]}":
+            depth -= 1
+    return deepest, text.count("\n", 0, where) + 1
+
+
+def csv_rows(
+    path: Path | str, lines: Iterable[str], multiline: Container[int] = (), start: int = 1
+) -> Iterator[tuple[int, list[str]]]:
+    """(line where the row starts, row) of a CSV text, refusing what the csv module would let through or raise:
+
+    - a quote never closed: csv (non-strict) reads the rest of the file into that one field, so later rows vanish;
+    - a quoted field running over lines in a column that holds no line break (only columns in `multiline` may:
+      titles shown to a rater; ids, query texts and grades never do): a quote closed lines later, by another
+      row's, swallows the rows between;
+    - a field larger than csv.field_size_limit, or a stray quote, which csv raises as a bare csv.Error.
+
+    Each is one message naming the line the row (and its quote) starts on; `start` is the first line's number
+    (lines already read, such as a header, are not counted by the reader)."""
+    reader = csv.reader(lines, strict=True)
+    skipped = start - 1
+    try:
+        for row in reader:
+            if reader.line_num + skipped != start:
+                spanning = [i for i, cell in enumerate(row) if ("\n" in cell or "\r" in cell) and i not in multiline]
+                if spanning:
+                    raise RelevanceInputError(
+                        path,
+                        f"column {spanning[0] + 1} is a quoted field that runs on to line {reader.line_num + skipped}: "
+                        'close its quote on this line (or double a quote inside it: "")',
+                        start,
+                    )
+            yield start, row
+            start = reader.line_num + skipped + 1
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            problem = 'a quote opened on this line is never closed: close it (or double a quote inside it: "")'
+        elif "field larger than field limit" in str(exc):
+            problem = f"a field longer than {csv.field_size_limit():,} characters; is a quote left open?"
+        else:
+            problem = f"not CSV ({exc}): quote a field that holds a comma or a quote, and double a quote inside it"
+        raise RelevanceInputError(path, problem, start) from None
+
+
+def check_output(path: Path) -> None:
+    """Refuse an output path that cannot be written, before any work is done for it: a folder, or a file in a
+    folder that does not exist."""
+    if path.is_dir():
+        raise RelevanceInputError(path, "is a folder: give the path of a file to write")
+    if not path.parent.is_dir():
+        raise RelevanceInputError(
+            path, f"cannot be written: the folder {path.parent} does not exist; create it, or write elsewhere"
+        )
+
+
+def write_output(path: Path | str, text: str, check: Callable[[Path], object] | None = None) -> None:
+    """Write an output file atomically: `text` into a hidden file beside it (same suffix), read back by `check`
+    (which raises to refuse it), then renamed over `path`. Whatever fails (a folder in the way, a missing folder,
+    a full disk, `check`), the old file is left as it was and the hidden one removed; an OSError is one message
+    naming the path."""
+    target = Path(path)
+    check_output(target)
+    temporary = target.with_name(f".{target.stem}.{secrets.token_hex(4)}.tmp{target.suffix}")
+    try:
+        with open(temporary, "x", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        if check is not None:
+            check(temporary)
+        os.replace(temporary, target)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise RelevanceInputError(target, f"cannot be written ({exc.strerror or exc})") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 def load_document(path: Path, text: str) -> Any:
     """The file's one document: JSON for a .json file, YAML (safe loader only) for anything else.
 
@@ -37,9 +153,7 @@ def load_document(path: Path, text: str) -> Any:
     """
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text, object_pairs_hook=_unique_pairs)
-        except json.JSONDecodeError as exc:
-            raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+            return parse_json(path, text, object_pairs_hook=_unique_pairs)
         except _DuplicateKey:
             _json_duplicate_key(path, text)
             raise
@@ -54,7 +168,8 @@ def load_document(path: Path, text: str) -> Any:
         return construct(path, loader, node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise RelevanceInputError(path, f"YAML syntax error: {exc}", mark.line + 1 if mark else None) from None
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())  # one line: the mark is the line
+        raise RelevanceInputError(path, f"YAML syntax error: {problem}", mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()
 
@@ -169,7 +284,4 @@ def read_json(path: Path) -> Any:
     """A baseline file or JSON report, parsed; a missing or malformed one is an error naming it (and the line)."""
     if not path.is_file():
         raise RelevanceInputError(path, "no such file")
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise RelevanceInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    return parse_json(path, read_text(path))

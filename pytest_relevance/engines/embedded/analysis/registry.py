@@ -7,6 +7,7 @@ path and the config file, pointing at the elasticsearch engine, or at the plugin
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -427,7 +428,12 @@ class Registry:
                 if name in _ELASTIC_ONLY["analyzer"] or plugin_of(name) is not None:
                     raise self.refuse("analyzer", name, key_path)
                 if name not in _BUILTIN_ANALYZERS:
-                    raise self.error(key_path, f"unknown analyzer {name!r}; define it in settings.analysis.analyzer")
+                    known = sorted({*self.defs["analyzer"], *_BUILTIN_ANALYZERS})
+                    close = difflib.get_close_matches(name, known, n=1)
+                    hint = f"did you mean {close[0]!r}? or " if close else ""
+                    raise self.error(
+                        key_path, f"unknown analyzer {name!r}; {hint}define it in settings.analysis.analyzer"
+                    )
                 spec = {"type": name}
             path = f"settings.analysis.analyzer.{name}"
             if not isinstance(spec, dict):
