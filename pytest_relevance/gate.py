@@ -25,6 +25,7 @@ from pytest_relevance.baseline import (
     compare,
     engine_note,
     incompatibilities,
+    inconsistency,
     make_entry,
     metric_key,
     missing_values,
@@ -109,9 +110,10 @@ def decide(
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's
     metrics, so a metric the entry holds and the run does not gate is a note (as -k is), never a failure.
 
-    A hand-edited entry that lacks values the comparison needs is bad input (RelevanceInputError naming `baseline`)
-    on a check; an update replaces it. `inputs` are the fingerprints of what the run was measured on: the entry
-    records them, and the verdict says which differ from the entry's.
+    A hand-edited entry that lacks values the comparison needs, or whose values are not derived from each other, is
+    bad input (RelevanceInputError naming `baseline`) on a check; an update replaces it. `inputs` are the
+    fingerprints of what the run was measured on: the entry records them, and the verdict says which differ from the
+    entry's.
     """
     from pytest_relevance.reports.formatting import update_command
     from pytest_relevance.sets import SetMetric
@@ -137,6 +139,13 @@ def decide(
                 baseline,
                 f"entry {nodeid!r} has no {needs[0]}: the file was edited by hand (or predates the setting); "
                 f"restore it (git checkout -- FILE) or re-baseline: {update_command(nodeid, '<why>')}",
+            )
+        inconsistent = None if update else inconsistency(entry, metrics, judgments)
+        if inconsistent:
+            raise RelevanceInputError(
+                baseline,
+                f"entry {nodeid!r}: {inconsistent}: its values are not derived from each other (edited or merged by "
+                f"hand); restore it (git checkout -- FILE) or re-baseline: {update_command(nodeid, '<why>')}",
             )
         problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
     comparable = entry is not None and not problems
