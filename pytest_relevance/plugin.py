@@ -42,6 +42,7 @@ __all__ = ["RelevanceWarning"]  # -W error::pytest_relevance.plugin.RelevanceWar
 
 
 STATE = pytest.StashKey["State"]()
+SNAPSHOT = pytest.StashKey["RelevanceSnapshot"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -205,7 +206,10 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
         corpus = request.getfixturevalue("_relevance_corpus_fields") if beyond else None
         if corpus is not None:
             _input(check_fields, beyond, corpus)  # a field the corpus lacks: at setup, naming metric and field
-        return RelevanceSnapshot(_state(request.config), request.node, relevance_judgments, settings, corpus)
+        snapshot = request.node.stash[SNAPSHOT] = RelevanceSnapshot(
+            _state(request.config), request.node, relevance_judgments, settings, corpus
+        )
+        return snapshot
     pytest.fail(message, pytrace=False)
 
 
@@ -354,6 +358,19 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     except RelevanceInputError as exc:
         message = f"relevance: {exc}"
     pytest.fail(message, pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A test that passed although a comparison of it failed (it caught the failure) or it compared nothing fails,
+    with the comparison's text: the summary counts its regression, so the session must fail with it."""
+    report = yield
+    snapshot = item.stash.get(SNAPSHOT, None)
+    if snapshot is not None and report.when == "call" and report.passed and not hasattr(report, "wasxfail"):
+        failure = snapshot.unreported()
+        if failure:
+            report.outcome, report.longrepr = "failed", failure
+    return report
 
 
 # ---------------------------------------------------------------- end of session
