@@ -396,9 +396,10 @@ def _sorted(value: object) -> object:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for one baseline file, `.NAME.lock` beside it (see `locks.locked`), with a timeout that
-    names it: a run that waits longer for another run's write is told so rather than hanging."""
-    with locks.locked(path.parent / f".{path.name}.lock", LOCK_TIMEOUT, path, "the baseline's lock"):
+    """An exclusive lock for one baseline file, on the directory that holds it (see `locks.directory_locked`: no lock
+    file a killed update could leave for `git add -A`), with a timeout that names it: a run that waits longer for
+    another run's write is told so rather than hanging."""
+    with locks.directory_locked(path.parent, LOCK_TIMEOUT, path, "the baseline's lock"):
         yield
 
 
