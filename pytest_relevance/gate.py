@@ -69,7 +69,8 @@ class Verdict:
     #: every delta is 0); None: nothing to compare with
     reference: Entry | None
     rows: list[Compared]
-    #: {"metric", "stratum", "lost": [mover], "gained": [mover]}, each mover with what moved in its ranking
+    #: {"metric", "stratum", "lost": [mover], "gained": [mover], "depth"}, each mover with what moved in its ranking
+    #: (within the baseline's top `depth`)
     movers: dict[str, Any]
     churn: dict[str, Any] | None
     #: what an update writes (the old entry itself when nothing but the reason would change); None on a check
@@ -242,7 +243,13 @@ def _assess(
             "the baseline entry has no rankings (written by an older version), so only scores are compared: "
             "re-baseline with --relevance-update to keep each query's top k and see what moved"
         )
-    movers_of = {"metric": mover_metric, "stratum": mover_stratum, "lost": lost, "gained": gained}
+    movers_of = {
+        "metric": mover_metric,
+        "stratum": mover_stratum,
+        "lost": lost,
+        "gained": gained,
+        "depth": comparison.depth if comparison.rankings is not None else None,
+    }
     return rows, movers_of, churned, warnings
 
 

@@ -180,3 +180,28 @@ def test_a_test_that_compares_nothing_fails_saying_so(project: pytest.Pytester, 
             "relevance_snapshot == run) or drop the fixture"
         ]
     )
+
+
+# ---------------------------------------------------------------- movers deeper than the baseline keeps
+
+
+def test_a_drop_deeper_than_the_baseline_keeps_says_its_moves_are_the_top_k_only(project: pytest.Pytester) -> None:
+    """t1's relevant document falls from 15 to 150: recall@100 drops, and the baseline's top 10 saw none of it."""
+    fillers = [f"x{i}" for i in range(200)]
+    before = {**GOOD, "t1": [*fillers[:14], "d"]}
+    after = {**GOOD, "t1": [*fillers[:149], "d"]}
+    shallow = (
+        "  what moved: in each query's top 10 only, as deep as the baseline keeps; recall@100 counts to 100: "
+        "relevance_snapshot_depth = 100 keeps that deep"
+    )
+    for depth, said in (("10", True), ("100", False)):
+        args = ("-o", "relevance_metrics=ndcg@10 recall@100", "-o", f"relevance_snapshot_depth={depth}")
+        rank(project, before)
+        assert run(project, [], "--relevance-update", *args).ret == 0
+        rank(project, after)
+        result = run(project, [], *args)
+        assert result.ret == 1
+        result.stdout.fnmatch_lines(["queries that dropped most on tail.recall@100:", "  t1 'gamma' [[]tail]: *"])
+        assert (shallow in result.stdout.lines) is said
+        if not said:
+            result.stdout.fnmatch_lines(["*fell: d (1) 15 -> *"])
