@@ -11,10 +11,14 @@ import errno
 import importlib
 import json
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -245,6 +249,12 @@ class _FileSystem:
     def _full(text: str) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
+    def mkstemp(self, *args: object, **kwargs: object) -> tuple[int, str]:
+        """`tempfile.mkstemp`, for the temp file the new baseline is written to."""
+        if self.fault == "read-only":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        return tempfile.mkstemp(*args, **kwargs)  # type: ignore[call-overload]
+
     def replace(self, source: str, target: str) -> None:
         if self.fault == "interrupt":
             raise KeyboardInterrupt
@@ -276,12 +286,11 @@ def test_an_update_that_cannot_write_is_one_line_and_keeps_the_old_file(
     # by sys.modules, not the package's attribute: pytester's in-process runs drop modules they imported, so the
     # attribute can be a stale copy the plugin no longer uses
     baseline = importlib.import_module("pytest_relevance.gate.baseline_file")
-    locks = importlib.import_module("pytest_relevance.util.locks")  # a read-only directory refuses the lock file first
     before = baselined(suite, [])
     _changed(suite)
     with monkeypatch.context() as patched:
         patched.setattr(baseline, "os", _FileSystem(fault))
-        patched.setattr(locks, "os", _FileSystem(fault))
+        patched.setattr(baseline, "tempfile", _FileSystem(fault))  # a read-only directory refuses the temp file
         result = run(suite, [], "--relevance-update")
     assert result.ret == ret
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
@@ -342,13 +351,38 @@ def test_an_update_leaves_no_lock_file_anywhere(
 # ---------------------------------------------------------------- the lock
 
 
-def test_the_lock_lives_beside_the_baseline_while_held_and_is_removed_after(tmp_path: Path) -> None:
+def test_the_lock_is_no_file_in_the_baseline_directory(tmp_path: Path) -> None:
     from pytest_relevance.gate.baseline_file import locked
 
     path = tmp_path / "baseline.json"
     with locked(path):
-        assert [p.name for p in tmp_path.iterdir()] == [".baseline.json.lock"]
+        assert list(tmp_path.iterdir()) == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_update_killed_while_it_holds_the_lock_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A killed `--relevance-update` used to leave `.relevance-baseline.json.lock`, which `git add -A` picks up;
+    the system releases the lock of a process that died, and the next run takes it at once."""
+    from pytest_relevance.gate import baseline_file as baseline
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time, pathlib; from pytest_relevance.gate.baseline_file import locked\n"
+            "with locked(pathlib.Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
+            str(tmp_path / "relevance-baseline.json"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert list(tmp_path.iterdir()) == []
+    started = time.monotonic()
+    with baseline.locked(tmp_path / "relevance-baseline.json"):
+        assert time.monotonic() - started < 5
 
 
 def test_a_held_lock_times_out_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -356,20 +390,28 @@ def test_a_held_lock_times_out_naming_its_file(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setattr(baseline, "LOCK_TIMEOUT", 0.2)
     path = tmp_path / "baseline.json"
-    held = r"held the baseline's lock \(.*\.baseline\.json\.lock\) for 0.2 s"
+    held = rf"baseline.json: another pytest run has held the baseline's lock \(a lock on {tmp_path}\) for 0.2 s"
     with baseline.locked(path), pytest.raises(ValueError, match=held), baseline.locked(path):
         pass
 
 
-def test_the_lock_excludes_while_its_file_is_removed_and_made_again(tmp_path: Path) -> None:
-    """Each holder removes the lock file: a waiter that opened the removed file must not think it holds the lock."""
-    from pytest_relevance.gate.baseline_file import locked
+@pytest.mark.parametrize("kind", ["baseline's, on its directory", "index cache's, a file removed and made again"])
+def test_the_lock_excludes(tmp_path: Path, kind: str) -> None:
+    """Threads of one process exclude each other (each opening is locked on its own); the index cache's lock file is
+    removed by each holder, and a waiter that opened the removed file must not think it holds the lock."""
+    from pytest_relevance.gate import baseline_file as baseline
+    from pytest_relevance.util import locks
 
     path, inside, overlaps = tmp_path / "baseline.json", [0], []
 
+    def lock() -> Any:
+        if kind.startswith("baseline"):
+            return baseline.locked(path)
+        return locks.locked(tmp_path / ".key.lock", None, path, "the index cache's lock")
+
     def work() -> None:
         for _ in range(30):
-            with locked(path):
+            with lock():
                 inside[0] += 1
                 overlaps.append(inside[0])
                 time.sleep(0.001)

@@ -27,13 +27,16 @@ import tempfile
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import Evaluation
-from pytest_relevance.metrics.ranking import DIGITS, SET_LEVEL, UNBOUNDED, Metric
+from pytest_relevance.metrics.ranking import BEYOND, DIGITS, SET_LEVEL, UNBOUNDED, Metric, mean, score_query
 from pytest_relevance.util import locks
+
+if TYPE_CHECKING:
+    from pytest_relevance.judgments.model import Judgments
 
 FORMAT = 1
 LOCK_TIMEOUT = 120
@@ -250,6 +253,114 @@ def unmet_needs(entry: Entry, queries: Sequence[str], metrics: Collection[str], 
     return needs
 
 
+#: how far a value may be from what it is derived from: a stratum value is the mean of per-query values, each rounded
+#: to DIGITS, then rounded itself (each rounding moves it at most half a unit in the last place)
+_DERIVED = 10**-DIGITS + 1e-9
+_POOLED = ("precision", "recall", "f1")  # set answers' stratum values pooled over its queries, not their mean
+
+
+def inconsistency(entry: Entry, metrics: Sequence[Metric], judgments: Judgments) -> str | None:
+    """Where the entry's gated values are not derived from each other (None: nowhere they can be recomputed): each
+    stratum's n is the number of its queries the entry holds, each stratum value the mean of their values (pooled,
+    for set answers), each query's value what its recorded ranking scores, where the ranking is deep enough.
+
+    A hand-merged entry (one re-baseline's strata beside another's per-query values) passes a real drop: the
+    strata gate the means, relevance_alpha tests the per-query values, and neither would notice the other lie."""
+    from pytest_relevance.evaluation.set_answers import SetMetric
+
+    groups = judgments.groups
+    set_answers = bool(metrics) and isinstance(metrics[0], SetMetric)
+    averaged = [
+        m.spec for m in metrics if not getattr(m, "set_level", False) and not (set_answers and m.spec in _POOLED)
+    ]
+    problem = _count_problem(entry, groups) or _mean_problem(entry, groups, averaged)
+    if problem or not entry.get("rankings"):
+        return problem
+    if set_answers:
+        return _set_problem(entry, groups, judgments, metrics[0].threshold)
+    return _ranking_problem(entry, judgments, metrics)
+
+
+def _count_problem(entry: Entry, groups: Mapping[str, Sequence[str]]) -> str | None:
+    """Each stratum's n against the per-query values the entry holds for its queries; an entry with none at all is
+    compared by its strata alone (without relevance_alpha it needs no per-query values), so it has none to count."""
+    queries = entry["queries"]
+    if not queries:
+        return None
+    for stratum, ids in groups.items():
+        n = entry["strata"].get(stratum, {}).get("n")
+        held = sum(1 for qid in ids if qid in queries)
+        if n is not None and n != held:
+            return f"strata.{stratum}.n is {n}, but the entry holds per-query values for {held} of its queries"
+    return None
+
+
+def _mean_problem(entry: Entry, groups: Mapping[str, Sequence[str]], specs: Sequence[str]) -> str | None:
+    queries = entry["queries"]
+    for stratum, ids in groups.items():
+        recorded = entry["strata"].get(stratum, {})
+        for spec in specs:
+            values = [queries[qid][spec] for qid in ids if spec in queries.get(qid, {})]
+            if spec not in recorded or len(values) != len(ids):
+                continue  # a value missing is said elsewhere (missing_values, unmet_needs)
+            derived = mean(values)
+            if abs(recorded[spec] - derived) > _DERIVED:
+                return (
+                    f"strata.{stratum}.{spec} is {recorded[spec]}, but the mean of its {len(ids)} queries' values "
+                    f"is {derived:.4f}"
+                )
+    return None
+
+
+def _ranking_problem(entry: Entry, judgments: Judgments, metrics: Sequence[Metric]) -> str | None:
+    """Per-query values against what the recorded rankings score, for the metrics whose cut-off they reach (a
+    metric without one, or one that reads the corpus, cannot be recomputed from them)."""
+    depth = entry.get("rankings_depth")
+    if depth is None:
+        return None
+    reached = [m for m in metrics if m.name not in BEYOND and m.k is not None and m.k <= depth]
+    for qid, ranking in entry["rankings"].items():
+        recorded = entry["queries"].get(qid)
+        if recorded is None or qid not in judgments or not reached:
+            continue
+        scored = score_query(judgments[qid].grades, ranking, reached).values
+        problem = _query_problem(qid, recorded, scored)
+        if problem:
+            return problem
+    return None
+
+
+def _set_problem(
+    entry: Entry, groups: Mapping[str, Sequence[str]], judgments: Judgments, threshold: float
+) -> str | None:
+    """Set answers are kept whole: every query's values and every stratum's pooled values are recomputed."""
+    from pytest_relevance.evaluation.set_answers import expected, score
+
+    wanted, answers = expected(judgments, threshold), entry["rankings"]
+    answered = {qid: set(labels) for qid, labels in answers.items()}
+    for qid, recorded in entry["queries"].items():
+        if qid in answered and qid in wanted:
+            problem = _query_problem(qid, recorded, score({qid: wanted[qid]}, answered))
+            if problem:
+                return problem
+    for stratum, ids in groups.items():
+        recorded = entry["strata"].get(stratum, {})
+        if not all(qid in answered for qid in ids):
+            continue
+        pooled = score({qid: wanted[qid] for qid in ids}, answered)
+        for spec in _POOLED:
+            if spec in recorded and abs(recorded[spec] - pooled[spec]) > _DERIVED:
+                return f"strata.{stratum}.{spec} is {recorded[spec]}, but its queries' answers give {pooled[spec]:.4f}"
+    return None
+
+
+def _query_problem(qid: str, recorded: Mapping[str, float], scored: Mapping[str, float]) -> str | None:
+    for spec, value in scored.items():
+        if spec in recorded and abs(recorded[spec] - round(value, DIGITS)) > _DERIVED:
+            return f"queries.{qid}.{spec} is {recorded[spec]}, but its recorded ranking scores {value:.4f}"
+    return None
+
+
 def _some(lacking: Sequence[str], queries: Sequence[str]) -> str:
     shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
     return f"{len(lacking)} of {len(queries)} queries ({shown})"
@@ -284,9 +395,10 @@ def _sorted(value: object) -> object:
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock for one baseline file, `.NAME.lock` beside it (see `locks.locked`), with a timeout that
-    names it: a run that waits longer for another run's write is told so rather than hanging."""
-    with locks.locked(path.parent / f".{path.name}.lock", LOCK_TIMEOUT, path, "the baseline's lock"):
+    """An exclusive lock for one baseline file, on the directory that holds it (see `locks.directory_locked`: no lock
+    file a killed update could leave for `git add -A`), with a timeout that names it: a run that waits longer for
+    another run's write is told so rather than hanging."""
+    with locks.directory_locked(path.parent, LOCK_TIMEOUT, path, "the baseline's lock"):
         yield
 
 

@@ -32,6 +32,8 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             regressed stratum that dropped most on the regressed metric (the largest drop when several did), else
             every query on the first metric (stratum "all"),
             mover = {"query", "text", "stratum", "baseline", "current", "delta", "change"},
+            "depth": how many ids per query the baseline keeps, which the changes compare (null: it keeps no
+            rankings, or set answers, kept whole; absent from reports written before it was recorded),
             change = {"fell": [move], "rose": [move], "came": [move]} against the baseline's top k, with
                 move = {"doc", "grade" (null: unjudged), "before", "after" (1-based; null: not there)};
                 or {"missing": [label], "extra": [label]} for set answers;

@@ -29,6 +29,7 @@ from pytest_relevance.gate.baseline_file import (
     compare,
     engine_note,
     incompatibilities,
+    inconsistency,
     make_entry,
     metric_key,
     missing_values,
@@ -79,7 +80,8 @@ class Verdict:
     #: every delta is 0); None: nothing to compare with
     reference: Entry | None
     rows: list[Compared]
-    #: {"metric", "stratum", "lost": [mover], "gained": [mover]}, each mover with what moved in its ranking
+    #: {"metric", "stratum", "lost": [mover], "gained": [mover], "depth"}, each mover with what moved in its ranking
+    #: (within the baseline's top `depth`)
     movers: dict[str, Any]
     churn: dict[str, Any] | None
     #: what an update writes (the old entry itself when nothing but the reason would change); None on a check
@@ -120,9 +122,10 @@ def decide(
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's
     metrics, so a metric the entry holds and the run does not gate is a note (as -k is), never a failure.
 
-    A hand-edited entry that lacks values the comparison needs is bad input (RelevanceInputError naming `baseline`)
-    on a check; an update replaces it. `inputs` are the fingerprints of what the run was measured on: the entry
-    records them, and the verdict says which differ from the entry's.
+    A hand-edited entry that lacks values the comparison needs, or whose values are not derived from each other, is
+    bad input (RelevanceInputError naming `baseline`) on a check; an update replaces it. `inputs` are the
+    fingerprints of what the run was measured on: the entry records them, and the verdict says which differ from the
+    entry's.
     """
     from pytest_relevance.evaluation.set_answers import SetMetric
 
@@ -147,6 +150,13 @@ def decide(
                 baseline,
                 f"entry {nodeid!r} has no {needs[0]}: the file was edited by hand (or predates the setting); "
                 f"restore it (git checkout -- FILE) or re-baseline: {update_command(nodeid, '<why>')}",
+            )
+        inconsistent = None if update else inconsistency(entry, metrics, judgments)
+        if inconsistent:
+            raise RelevanceInputError(
+                baseline,
+                f"entry {nodeid!r}: {inconsistent}: its values are not derived from each other (edited or merged by "
+                f"hand); restore it (git checkout -- FILE) or re-baseline: {update_command(nodeid, '<why>')}",
             )
         problems = [f"the baseline lacks {', '.join(missing[:3])}"] if missing else []
     comparable = entry is not None and not problems
@@ -242,7 +252,13 @@ def _assess(
             "the baseline entry has no rankings (written by an older version), so only scores are compared: "
             "re-baseline with --relevance-update to keep each query's top k and see what moved"
         )
-    movers_of = {"metric": mover_metric, "stratum": mover_stratum, "lost": lost, "gained": gained}
+    movers_of = {
+        "metric": mover_metric,
+        "stratum": mover_stratum,
+        "lost": lost,
+        "gained": gained,
+        "depth": comparison.depth if comparison.rankings is not None else None,
+    }
     return rows, movers_of, churned, warnings
 
 

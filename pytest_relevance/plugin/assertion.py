@@ -38,6 +38,10 @@ class RelevanceSnapshot:
         self.corpus_file = corpus_file
         self.settings = settings
         self.explanation: list[str] = []
+        #: whether the test compared a run, and the first comparison that failed (its failure text): a test that
+        #: caught that failure, or compared nothing, still fails (see `unreported`)
+        self.compared = False
+        self.failure: str | None = None
 
     def __repr__(self) -> str:
         return "relevance_snapshot"
@@ -45,14 +49,33 @@ class RelevanceSnapshot:
     def __eq__(self, run: object) -> bool:
         from pytest_relevance.errors import RelevanceInputError
 
+        self.compared = True
         try:
             if self._check(run):
                 return True
         except RelevanceInputError as exc:
             self.explanation = [f"relevance: {exc}"]
+        self.failure = self.failure or "\n".join(self.explanation)
         # pytest.fail rather than False: pytest truncates long assertion explanations to 8 lines outside -vv, which
         # would cut the movers and the what-to-do line a reviewer needs
         pytest.fail("\n".join(self.explanation), pytrace=False)
+
+    def unreported(self) -> str | None:
+        """Why a test that passed fails all the same: a comparison of it failed and the test swallowed that (an
+        `except BaseException`, a `pytest.raises`), or it requested the snapshot and compared nothing. Either way the
+        gate would pass without a word."""
+        nodeid = self.node.nodeid
+        if self.failure is not None:
+            return (
+                f"{self.failure}\nrelevance: {nodeid} caught this failure of relevance_snapshot and passed; a "
+                "relevance failure fails the test whatever the test does with it"
+            )
+        if not self.compared:
+            return (
+                f"relevance: {nodeid} requests relevance_snapshot but compared no run with it; compare one "
+                "(assert relevance_snapshot == run) or drop the fixture"
+            )
+        return None
 
     def _check(self, run: object) -> bool:
         from pytest_relevance.evaluation.diagnostics import diagnose
@@ -73,7 +96,7 @@ class RelevanceSnapshot:
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
         if isinstance(run, Run) and run.repeated > 1:
             result["repeat"] = f"repeat: {len(run)} queries x {run.repeated}, identical"
-        state.results[nodeid] = dict(result)  # used, even if it fails below
+        self._record(dict(result))  # used, even if it fails below
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
         verdict = decide(
@@ -103,10 +126,10 @@ class RelevanceSnapshot:
         )
         report = build(nodeid, verdict, diagnostics)
         self._properties(report)
-        state.results[nodeid] = {**result, "report": report}
         if update:
-            state.results[nodeid].update(entry=verdict.entry, updated=verdict.status == "updated")
+            self._record({**result, "report": report, "entry": verdict.entry, "updated": verdict.status == "updated"})
             return True
+        self._record({**result, "report": report})
         if verdict.status == "no baseline":
             self.explanation = no_baseline_text(report, nodeid, baseline)
         elif verdict.status == "cannot compare":
@@ -128,6 +151,15 @@ class RelevanceSnapshot:
         if size is None and self.corpus_file is not None:
             size = len(self.corpus_file)
         return size
+
+    def _record(self, result: dict[str, Any]) -> None:
+        """Keep this comparison's result for the session's summary and reports, unless an earlier comparison in the
+        same test failed: every verdict counts, so a later pass does not hide it."""
+        from pytest_relevance.reports.formatting import FAILING
+
+        earlier = self.state.results.get(self.node.nodeid, {}).get("report", {})
+        if earlier.get("status") not in FAILING:
+            self.state.results[self.node.nodeid] = result
 
     def _explain(self, verdict: Any, run: Any) -> str | None:
         """Why the movers' documents moved: their score trees in the baseline's state (its inputs read back from

@@ -43,6 +43,7 @@ __all__ = ["RelevanceWarning"]  # -W error::pytest_relevance.plugin.hooks.Releva
 
 
 STATE = pytest.StashKey["State"]()
+SNAPSHOT = pytest.StashKey["RelevanceSnapshot"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -211,7 +212,10 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
         # corpus does, when relevance_corpus names a file (parsed only if a run without the size comes)
         has_corpus = resolve(config, setting(config, "relevance_corpus")).is_file()
         corpus_file = request.getfixturevalue("_relevance_corpus_file") if has_corpus else None
-        return RelevanceSnapshot(_state(config), request.node, relevance_judgments, settings, corpus, corpus_file)
+        snapshot = request.node.stash[SNAPSHOT] = RelevanceSnapshot(
+            _state(config), request.node, relevance_judgments, settings, corpus, corpus_file
+        )
+        return snapshot
     pytest.fail(message, pytrace=False)
 
 
@@ -353,6 +357,19 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     except RelevanceInputError as exc:
         message = f"relevance: {exc}"
     pytest.fail(message, pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A test that passed although a comparison of it failed (it caught the failure) or it compared nothing fails,
+    with the comparison's text: the summary counts its regression, so the session must fail with it."""
+    report = yield
+    snapshot = item.stash.get(SNAPSHOT, None)
+    if snapshot is not None and report.when == "call" and report.passed and not hasattr(report, "wasxfail"):
+        failure = snapshot.unreported()
+        if failure:
+            report.outcome, report.longrepr = "failed", failure
+    return report
 
 
 # ---------------------------------------------------------------- end of session

@@ -23,6 +23,18 @@ def movers_label(report: Mapping[str, Any]) -> str:
     return movers["metric"] if stratum == "all" else f"{stratum}.{movers['metric']}"
 
 
+def shallow_moves(report: Mapping[str, Any]) -> str | None:
+    """Said under the movers when what moved in them is shallower than their metric counts: the baseline keeps each
+    query's top `depth` (relevance_snapshot_depth), so a recall@100 drop shows the moves of the top 10 alone."""
+    movers = report["movers"]
+    depth, spec = movers.get("depth"), movers["metric"]
+    k = (report.get("metrics", {}).get(spec) or {}).get("k")
+    if depth is None or (k is not None and k <= depth):
+        return None
+    counts = f"counts to {k}: relevance_snapshot_depth = {k} keeps that deep" if k else "counts the whole ranking"
+    return f"what moved: in each query's top {depth} only, as deep as the baseline keeps; {spec} {counts}"
+
+
 def value(row: Mapping[str, Any]) -> float:
     """A row's value: the current one, or for a baseline entry the recorded one."""
     return row["current"] if row["current"] is not None else row["baseline"]

@@ -20,6 +20,7 @@ from pytest_relevance.reports.formatting import (
     number,
     p_text,
     set_level_line,
+    shallow_moves,
     stale_line,
 )
 
@@ -97,6 +98,8 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
             lines.append(f"queries that dropped most on {movers_label(report)}:")
             for mover in lost:
                 lines += mover_lines(mover)
+            shallow = shallow_moves(report)
+            lines += [f"  {shallow}"] if shallow else []
             lines += [report["explained"]] if report.get("explained") else []
     churned = report.get("churn")
     if churned and churned["exceeded"]:
