@@ -1,4 +1,4 @@
-"""The report model of one test as the plugin makes it (gate.decide, then the diagnostics, then reports.data.build),
+"""The report model of one test as the plugin makes it (gate.pipeline, the one check the plugin and diff run),
 for the tests of the renderers and the report model, which start from an evaluation rather than a pytest run."""
 
 from __future__ import annotations
@@ -8,9 +8,7 @@ from typing import Any
 
 from pytest_relevance.config.keys import SETTINGS
 from pytest_relevance.config.settings import Settings, read
-from pytest_relevance.evaluation.diagnostics import diagnose
-from pytest_relevance.gate.report import build
-from pytest_relevance.gate.verdict import decide
+from pytest_relevance.gate.pipeline import Check, check_evaluation
 
 
 def default_settings(**overrides: Any) -> Settings:
@@ -20,6 +18,4 @@ def default_settings(**overrides: Any) -> Settings:
 
 def report_of(nodeid: str, evaluation: Any, judgments: Any, entry: Any = None, **overrides: Any) -> dict[str, Any]:
     settings = default_settings(**overrides)
-    verdict = decide(nodeid, entry, evaluation, judgments, "custom", settings)
-    diagnostics = diagnose(evaluation, judgments, settings.min_judged, settings.floor_margin, None)
-    return build(nodeid, verdict, diagnostics)
+    return check_evaluation(evaluation, Check(nodeid, judgments, settings, entry=entry)).report

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ from pytest_relevance.util import revisions
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Engine
+    from pytest_relevance.gate.pipeline import Explainer
 
 NODEID = "pytest-relevance diff"
 #: settings a flag may override (flag dest -> ini key)
@@ -114,10 +115,11 @@ def run(
         with _frozen(settings.now), contextlib.ExitStack() as opened:
             old = _measure(proj, before, judgments, settings, opened)
             new = _measure(proj, after, judgments, settings, opened)
-            model = _compare(before.label, after.label, old, new, judgments, settings)
-            movers = model["report"]["movers"]
-            explain_movers(movers["lost"] + movers["gained"], old.fixture, new.fixture, limit)
-    return model
+
+            def explain(movers: Sequence[dict[str, Any]], verdict: Any) -> None:
+                explain_movers(movers, old.fixture, new.fixture, limit)
+
+            return _compare(proj, before.label, after.label, old, new, judgments, settings, explain)
 
 
 def _judgments(proj: Project) -> Any:
@@ -160,11 +162,14 @@ def _frozen(instant: Any) -> Iterator[None]:
 
 @dataclass
 class Measured:
-    evaluation: Any
+    run: Any
     inputs: dict[str, Any]
-    engine: str
+    #: the fields the metrics beyond relevance read (None when none is gated)
+    fields: Any
     #: the side's fixture index, open until the movers are explained
     fixture: Any
+    corpus_size: int
+    corpus_path: Path
 
 
 def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: contextlib.ExitStack) -> Measured:
@@ -172,7 +177,6 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
     from pytest_relevance.engines.base import FixtureIndex
     from pytest_relevance.evaluation.diversity import CorpusFields
-    from pytest_relevance.evaluation.evaluation import evaluate
     from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
     from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import content_version
@@ -196,8 +200,7 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     if any(m.name in BEYOND for m in settings.metrics):
         documents = corpus.load()
         fields = CorpusFields(documents, id_field, corpus.path, documents.lines)
-    evaluation = evaluate(result, judgments, settings.metrics, fields, settings.now)
-    return Measured(evaluation, inputs, result.engine, fixture)
+    return Measured(result, inputs, fields, fixture, len(getattr(index, "ids", None) or corpus), corpus.path)
 
 
 def _engine(proj: Project, side: str) -> Engine:
@@ -238,36 +241,53 @@ def _engine(proj: Project, side: str) -> Engine:
         raise RelevanceInputError(proj.ini, str(exc)) from None
 
 
-def _compare(before: str, after: str, old: Measured, new: Measured, judgments: Any, settings: Any) -> dict[str, Any]:
-    from pytest_relevance.evaluation.diagnostics import diagnose
-    from pytest_relevance.evaluation.evaluation import change_p
-    from pytest_relevance.gate.baseline_file import DIGITS
-    from pytest_relevance.gate.report import build
-    from pytest_relevance.gate.verdict import decide
+def _compare(
+    proj: Project,
+    before: str,
+    after: str,
+    old: Measured,
+    new: Measured,
+    judgments: Any,
+    settings: Any,
+    explain: Explainer,
+) -> dict[str, Any]:
+    """The later side checked against the earlier one by the gate's own pipeline: the earlier side's run made an
+    entry as an update would, the later side compared with it, every change given its p-value (a diff reports all
+    of them, not only regressions) and every mover explained."""
+    from pytest_relevance.gate.pipeline import Check, Provenance, check
 
-    entry = decide(
-        NODEID, None, old.evaluation, judgments, old.engine, settings, update=True, reason=before, inputs=old.inputs
-    ).entry
+    entry = check(
+        old.run,
+        Check(NODEID, judgments, settings, update=True, reason=before, inputs=old.inputs, corpus=old.fields),
+    ).verdict.entry
     assert entry is not None
-    verdict = decide(NODEID, entry, new.evaluation, judgments, new.engine, settings, inputs=new.inputs)
-    diagnostics = diagnose(new.evaluation, judgments, settings.min_judged, settings.floor_margin, None, (), None)
-    report = build(NODEID, verdict, diagnostics)
-    by_spec = {m.spec: m for m in new.evaluation.metrics}
-    for row in report["rows"]:
-        if row["p"] is None and row["delta"]:
-            ids = judgments.groups[row["stratum"]]
-            row["p"] = change_p(
-                by_spec[row["metric"]], ids, new.evaluation, entry["queries"], entry.get("rankings"),
-                entry.get("rankings_depth"), DIGITS,
-            )  # fmt: skip
-    report["since_baseline"] = (verdict.since or "").replace("since the baseline", f"since {before}")
+    agreement = proj.root / settings.judge_agreement if settings.judge_agreement else None
+    provenance = Provenance(new.corpus_path, proj.values["relevance_id_field"], agreement)
+    checked = check(
+        new.run,
+        Check(
+            NODEID,
+            judgments,
+            settings,
+            entry=entry,
+            inputs=new.inputs,
+            corpus=new.fields,
+            corpus_size=new.corpus_size,
+            provenance=provenance,
+            explain=explain,
+            explain_every_change=True,
+            every_p=True,
+        ),
+    )
+    report = checked.report
+    report["since_baseline"] = (checked.verdict.since or "").replace("since the baseline", f"since {before}")
     return {
         "before": before,
         "after": after,
         "queries": len(judgments.queries),
         "depth": settings.snapshot_depth,
         "report": report,
-        "came_in": _came_in(old.evaluation.run, new.evaluation.run, judgments, settings.snapshot_depth),
+        "came_in": _came_in(old.run, new.run, judgments, settings.snapshot_depth),
     }
 
 

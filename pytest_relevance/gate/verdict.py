@@ -67,7 +67,7 @@ class Compared:
     status: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """What the gate decided for one test, and everything about the comparison that the reports show."""
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
     from pytest_relevance.config.settings import Settings
     from pytest_relevance.evaluation.diversity import CorpusFields
+    from pytest_relevance.gate.pipeline import Provenance
+    from pytest_relevance.gate.verdict import Verdict
     from pytest_relevance.judgments.model import Judgments
 
 
@@ -78,53 +80,40 @@ class RelevanceSnapshot:
         return None
 
     def _check(self, run: object) -> bool:
-        from pytest_relevance.evaluation.diagnostics import diagnose
-        from pytest_relevance.evaluation.evaluation import Run, evaluate
-        from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
-        from pytest_relevance.gate.report import build
-        from pytest_relevance.gate.verdict import decide
+        from pytest_relevance.evaluation.evaluation import Run
+        from pytest_relevance.gate.pipeline import Check, check
         from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
 
-        settings = self.settings
-        if is_set_run(run):  # set answers: precision/recall/F1/exact/contains, whatever relevance_metrics says
-            threshold = next((m.threshold for m in settings.metrics if m.name != "ndcg"), 1)
-            evaluation = evaluate_sets(run, self.judgments, threshold)  # type: ignore[arg-type]
-        else:
-            evaluation = evaluate(run, self.judgments, settings.metrics, self.corpus, settings.now)  # type: ignore[arg-type]
         engine = run.engine if isinstance(run, Run) else "custom"
-        nodeid, state, config = self.node.nodeid, self.state, self.state.config
+        nodeid, state, config, settings = self.node.nodeid, self.state, self.state.config, self.settings
         result: dict[str, Any] = {"engine": engine, "judgments": self.judgments.version}
         if isinstance(run, Run) and run.repeated > 1:
             result["repeat"] = f"repeat: {len(run)} queries x {run.repeated}, identical"
         self._record(dict(result))  # used, even if it fails below
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
-        verdict = decide(
-            nodeid,
-            state.baseline().get(nodeid),
-            evaluation,
-            self.judgments,
-            engine,
-            settings,
-            update=update,
-            reason=config.getoption("relevance_reason"),
-            narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
-            baseline=state.baseline_path,
-            inputs={**(getattr(run, "inputs", None) or {}), **state.judgments_inputs(self.judgments)},
+        explain = None
+        if isinstance(run, Run) and run.index is not None:
+            explain = lambda movers, verdict: self._explain(movers, verdict, run)  # noqa: E731
+        checked = check(
+            run,  # type: ignore[arg-type]
+            Check(
+                nodeid,
+                self.judgments,
+                settings,
+                entry=state.baseline().get(nodeid),
+                update=update,
+                reason=config.getoption("relevance_reason"),
+                narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
+                baseline=state.baseline_path,
+                inputs={**(getattr(run, "inputs", None) or {}), **state.judgments_inputs(self.judgments)},
+                corpus=self.corpus,
+                corpus_size=self._corpus_size(run),
+                provenance=self._provenance(),
+                explain=explain,
+            ),
         )
-        if verdict.status == "regressed" and isinstance(run, Run) and run.index is not None:
-            verdict.explained = self._explain(verdict, run)
-        stale, graded = self._provenance(evaluation)
-        diagnostics = diagnose(
-            evaluation,
-            self.judgments,
-            settings.min_judged,
-            settings.floor_margin,
-            self._corpus_size(run),
-            stale,
-            graded,
-        )
-        report = build(nodeid, verdict, diagnostics)
+        verdict, report = checked.verdict, checked.report
         self._properties(report)
         if update:
             self._record({**result, "report": report, "entry": verdict.entry, "updated": verdict.status == "updated"})
@@ -161,11 +150,10 @@ class RelevanceSnapshot:
         if earlier.get("status") not in FAILING:
             self.state.results[self.node.nodeid] = result
 
-    def _explain(self, verdict: Any, run: Any) -> str | None:
+    def _explain(self, movers: Sequence[dict[str, Any]], verdict: Verdict, run: Any) -> str | None:
         """Why the movers' documents moved: their score trees in the baseline's state (its inputs read back from
         git by the blob ids the entry recorded) beside today's, two documents per query (-v: every one listed).
-        Returns why the baseline's trees are missing, if they are; an explanation that fails does not hide the
-        regression it explains."""
+        Returns why the baseline's trees are missing, if they are."""
         import tempfile
         from pathlib import Path
 
@@ -181,7 +169,6 @@ class RelevanceSnapshot:
             )
         }
         limit = None if config.get_verbosity() > 0 else DEFAULT_DOCUMENTS
-        movers = verdict.movers["lost"] + verdict.movers["gained"]
         recorded = (verdict.reference or {}).get("inputs")
         id_field = setting(config, "relevance_id_field")
         opened: list[Any] = []
@@ -191,21 +178,19 @@ class RelevanceSnapshot:
                     recorded, run.index, paths, self.state.engine, id_field, Path(scratch)
                 )
                 explain_movers(movers, old, run.index, limit)
-        except Exception as exc:  # a bug or a refusal in explaining must not turn a regression into an error
-            return f"why they moved: not explained ({type(exc).__name__}: {exc})"
         finally:
             for index in opened:
                 index.close()
         return f"why they moved: today's score trees only; {reason}" if reason else None
 
-    def _provenance(self, evaluation: Any) -> tuple[list[str], dict[str, Any] | None]:
-        """Stale-grade warnings and the model-graded share (see `provenance.assess`)."""
-        from pytest_relevance.judgments.provenance import assess
+    def _provenance(self) -> Provenance:
+        """Where the stale-grade check and the model-graded share read from (see `provenance.assess`)."""
+        from pytest_relevance.gate.pipeline import Provenance
 
         config, settings = self.state.config, self.settings
         corpus = resolve(config, setting(config, "relevance_corpus"))
         agreement = resolve(config, settings.judge_agreement) if settings.judge_agreement else None
-        return assess(self.judgments, evaluation, settings, corpus, setting(config, "relevance_id_field"), agreement)
+        return Provenance(corpus, setting(config, "relevance_id_field"), agreement)
 
     def _properties(self, report: dict[str, Any]) -> None:
         """JUnit XML properties: each value with its baseline and delta, for CI dashboards that read them."""

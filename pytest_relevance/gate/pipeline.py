@@ -1,0 +1,168 @@
+"""One relevance check, the sequence every caller runs: evaluate -> decide -> explain the movers -> provenance ->
+diagnose -> the report model.
+
+The `relevance_snapshot` assertion, `pytest-relevance diff` and the tests of the reports all call `check`, so a rule
+added to any step (a stale-grade check, a corpus size for coverage, an explanation) reaches all of them at once. What
+differs between callers is data in `Check` (the baseline entry, whether this is an update, where the corpus is) and
+one callable: how to explain why documents moved, which needs an engine and git and so belongs to the caller.
+
+The result is immutable: the verdict `decide` returns is never changed afterwards; the explained movers are a new
+verdict (`dataclasses.replace`), and the report model is built last, from the final verdict and the diagnostics.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_relevance.evaluation.diagnostics import Diagnostics, diagnose
+from pytest_relevance.evaluation.evaluation import Evaluation, Run, change_p, evaluate
+from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
+from pytest_relevance.gate.report import build
+from pytest_relevance.gate.verdict import Compared, Verdict, decide
+from pytest_relevance.judgments.provenance import assess
+from pytest_relevance.metrics.ranking import DIGITS
+
+if TYPE_CHECKING:
+    from pytest_relevance.config.settings import Settings
+    from pytest_relevance.evaluation.diversity import CorpusFields
+    from pytest_relevance.gate.baseline_file import Entry
+    from pytest_relevance.judgments.model import Judgments
+
+#: explains the movers a regressed verdict lists: fills each mover's `why` (and `trees`) in the copies it is given,
+#: and returns why the baseline's side is missing, if it is (None when both sides were explained)
+Explainer = Callable[[Sequence[dict[str, Any]], Verdict], "str | None"]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where the stale-grade check and the model-graded share read from: the corpus file (hashed only when a grade
+    records a hash), its id field, and the judge's measured agreement (an `agreement --format json` file)."""
+
+    corpus: Path
+    id_field: str = "id"
+    agreement: Path | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """What one check needs besides the run."""
+
+    nodeid: str
+    judgments: Judgments
+    settings: Settings
+    #: the baseline entry compared with (None: none yet)
+    entry: Entry | None = None
+    #: `--relevance-update`: decide writes a new entry instead of judging
+    update: bool = False
+    reason: str | None = None
+    #: a --relevance-metrics flag narrowed this run's metrics (a metric the entry gates and the run does not is a note)
+    narrowed: bool = False
+    baseline: Path | None = None
+    #: the fingerprints of the inputs the run was measured on (the entry records them)
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    #: the corpus fields the metrics beyond relevance read, and the corpus size coverage divides by
+    corpus: CorpusFields | None = None
+    corpus_size: int | None = None
+    provenance: Provenance | None = None
+    #: explains the movers of a regressed verdict (of every compared verdict with `explain_every_change`: a diff)
+    explain: Explainer | None = None
+    explain_every_change: bool = False
+    #: a p-value for every row that changed, not only for the regressions the gate tests (a diff shows them all)
+    every_p: bool = False
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The check's result: the evaluation, the final verdict, the diagnostics and the report model built from them."""
+
+    evaluation: Evaluation
+    verdict: Verdict
+    diagnostics: Diagnostics
+    report: dict[str, Any]
+
+
+def check(run: Mapping[str, Any], spec: Check) -> Checked:
+    """Evaluate `run` (rankings, scored rankings or set answers) and take the gate's decision on it."""
+    engine = run.engine if isinstance(run, Run) else "custom"
+    return check_evaluation(evaluate_run(run, spec), spec, engine)
+
+
+def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom") -> Checked:
+    """The check of a run already evaluated (the tests of the reports start from an evaluation); `engine` is the
+    identity of the engine that made the run ("custom" for a user's ranker)."""
+    verdict = decide(
+        spec.nodeid,
+        spec.entry,
+        evaluation,
+        spec.judgments,
+        engine,
+        spec.settings,
+        update=spec.update,
+        reason=spec.reason,
+        narrowed=spec.narrowed,
+        baseline=spec.baseline,
+        inputs=dict(spec.inputs),
+    )
+    if spec.every_p and spec.entry is not None:
+        verdict = with_every_p(verdict, spec.entry, evaluation, spec.judgments)
+    compared = verdict.reference is not None and not spec.update
+    if spec.explain is not None and (verdict.status == "regressed" or (spec.explain_every_change and compared)):
+        verdict = explained(verdict, spec.explain)
+    stale: Sequence[str] = ()
+    graded = None
+    if spec.provenance is not None:
+        where = spec.provenance
+        stale, graded = assess(spec.judgments, evaluation, spec.settings, where.corpus, where.id_field, where.agreement)
+    settings = spec.settings
+    diagnostics = diagnose(
+        evaluation, spec.judgments, settings.min_judged, settings.floor_margin, spec.corpus_size, stale, graded
+    )
+    return Checked(evaluation, verdict, diagnostics, build(spec.nodeid, verdict, diagnostics))
+
+
+def evaluate_run(run: Mapping[str, Any], spec: Check) -> Evaluation:
+    """Set answers are scored as sets (precision, recall, F1, exact, contains) whatever the metrics say; rankings by
+    the configured metrics."""
+    settings = spec.settings
+    if is_set_run(run):
+        threshold = next((m.threshold for m in settings.metrics if m.name != "ndcg"), 1)
+        return evaluate_sets(run, spec.judgments, threshold)
+    return evaluate(run, spec.judgments, settings.metrics, spec.corpus, settings.now)
+
+
+def explained(verdict: Verdict, explain: Explainer) -> Verdict:
+    """The verdict with its movers explained: copies of the movers are handed to `explain`, never the verdict's own.
+    An explanation that fails does not hide the regression it explains: the failure says it was not explained."""
+    movers = copy.deepcopy(verdict.movers)
+    listed = [*movers.get("lost", []), *movers.get("gained", [])]
+    try:
+        note = explain(listed, verdict)
+    except Exception as exc:  # a bug or a refusal while explaining must not turn a regression into an error
+        return replace(verdict, explained=f"why they moved: not explained ({type(exc).__name__}: {exc})")
+    return replace(verdict, movers=movers, explained=note)
+
+
+def with_every_p(verdict: Verdict, entry: Entry, evaluation: Evaluation, judgments: Judgments) -> Verdict:
+    """The verdict with the sign-flip p-value of every changed row, as a regression's is computed."""
+    by_spec = {m.spec: m for m in evaluation.metrics}
+
+    def p_of(compared: Compared) -> Compared:
+        row = compared.row
+        if compared.p is not None or not row.delta:
+            return compared
+        p = change_p(
+            by_spec[row.metric],
+            judgments.groups[row.stratum],
+            evaluation,
+            entry["queries"],
+            entry.get("rankings"),
+            entry.get("rankings_depth"),
+            DIGITS,
+        )
+        return replace(compared, p=p)
+
+    return replace(verdict, rows=[p_of(compared) for compared in verdict.rows])
