@@ -290,3 +290,68 @@ def test_search_as_you_type_subfields_and_conditional_analysis_are_restored(tmp_
     }  # fmt: skip
     fresh = built.search_many(bodies, 10, "q")
     assert all(fresh.values()) and loaded.search_many(bodies, 10, "q") == fresh
+
+
+# ---------------------------------------------------------------- a cache this user cannot write
+
+# a conftest that makes a write to the index cache fail as in another user's folder (the tests run as root, whom no
+# chmod stops): os.open, the lock file's creation, or os.utime, the stamp that marks an entry recently used
+CANNOT_WRITE = """
+import errno, os
+
+def refused(path, *args, **kwargs):
+    if "relevance-index" in os.fspath(path):
+        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+    return CALL(path, *args, **kwargs)
+
+CALL, os.{call} = os.{call}, refused
+"""
+TWO_TESTS = DEMO_TEST + DEMO_TEST.replace("test_demo", "test_demo_again")
+MODES = {"serial": [], "xdist": ["-n", "2", "--dist", "each"]}  # each: both workers open the index
+
+
+def in_memory_warnings(result: pytest.RunResult, cache: Path) -> list[str]:
+    """The lines of the run's output that say the index is built in memory; each names the cache folder."""
+    lines = [line for line in result.outlines if "the index is built in memory" in line]
+    assert all(str(cache) in line for line in lines), lines
+    return lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", ["lock", "stamp"])
+def test_a_cache_this_user_cannot_write_builds_in_memory_with_one_warning(
+    project: pytest.Pytester, fault: str, mode: str
+) -> None:
+    project.makepyfile(test_gate=TWO_TESTS)
+    gate = lambda *args: project.runpytest_subprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    # the baseline, and for the stamp an entry to stamp (the lock: none, so the run takes the lock to build one)
+    assert gate("--relevance-update", *(["-p", "no:cacheprovider"] if fault == "lock" else [])).ret == 0
+    project.makeconftest(CANNOT_WRITE.format(call="open" if fault == "lock" else "utime"))
+    result = gate(*MODES[mode])
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=4 if MODES[mode] else 2, warnings=1)
+    cache = project.path / ".pytest_cache" / "d" / "relevance-index"
+    (line,) = in_memory_warnings(result, cache)
+    assert f"PermissionError: [Errno 13] Permission denied: '{cache}" in line and "RelevanceWarning" in line
+    result.stdout.fnmatch_lines(["index: built in * s, not cached"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cache_dir_that_cannot_be_made_builds_in_memory_with_one_warning(project: pytest.Pytester, mode: str) -> None:
+    (project.path / "blocker").write_text("a file where the cache's folder would be\n")
+    project.makeini("[pytest]\nrelevance_metrics = ndcg@10\ncache_dir = blocker/cache\n")
+    project.makepyfile(test_gate=TWO_TESTS)
+    gate = lambda *args: project.runpytest_subprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    assert gate("--relevance-update").ret == 0
+    for args in ([], ["--relevance-rebuild"]):
+        result = gate(*MODES[mode], *args)
+        assert result.ret == 0, result.stdout.str()
+        result.assert_outcomes(passed=4 if MODES[mode] else 2)  # warnings: also pytest's, about its own cache
+        (line,) = in_memory_warnings(result, project.path / "blocker" / "cache" / "d" / "relevance-index")
+        assert "RelevanceWarning" in line
+    if not MODES[mode]:  # made an error, the warning fails the run with a line, not a traceback
+        strict = gate("-W", "error::pytest_relevance.plugin.RelevanceWarning")
+        assert strict.ret == pytest.ExitCode.TESTS_FAILED
+        assert "Traceback" not in strict.stdout.str() + strict.stderr.str()
+        (line,) = in_memory_warnings(strict, project.path / "blocker" / "cache" / "d" / "relevance-index")
+        assert line.startswith("error: the index cache ")

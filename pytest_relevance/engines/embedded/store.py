@@ -12,6 +12,7 @@ load. An entry that fails any check is rebuilt, with a note.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -45,26 +46,41 @@ def open_cached(
         return index
     key = index_key(fingerprint, config, id_field, source)
     entry = root / key
-    index, problem = _load(entry, key, corpus, config, id_field, source)
-    if index is not None:
-        return index
     from pytest_relevance.locks import locked
 
-    root.mkdir(parents=True, exist_ok=True)
-    # no timeout: the lock is held only by a sibling building this entry, and the system releases it if that dies
-    with locked(root / f".{key}.lock", None, entry, "the index cache's lock"):
-        index, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it while this one waited
-        if index is not None:
-            return index
+    with contextlib.ExitStack() as held:
+        try:
+            index, problem = _load(entry, key, corpus, config, id_field, source)
+            if index is not None:
+                return index
+            root.mkdir(parents=True, exist_ok=True)
+            # no timeout: the lock is held only by a sibling building this entry, and the system releases it if
+            # that dies
+            held.enter_context(locked(root / f".{key}.lock", None, entry, "the index cache's lock"))
+            index, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it meanwhile
+            if index is not None:
+                return index
+        except OSError as exc:  # the stamp, the folder or the lock: a cache this user cannot write
+            return _uncached(root, exc, *_build(corpus, config, id_field, source))
         index, seconds = _build(corpus, config, id_field, source)
         try:
             _save(root, key, index)
         except OSError as exc:
-            index.cache_note = f"index: built in {seconds:.1f} s, not cached ({exc})"
-            return index
+            return _uncached(root, exc, index, seconds)
     index.cache_note = f"index: built in {seconds:.1f} s, cached"
     if problem:
         index.cache_note += f" (the cached entry {entry} was unusable, {problem}; rebuilt)"
+    return index
+
+
+def _uncached(root: Path, exc: OSError, index: EmbeddedIndex, seconds: float) -> EmbeddedIndex:
+    """The index built in memory, as pytest's own cache carries on when it cannot write: with a warning (said once
+    a session, however many xdist workers meet it) rather than a failed gate."""
+    index.cache_note = f"index: built in {seconds:.1f} s, not cached"
+    index.cache_warning = (
+        f"the index cache {root} cannot be written ({type(exc).__name__}: {exc}), so the index is built in memory, "
+        "on every run until it can be; make it writable by this user, or point pytest's cache_dir elsewhere"
+    )
     return index
 
 
@@ -109,8 +125,13 @@ def _build(
 def _load(
     entry: Path, key: str, corpus: Sequence[dict[str, Any]], config: dict[str, Any], id_field: str, source: str
 ) -> tuple[EmbeddedIndex | None, str | None]:
-    """(the index, None) from a sound entry; (None, None) when there is none; (None, what is wrong) otherwise."""
+    """(the index, None) from a sound entry; (None, None) when there is none; (None, what is wrong) otherwise.
+    Raises OSError when the entry cannot be stamped: it is in a cache this user cannot write (another user's)."""
     start = time.perf_counter()
+    try:
+        os.utime(entry)  # recently used: kept when a new entry is saved
+    except FileNotFoundError:
+        return None, None
     try:
         text = (entry / "index.json").read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -129,7 +150,6 @@ def _load(
     except Exception as exc:  # anything wrong with the entry (not with the inputs, which built it) means rebuild
         return None, f"{type(exc).__name__}: {exc}"
     milliseconds = (time.perf_counter() - start) * 1000
-    os.utime(entry / "index.json")  # recently used: kept when a new entry is saved
     index.cache_note = f"index: cached ({index.n:,} docs, loaded in {milliseconds:.0f} ms)"
     return index, None
 
@@ -196,7 +216,7 @@ def _prune(root: Path) -> None:
 
     def used(entry: Path) -> float:
         try:
-            return (entry / "index.json").stat().st_mtime
+            return entry.stat().st_mtime
         except OSError:
             return 0.0
 
