@@ -3,6 +3,7 @@ damaged entry is rebuilt, xdist workers build once, and pytest's cache options g
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -18,7 +19,7 @@ from pytest_relevance.clock import parse_instant
 from pytest_relevance.corpus import CorpusFile, load_corpus, load_mapping
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from pytest_relevance.engines.embedded.store import FORMAT, KEEP, index_key
+from pytest_relevance.engines.embedded.store import FORMAT, KEEP, MANIFEST, index_key
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.fingerprints import blob_sha1
 from pytest_relevance.judgments import load_judgments
@@ -184,31 +185,98 @@ def test_only_the_most_recently_used_entries_are_kept(tmp_path: Path) -> None:
     assert engine.open(corpora[1], config, "id", "i").cache_note.startswith("index: built")  # the least recent
 
 
-@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "garbage json", "other format", "missing arrays"])
-def test_a_damaged_entry_is_rebuilt_with_a_note_and_never_trusted(tmp_path: Path, damage: str) -> None:
+def reseal(entry: Path, **changes: Any) -> None:
+    """Rewrite the manifest as the cache would, its checksums those of the files now there (and `changes` made to
+    it): a forgery that matches, or the cache's own write of an entry that differs."""
+    manifest = json.loads((entry / MANIFEST).read_text())
+    del manifest["sha256"]
+    for name in manifest["files"]:
+        manifest["files"][name] = hashlib.sha256((entry / name).read_bytes()).hexdigest()
+    manifest.update(changes)
+    seal = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+    (entry / MANIFEST).write_text(json.dumps({**manifest, "sha256": seal}))
+
+
+def flip_a_byte(path: Path, at: float = 0.5) -> None:
+    data = bytearray(path.read_bytes())
+    data[int(len(data) * at)] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def damage(entry: Path, how: str) -> None:
+    index, arrays, manifest = entry / "index.json", entry / "arrays.npy", entry / MANIFEST
+    if how == "index.json ids swapped":  # a hand edit that changes the ranking: the gate would score another index
+        state = json.loads(index.read_text())
+        state["ids"][0], state["ids"][1] = state["ids"][1], state["ids"][0]
+        index.write_text(json.dumps(state))
+    elif how == "index.json not UTF-8":
+        index.write_bytes(b"\xff" + index.read_bytes())
+    elif how.endswith("byte flipped"):
+        flip_a_byte(entry / how.split()[0], 0.3)
+    elif how == "arrays.npy truncated":
+        arrays.write_bytes(arrays.read_bytes()[:1000])
+    elif how.endswith("missing"):
+        (entry / how.split()[0]).unlink()
+    elif how == "manifest.json truncated":
+        manifest.write_text(manifest.read_text()[:-10])
+    elif how == "manifest.json not UTF-8":
+        manifest.write_bytes(b"\xfe" + manifest.read_bytes())
+    elif how == "manifest.json a digest changed":  # still JSON, still a hex digest, but not the one sealed
+        text = manifest.read_text()
+        at = text.index('"index.json": "') + len('"index.json": "')
+        manifest.write_text(text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1 :])
+    elif how == "other format":
+        reseal(entry, format=FORMAT + 1)
+    elif how == "forged, index.json not UTF-8":
+        index.write_bytes(b"\xff\xfe")
+        reseal(entry)
+    elif how == "forged, index.json not JSON":
+        index.write_text("{")
+        reseal(entry)
+    elif how == "forged, arrays.npy not bytes":
+        np.save(arrays, np.zeros(4))
+        reseal(entry)
+    else:
+        raise AssertionError(how)
+
+
+# each damage, and what the note says of it (the file first)
+DAMAGES = {
+    "index.json ids swapped": "index.json does not match its checksum in manifest.json",
+    "index.json not UTF-8": "index.json does not match its checksum in manifest.json",
+    "index.json byte flipped": "index.json does not match its checksum in manifest.json",
+    "arrays.npy byte flipped": "arrays.npy does not match its checksum in manifest.json",
+    "arrays.npy truncated": "arrays.npy does not match its checksum in manifest.json",
+    "arrays.npy missing": "arrays.npy: FileNotFoundError",
+    "index.json missing": "index.json: FileNotFoundError",
+    "manifest.json byte flipped": "manifest.json",
+    "manifest.json truncated": "manifest.json: JSONDecodeError",
+    "manifest.json not UTF-8": "manifest.json: UnicodeDecodeError",
+    "manifest.json missing": "manifest.json: FileNotFoundError",
+    "manifest.json a digest changed": "manifest.json does not match its own checksum",
+    "other format": f"manifest.json was written by another version (format {FORMAT + 1}",
+    "forged, index.json not UTF-8": "index.json: UnicodeDecodeError",
+    "forged, index.json not JSON": "index.json: JSONDecodeError",
+    "forged, arrays.npy not bytes": "arrays.npy holds float64 in 1 dimensions, not bytes",
+}
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_entry_is_rebuilt_with_a_note_naming_the_file_and_never_trusted(tmp_path: Path, how: str) -> None:
     folder = ROOT / "fixtures"
     built, _ = open_twice(folder, tmp_path)
     (entry,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    arrays, meta = entry / "arrays.npy", entry / "index.json"
-    if damage == "flip a byte":
-        data = bytearray(arrays.read_bytes())
-        data[len(data) // 2] ^= 0xFF
-        arrays.write_bytes(bytes(data))
-    elif damage == "truncate":
-        arrays.write_bytes(arrays.read_bytes()[:1000])
-    elif damage == "garbage json":
-        meta.write_text(meta.read_text()[:-10])
-    elif damage == "other format":
-        meta.write_text(meta.read_text().replace(f'"format": {FORMAT}', '"format": 99'))
-    else:
-        arrays.unlink()
+    assert sorted(p.name for p in entry.iterdir()) == ["arrays.npy", "index.json", MANIFEST]
+    damage(entry, how)
     corpus, config = load_corpus(folder / "corpus.ndjson"), load_mapping(folder / "index.yaml")
     index = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
     assert index.cache_note is not None
-    assert index.cache_note.startswith("index: built in ") and "was unusable" in index.cache_note
+    assert index.cache_note.startswith("index: built in ")
+    assert f"the cached entry {entry} was unusable, {DAMAGES[how]}" in index.cache_note
     assert index.cache_note.endswith("; rebuilt)")
     again = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
     assert again.cache_note is not None and again.cache_note.startswith("index: cached")
+    assert again.ids == built.ids
     body = {"query": {"match": {"title": "wireless headphones"}}}
     assert again.search_many({"q": body}, 10, "q") == built.search_many({"q": body}, 10, "q")
 
@@ -241,6 +309,23 @@ def test_runs_share_the_index_and_pytests_cache_options_apply(project: pytest.Py
     assert plain.ret == 0
     plain.stdout.no_fnmatch_line("index: *")  # built as without a cache, and nothing said about it
     assert not (project.path / ".pytest_cache").exists()
+
+
+@pytest.mark.parametrize(
+    "how", ["index.json not UTF-8", "index.json ids swapped", "arrays.npy truncated", "manifest.json byte flipped"]
+)
+def test_a_run_on_a_damaged_entry_rebuilds_it_and_passes_with_the_note(project: pytest.Pytester, how: str) -> None:
+    project.makepyfile(test_gate=DEMO_TEST)
+    gate = lambda *args: project.runpytest_inprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    assert gate("--relevance-update").ret == 0
+    (entry,) = (project.path / ".pytest_cache" / "d" / "relevance-index").glob("[!.]*")
+    damage(entry, how)
+    result = gate()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [f"index: built in * s, cached (the cached entry {entry} was unusable, {DAMAGES[how]}*"]
+    )
+    gate().stdout.fnmatch_lines(["index: cached (1,122 docs, loaded in * ms)"])
 
 
 def test_two_xdist_workers_build_the_index_once(project: pytest.Pytester) -> None:
