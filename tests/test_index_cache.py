@@ -3,6 +3,7 @@ damaged entry is rebuilt, xdist workers build once, and pytest's cache options g
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
@@ -15,7 +16,7 @@ from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to
 
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
-from pytest_relevance.engines.embedded.store import FORMAT, KEEP, index_key
+from pytest_relevance.engines.embedded.store import FORMAT, KEEP, MANIFEST, index_key
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.inputs import corpus as corpus_module
 from pytest_relevance.inputs.clock import parse_instant
@@ -184,31 +185,98 @@ def test_only_the_most_recently_used_entries_are_kept(tmp_path: Path) -> None:
     assert engine.open(corpora[1], config, "id", "i").cache_note.startswith("index: built")  # the least recent
 
 
-@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "garbage json", "other format", "missing arrays"])
-def test_a_damaged_entry_is_rebuilt_with_a_note_and_never_trusted(tmp_path: Path, damage: str) -> None:
+def reseal(entry: Path, **changes: Any) -> None:
+    """Rewrite the manifest as the cache would, its checksums those of the files now there (and `changes` made to
+    it): a forgery that matches, or the cache's own write of an entry that differs."""
+    manifest = json.loads((entry / MANIFEST).read_text())
+    del manifest["sha256"]
+    for name in manifest["files"]:
+        manifest["files"][name] = hashlib.sha256((entry / name).read_bytes()).hexdigest()
+    manifest.update(changes)
+    seal = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+    (entry / MANIFEST).write_text(json.dumps({**manifest, "sha256": seal}))
+
+
+def flip_a_byte(path: Path, at: float = 0.5) -> None:
+    data = bytearray(path.read_bytes())
+    data[int(len(data) * at)] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def damage(entry: Path, how: str) -> None:
+    index, arrays, manifest = entry / "index.json", entry / "arrays.npy", entry / MANIFEST
+    if how == "index.json ids swapped":  # a hand edit that changes the ranking: the gate would score another index
+        state = json.loads(index.read_text())
+        state["ids"][0], state["ids"][1] = state["ids"][1], state["ids"][0]
+        index.write_text(json.dumps(state))
+    elif how == "index.json not UTF-8":
+        index.write_bytes(b"\xff" + index.read_bytes())
+    elif how.endswith("byte flipped"):
+        flip_a_byte(entry / how.split()[0], 0.3)
+    elif how == "arrays.npy truncated":
+        arrays.write_bytes(arrays.read_bytes()[:1000])
+    elif how.endswith("missing"):
+        (entry / how.split()[0]).unlink()
+    elif how == "manifest.json truncated":
+        manifest.write_text(manifest.read_text()[:-10])
+    elif how == "manifest.json not UTF-8":
+        manifest.write_bytes(b"\xfe" + manifest.read_bytes())
+    elif how == "manifest.json a digest changed":  # still JSON, still a hex digest, but not the one sealed
+        text = manifest.read_text()
+        at = text.index('"index.json": "') + len('"index.json": "')
+        manifest.write_text(text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1 :])
+    elif how == "other format":
+        reseal(entry, format=FORMAT + 1)
+    elif how == "forged, index.json not UTF-8":
+        index.write_bytes(b"\xff\xfe")
+        reseal(entry)
+    elif how == "forged, index.json not JSON":
+        index.write_text("{")
+        reseal(entry)
+    elif how == "forged, arrays.npy not bytes":
+        np.save(arrays, np.zeros(4))
+        reseal(entry)
+    else:
+        raise AssertionError(how)
+
+
+# each damage, and what the note says of it (the file first)
+DAMAGES = {
+    "index.json ids swapped": "index.json does not match its checksum in manifest.json",
+    "index.json not UTF-8": "index.json does not match its checksum in manifest.json",
+    "index.json byte flipped": "index.json does not match its checksum in manifest.json",
+    "arrays.npy byte flipped": "arrays.npy does not match its checksum in manifest.json",
+    "arrays.npy truncated": "arrays.npy does not match its checksum in manifest.json",
+    "arrays.npy missing": "arrays.npy: FileNotFoundError",
+    "index.json missing": "index.json: FileNotFoundError",
+    "manifest.json byte flipped": "manifest.json",
+    "manifest.json truncated": "manifest.json: JSONDecodeError",
+    "manifest.json not UTF-8": "manifest.json: UnicodeDecodeError",
+    "manifest.json missing": "manifest.json: FileNotFoundError",
+    "manifest.json a digest changed": "manifest.json does not match its own checksum",
+    "other format": f"manifest.json was written by another version (format {FORMAT + 1}",
+    "forged, index.json not UTF-8": "index.json: UnicodeDecodeError",
+    "forged, index.json not JSON": "index.json: JSONDecodeError",
+    "forged, arrays.npy not bytes": "arrays.npy holds float64 in 1 dimensions, not bytes",
+}
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_entry_is_rebuilt_with_a_note_naming_the_file_and_never_trusted(tmp_path: Path, how: str) -> None:
     folder = ROOT / "fixtures"
     built, _ = open_twice(folder, tmp_path)
     (entry,) = [p for p in tmp_path.iterdir() if p.is_dir()]
-    arrays, meta = entry / "arrays.npy", entry / "index.json"
-    if damage == "flip a byte":
-        data = bytearray(arrays.read_bytes())
-        data[len(data) // 2] ^= 0xFF
-        arrays.write_bytes(bytes(data))
-    elif damage == "truncate":
-        arrays.write_bytes(arrays.read_bytes()[:1000])
-    elif damage == "garbage json":
-        meta.write_text(meta.read_text()[:-10])
-    elif damage == "other format":
-        meta.write_text(meta.read_text().replace(f'"format": {FORMAT}', '"format": 99'))
-    else:
-        arrays.unlink()
+    assert sorted(p.name for p in entry.iterdir()) == ["arrays.npy", "index.json", MANIFEST]
+    damage(entry, how)
     corpus, config = load_corpus(folder / "corpus.ndjson"), load_mapping(folder / "index.yaml")
     index = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
     assert index.cache_note is not None
-    assert index.cache_note.startswith("index: built in ") and "was unusable" in index.cache_note
+    assert index.cache_note.startswith("index: built in ")
+    assert f"the cached entry {entry} was unusable, {DAMAGES[how]}" in index.cache_note
     assert index.cache_note.endswith("; rebuilt)")
     again = EmbeddedEngine(tmp_path).open(corpus, config, "id", str(folder / "index.yaml"))
     assert again.cache_note is not None and again.cache_note.startswith("index: cached")
+    assert again.ids == built.ids
     body = {"query": {"match": {"title": "wireless headphones"}}}
     assert again.search_many({"q": body}, 10, "q") == built.search_many({"q": body}, 10, "q")
 
@@ -241,6 +309,23 @@ def test_runs_share_the_index_and_pytests_cache_options_apply(project: pytest.Py
     assert plain.ret == 0
     plain.stdout.no_fnmatch_line("index: *")  # built as without a cache, and nothing said about it
     assert not (project.path / ".pytest_cache").exists()
+
+
+@pytest.mark.parametrize(
+    "how", ["index.json not UTF-8", "index.json ids swapped", "arrays.npy truncated", "manifest.json byte flipped"]
+)
+def test_a_run_on_a_damaged_entry_rebuilds_it_and_passes_with_the_note(project: pytest.Pytester, how: str) -> None:
+    project.makepyfile(test_gate=DEMO_TEST)
+    gate = lambda *args: project.runpytest_inprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    assert gate("--relevance-update").ret == 0
+    (entry,) = (project.path / ".pytest_cache" / "d" / "relevance-index").glob("[!.]*")
+    damage(entry, how)
+    result = gate()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [f"index: built in * s, cached (the cached entry {entry} was unusable, {DAMAGES[how]}*"]
+    )
+    gate().stdout.fnmatch_lines(["index: cached (1,122 docs, loaded in * ms)"])
 
 
 def test_two_xdist_workers_build_the_index_once(project: pytest.Pytester) -> None:
@@ -290,3 +375,68 @@ def test_search_as_you_type_subfields_and_conditional_analysis_are_restored(tmp_
     }  # fmt: skip
     fresh = built.search_many(bodies, 10, "q")
     assert all(fresh.values()) and loaded.search_many(bodies, 10, "q") == fresh
+
+
+# ---------------------------------------------------------------- a cache this user cannot write
+
+# a conftest that makes a write to the index cache fail as in another user's folder (the tests run as root, whom no
+# chmod stops): os.open, the lock file's creation, or os.utime, the stamp that marks an entry recently used
+CANNOT_WRITE = """
+import errno, os
+
+def refused(path, *args, **kwargs):
+    if "relevance-index" in os.fspath(path):
+        raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+    return CALL(path, *args, **kwargs)
+
+CALL, os.{call} = os.{call}, refused
+"""
+TWO_TESTS = DEMO_TEST + DEMO_TEST.replace("test_demo", "test_demo_again")
+MODES = {"serial": [], "xdist": ["-n", "2", "--dist", "each"]}  # each: both workers open the index
+
+
+def in_memory_warnings(result: pytest.RunResult, cache: Path) -> list[str]:
+    """The lines of the run's output that say the index is built in memory; each names the cache folder."""
+    lines = [line for line in result.outlines if "the index is built in memory" in line]
+    assert all(str(cache) in line for line in lines), lines
+    return lines
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", ["lock", "stamp"])
+def test_a_cache_this_user_cannot_write_builds_in_memory_with_one_warning(
+    project: pytest.Pytester, fault: str, mode: str
+) -> None:
+    project.makepyfile(test_gate=TWO_TESTS)
+    gate = lambda *args: project.runpytest_subprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    # the baseline, and for the stamp an entry to stamp (the lock: none, so the run takes the lock to build one)
+    assert gate("--relevance-update", *(["-p", "no:cacheprovider"] if fault == "lock" else [])).ret == 0
+    project.makeconftest(CANNOT_WRITE.format(call="open" if fault == "lock" else "utime"))
+    result = gate(*MODES[mode])
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=4 if MODES[mode] else 2, warnings=1)
+    cache = project.path / ".pytest_cache" / "d" / "relevance-index"
+    (line,) = in_memory_warnings(result, cache)
+    assert f"PermissionError: [Errno 13] Permission denied: '{cache}" in line and "RelevanceWarning" in line
+    result.stdout.fnmatch_lines(["index: built in * s, not cached"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cache_dir_that_cannot_be_made_builds_in_memory_with_one_warning(project: pytest.Pytester, mode: str) -> None:
+    (project.path / "blocker").write_text("a file where the cache's folder would be\n")
+    project.makeini("[pytest]\nrelevance_metrics = ndcg@10\ncache_dir = blocker/cache\n")
+    project.makepyfile(test_gate=TWO_TESTS)
+    gate = lambda *args: project.runpytest_subprocess("-p", "no:hypothesispytest", *args)  # noqa: E731
+    assert gate("--relevance-update").ret == 0
+    for args in ([], ["--relevance-rebuild"]):
+        result = gate(*MODES[mode], *args)
+        assert result.ret == 0, result.stdout.str()
+        result.assert_outcomes(passed=4 if MODES[mode] else 2)  # warnings: also pytest's, about its own cache
+        (line,) = in_memory_warnings(result, project.path / "blocker" / "cache" / "d" / "relevance-index")
+        assert "RelevanceWarning" in line
+    if not MODES[mode]:  # made an error, the warning fails the run with a line, not a traceback
+        strict = gate("-W", "error::pytest_relevance.plugin.hooks.RelevanceWarning")
+        assert strict.ret == pytest.ExitCode.TESTS_FAILED
+        assert "Traceback" not in strict.stdout.str() + strict.stderr.str()
+        (line,) = in_memory_warnings(strict, project.path / "blocker" / "cache" / "d" / "relevance-index")
+        assert line.startswith("error: the index cache ")

@@ -25,6 +25,7 @@ from pytest_relevance.plugin.session import (
     partial_reason,
     read_settings,
     resolve,
+    say_cache_warnings,
     setting,
     unchanged_reason,
     unused_entries,
@@ -287,6 +288,8 @@ def relevance_session_index(
     index = _input(engine.open, corpus, index_config, id_field, source)
     if getattr(index, "cache_note", None):
         state.notes.append(index.cache_note)
+    if getattr(index, "cache_warning", None):
+        state.cache_warnings.setdefault(str(engine.cache_dir), index.cache_warning)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
     if not has_query_placeholder(template):
@@ -383,6 +386,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state.results.update(output.get("relevance", {}))
     state.mark_partial(output.get("relevance_partial", ""))
     state.notes += output.get("relevance_notes", [])
+    for folder, warning in output.get("relevance_cache_warnings", {}).items():
+        state.cache_warnings.setdefault(folder, warning)
     if error:
         state.mark_partial(f"xdist worker {getattr(node, 'gateway', node).id} went down")
 
@@ -394,7 +399,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput["relevance"] = state.results  # type: ignore[attr-defined]
         config.workeroutput["relevance_partial"] = state.partial  # type: ignore[attr-defined]
         config.workeroutput["relevance_notes"] = state.notes  # type: ignore[attr-defined]
+        config.workeroutput["relevance_cache_warnings"] = state.cache_warnings  # type: ignore[attr-defined]
         return
+    say_cache_warnings(session, state)
     state.mark_partial(partial_reason(session, state, exitstatus))
     if not state.results and not state.baseline_path.is_file():
         return

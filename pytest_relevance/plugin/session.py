@@ -72,6 +72,9 @@ class State:
     #: what failed the run after its tests (a baseline that could not be written)
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: why an index cache could not be used, by its folder: said once, as a RelevanceWarning, when the session ends
+    #: (on the xdist controller, the first of its workers' for each folder)
+    cache_warnings: dict[str, str] = field(default_factory=dict)
     #: the report warnings a RelevanceWarning already counted in this process, so that each is said once
     said: set[str] = field(default_factory=set)
     #: the engine the session's fixture index was opened on: it opens the baseline's index to explain a failure
@@ -177,6 +180,18 @@ def warn(message: str, path: Path, line: int = 1) -> None:
     import warnings
 
     warnings.warn_explicit(RelevanceWarning(message), RelevanceWarning, str(path), line)
+
+
+def say_cache_warnings(session: pytest.Session, state: State) -> None:
+    """Each index cache's warning, once, as the session ends (when every xdist worker's has come in). One made an
+    error (-W error, filterwarnings) fails the run with a line, not with a traceback out of this hook."""
+    for folder, warning in state.cache_warnings.items():
+        try:
+            warn(warning, Path(folder))
+        except RelevanceWarning as exc:
+            state.errors.append(str(exc))
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def corpus_ids(index: Any, corpus: CorpusFile, id_field: str) -> list[str]:
@@ -418,7 +433,13 @@ def engine_settings(config: pytest.Config) -> EngineSettings:
 def index_cache(config: pytest.Config) -> Path | None:
     """Where the embedded engine caches its index: pytest's cache, so --cache-clear and -p no:cacheprovider apply."""
     cache = getattr(config, "cache", None)
-    return cache.mkdir("relevance-index") if cache is not None else None
+    if cache is None:
+        return None
+    try:
+        return cache.mkdir("relevance-index")
+    except OSError:  # where it would be (read as pytest reads cache_dir): the engine then warns, builds in memory
+        cache_dir = os.path.expandvars(os.path.expanduser(config.getini("cache_dir")))
+        return resolve(config, cache_dir) / "d" / "relevance-index"
 
 
 def _index_name(config: pytest.Config) -> str:

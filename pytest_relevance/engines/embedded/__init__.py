@@ -84,6 +84,8 @@ class EmbeddedIndex:
         self.identity = IDENTITY
         #: how the index came to be when a cache was asked for (built, loaded), for the terminal summary
         self.cache_note: str | None = None
+        #: why the cache could not be used (it cannot be written), for a RelevanceWarning said once a session
+        self.cache_warning: str | None = None
         self.source, self.template_source = source, "the query template"
         self.corpus_source = str(getattr(corpus, "path", "the corpus"))
         # a saved index holds the ids and lines: a corpus read lazily (corpus.CorpusFile) is then never parsed
