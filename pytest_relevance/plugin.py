@@ -277,6 +277,8 @@ def relevance_session_index(
     index = _input(engine.open, corpus, index_config, id_field, source)
     if getattr(index, "cache_note", None):
         state.notes.append(index.cache_note)
+    for message in getattr(index, "config_warnings", ()):  # the embedded engine's: what Elasticsearch ignores
+        warn(message, config_path)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
     if not has_query_placeholder(template):
