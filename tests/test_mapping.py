@@ -434,6 +434,8 @@ def test_mappings_elasticsearch_8_refuses_or_a_plugin_maps_are_named_so(
         ({"author": {"properties": {"name": {"type": "text"}}, "boost": 2}},
          "mappings.properties.author.boost: Mapping definition for [author] has unsupported parameters:  "
          "[boost : 2], as Elasticsearch 8 refuses it"),
+        ({"meta": {"enabled": False, "boost": 2}},
+         "mappings.properties.meta.boost: Mapping definition for [meta] has unsupported parameters:  [boost : 2]"),
         ({"o": {"type": "object", "include_in_root": True, "properties": {}}},
          "mappings.properties.o.include_in_root: Mapping definition for [o] has unsupported parameters:  "
          "[include_in_root : true], as Elasticsearch 8 refuses it; its parameters: dynamic, enabled, properties, "

@@ -463,11 +463,12 @@ class IndexMapping:
             if not isinstance(spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}: a field definition must be an object")
             ftype = spec.get("type", "object" if "properties" in spec or "enabled" in spec else None)
+            if ftype in _CONTAINERS:
+                self._check_object_parameters(spec, at, key, ftype)
             if ftype == "object" and not flag(spec.get("enabled", True)):
                 self.disabled.add(name)
                 continue
             if ftype in _CONTAINERS:
-                self._check_object_parameters(spec, at, key, ftype)
                 self.objects.add(name)
                 if "dynamic" in spec:
                     self.object_dynamic[name] = spec["dynamic"]
