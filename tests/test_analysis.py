@@ -727,3 +727,34 @@ def test_the_indexing_path_agrees_with_the_tokens_around_synonyms_and_gaps(words
     assert analyzer.term_lists(text) == ([t.term for t in tokens], [t.position for t in tokens])
     values = [text, text]
     assert indexed(analyzer, values) == sorted((t.position, t.term) for t in analyzer.analyze_values(values))
+
+
+# StandardTokenizer's emoji: tests/lucene_extra/standard_emoji.txt lists every code point real Lucene 9.9.1 makes an
+# <EMOJI> token of alone (standard_emoji.py beside it); its tables are an older Unicode's, so today's
+# Extended_Pictographic misses some (U+266A, U+2661...) and has the regional indicators, which alone make nothing.
+
+
+def _lucene_emoji() -> set[int]:
+    points: set[int] = set()
+    for line in (Path(__file__).parent / "lucene_extra" / "standard_emoji.txt").read_text().split():
+        first, _, last = line.partition("-")
+        points.update(range(int(first, 16), int(last or first, 16) + 1))
+    return points
+
+
+def test_the_standard_tokenizer_makes_a_token_of_every_emoji_lucene_does_and_of_no_other_pictograph() -> None:
+    import regex
+
+    from pytest_relevance.engines.embedded.analysis import tokenizers
+
+    tokenize = tokenizers.standard()
+    emoji = _lucene_emoji()
+    assert {0x266A, 0x266B, 0x2661, 0x2665, 0x00A9, 0x1F600, 0x1F3FB} <= emoji
+    texts = [f" {chr(point)} " for point in sorted(emoji)]
+    assert [[tok.term for tok in tokenize(text)] for text in texts] == [[text.strip()] for text in texts]
+    assert tokenize.terms_many(texts) == ([text.strip() for text in texts], [1] * len(texts))  # the indexing path
+    today = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Presentation}]")
+    others = [chr(p) for p in range(0x110000) if not 0xD800 <= p <= 0xDFFF and p not in emoji and today.match(chr(p))]
+    assert others and all(tokenize(f" {char} ") == [] for char in others)  # the regional indicators, alone
+    # between letters each is a token of its own, as Lucene splits x♪♪y
+    assert tokenize.terms("x\u266a\u266ay \u2661\u200d\u2661") == ["x", "\u266a", "\u266a", "y", "\u2661\u200d\u2661"]

@@ -136,11 +136,17 @@ def test_other_languages_named_lists_expand_inline_and_in_files(tmp_path) -> Non
     assert analysis.analyzer("x", "test").terms("Der Hund en de kat") == ["hund", "kat"]
 
 
-def test_an_unknown_named_list_is_refused_naming_the_lists() -> None:
-    refused(
-        one("standard", {"type": "stop", "stopwords": ["_frnech_", "le"]}),
-        "settings.analysis.filter.f0.stopwords: '_frnech_' is not a stop list",
-        "_french_, _galician_",
+@pytest.mark.parametrize("stopwords", [["_cjk_", "le"], "_cjk_, le", "_cjk_"])
+def test_an_unknown_named_list_is_a_literal_word_with_a_warning(stopwords: list[str] | str) -> None:
+    # Analysis.resolveNamedWords: a word that names no list is added as is
+    settings = one("whitespace", {"type": "stop", "stopwords": stopwords})
+    assert terms(settings, "_cjk_ le _french_") == ["_french_"] if "le" in stopwords else ["le", "_french_"]
+    analysis = Analysis.from_settings(settings, "index.yaml", None)
+    analysis.check_definitions()
+    (message,) = analysis.warnings
+    assert message.startswith(
+        "settings.analysis.filter.f0.stopwords: '_cjk_' is not a stop list Elasticsearch names, so it stops the "
+        "literal word '_cjk_' there and here; the lists are _arabic_, "
     )
 
 
@@ -258,8 +264,17 @@ def test_regex_flags_elasticsearch_refuses_or_the_engine_lacks_are_errors(flags:
     refused(one({"type": "pattern", "pattern": "x", "flags": flags}), ".t.flags", problem)
 
 
-# Elasticsearch ignores keys a factory does not read (elastic/elasticsearch#16451, #27814, #41299); the embedded
-# engine names them instead, so a misspelt option cannot pass unnoticed in either engine.
+# Elasticsearch accepts any key under index.analysis and each factory reads its own, ignoring the rest
+# (elastic/elasticsearch#16451, #27814, #41299): the embedded engine builds the index too, and warns of each such key,
+# so a misspelt option does not pass unnoticed.
+
+
+def warned(analysis: dict) -> list[str]:
+    """The warnings of an index config with this analysis (every component it defines is built, as at index
+    creation)."""
+    loaded = Analysis.from_settings({"analysis": analysis}, "index.yaml", None)
+    loaded.check_definitions()
+    return loaded.warnings
 
 
 @pytest.mark.parametrize(
@@ -267,30 +282,53 @@ def test_regex_flags_elasticsearch_refuses_or_the_engine_lacks_are_errors(flags:
     [
         ({"analyzer": {"x": {"tokenizer": "standard", "filters": ["lowercase"]}}}, "analyzer.x.filters"),
         ({"analyzer": {"x": {"type": "standard", "filter": ["lowercase"]}}}, "analyzer.x.filter"),
+        ({"analyzer": {"default": {"type": "standard", "language": "english"}}}, "analyzer.default.language"),
         ({"analyzer": {"x": {"type": "whitespace", "max_token_length": 3}}}, "analyzer.x.max_token_length"),
         (one("standard", {"type": "stop", "stopword": ["the"]})["analysis"], "filter.f0.stopword"),
         (one("standard", {"type": "reverse", "all": True})["analysis"], "filter.f0.all"),
-        (one("standard", {"type": "word_delimiter", "ignore_keywords": True})["analysis"], "ignore_keywords"),
+        (one("standard", {"type": "word_delimiter", "ignore_keywords": True})["analysis"], "filter.f0.ignore_keywords"),
+        (one("standard", {"type": "word_delimiter", "stem_english_possesive": False})["analysis"],
+         "filter.f0.stem_english_possesive"),
         (one({"type": "pattern", "pattern": ",", "group_": 1})["analysis"], "tokenizer.t.group_"),
         (
             {
                 "analyzer": {"x": {"tokenizer": "keyword", "char_filter": ["m"]}},
-                "char_filter": {"m": {"type": "mapping", "mapping": ["a => b"]}},
+                "char_filter": {"m": {"type": "mapping", "mappings": ["a => b"], "mapping": ["a => c"]}},
             },
             "char_filter.m.mapping",
         ),
-        ({"normalizer": {"n": {"filter": ["lowercase"], "tokenizer": "standard"}}}, "normalizer.n.tokenizer"),
+        ({"char_filter": {"h": {"type": "html_strip", "_name": "strip"}}}, "char_filter.h._name"),
+        ({"filter": {"unused": {"type": "lowercase", "languge": "greek"}}}, "filter.unused.languge"),
     ],
-)
-def test_a_key_the_component_does_not_read_is_one_error_naming_it(analysis: dict, key_path: str) -> None:
-    loaded = Analysis.from_settings({"analysis": analysis}, "index.yaml", None)
+)  # fmt: skip
+def test_a_key_the_component_does_not_read_is_accepted_with_a_warning_naming_it(analysis: dict, key_path: str) -> None:
+    (message,) = warned(analysis)
+    assert message.startswith(f"settings.analysis.{key_path}: not an option of the ")
+    assert "Elasticsearch accepts it and ignores it, and so does the embedded engine" in message
+
+
+def test_the_analyzer_still_analyzes_as_elasticsearch_without_the_ignored_key() -> None:
+    analysis = one("standard", {"type": "word_delimiter", "stem_english_possesive": False})
+    assert terms(analysis, "John's wi-fi") == terms(one("standard", {"type": "word_delimiter"}), "John's wi-fi")
+
+
+def test_a_custom_analyzers_offset_gap_is_read_not_warned_of() -> None:
+    analysis = {"analyzer": {"x": {"tokenizer": "standard", "offset_gap": 10, "position_increment_gap": 5}}}
+    assert warned(analysis) == []
+    with pytest.raises(RelevanceInputError, match=r"settings.analysis.analyzer.x.offset_gap: expected int"):
+        warned({"analyzer": {"x": {"tokenizer": "standard", "offset_gap": "wide"}}})
+
+
+def test_a_normalizer_with_a_tokenizer_is_refused_as_elasticsearch_refuses_it() -> None:
+    loaded = Analysis.from_settings(
+        {"analysis": {"normalizer": {"n": {"filter": ["lowercase"], "tokenizer": "standard"}}}}, "index.yaml", None
+    )
     with pytest.raises(RelevanceInputError) as caught:
-        if "normalizer" in analysis:
-            loaded.normalizer("n", "test")
-        else:
-            loaded.analyzer("x", "test")
-    assert key_path in str(caught.value)
-    assert "Elasticsearch ignores it" in str(caught.value)
+        loaded.normalizer("n", "test")
+    assert str(caught.value) == (
+        "index.yaml: settings.analysis.normalizer.n.tokenizer: Custom normalizer [n] cannot configure a tokenizer, "
+        "as Elasticsearch refuses it: a normalizer is always the keyword tokenizer, give it filters only"
+    )
 
 
 def test_every_documented_option_of_a_component_is_still_accepted() -> None:
@@ -387,3 +425,8 @@ def test_character_classes_and_escapes_are_javas(tokenizer: dict, text: str, exp
 
 def test_an_escape_java_cannot_read_is_an_error() -> None:
     refused(one({"type": "char_group", "tokenize_on_chars": ["\\q"]}), "tokenize_on_chars[0]")
+
+
+def test_type_as_payload_is_analysis_commons_pre_configured_filter_and_changes_no_term() -> None:
+    # CommonAnalysisPlugin's pre-configured type_as_payload: the type goes into the payload, which BM25 never reads
+    assert terms(one("standard", "lowercase", "type_as_payload"), "Quick 42 Fox") == ["quick", "42", "fox"]

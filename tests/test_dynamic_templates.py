@@ -145,13 +145,14 @@ def test_a_detected_date_is_of_type_date_not_string_and_keeps_the_format_that_re
 
 
 def test_name_and_dynamic_type_are_replaced_in_the_mapping() -> None:
-    # the docs' named_analyzers and no_doc_values examples; a string's dynamic type is text, a fraction's float
+    # the docs' named_analyzers example, and one like their no_doc_values with a parameter every type reads (text
+    # has no doc_values: see below); a string's dynamic type is text, a fraction's float
     index = open_index(
         [{"english": "Running dogs", "count": 3, "ratio": 0.5, "note": "Running dogs"}],
         [
             {"named_analyzers": {"match_mapping_type": "string", "match": "english",
                                  "mapping": {"type": "text", "analyzer": "{name}"}}},
-            {"no_doc_values": {"match_mapping_type": "*", "mapping": {"type": "{dynamic_type}", "doc_values": False}}},
+            {"not_stored": {"match_mapping_type": "*", "mapping": {"type": "{dynamic_type}", "store": False}}},
         ],
     )  # fmt: skip
     assert types(index) == {"english": "text", "count": "long", "ratio": "float", "note": "text"}
@@ -159,6 +160,20 @@ def test_name_and_dynamic_type_are_replaced_in_the_mapping() -> None:
     assert index.fields["note"].multi_fields == ()  # the template's text, not the default's text + keyword
     assert [d for d, _ in hits(index, {"match": {"english": "run"}})] == ["0"]
     assert hits(index, {"match": {"note": "run"}}) == []  # standard analyzer: no stemming
+
+
+def test_a_template_parameter_the_dynamic_type_lacks_refuses_the_document_as_elasticsearch_8_does() -> None:
+    # the docs' no_doc_values: valid for a number (so the index is created), but a string's text has no doc_values:
+    # FieldMapper.Builder.parse refuses it in an index created by 8.x (7.x only warned)
+    mapping = {"type": "{dynamic_type}", "doc_values": False}
+    template = {"no_doc_values": {"match_mapping_type": "*", "mapping": mapping}}
+    assert types(open_index([{"count": 3}], [template])) == {"count": "long"}
+    with pytest.raises(RelevanceInputError) as caught:
+        open_index([{"note": "Running dogs"}], [template])
+    assert (
+        "mappings.dynamic_templates.no_doc_values.mapping (for field 'note').doc_values: unknown parameter "
+        "[doc_values] on mapper [note] of type [text], as Elasticsearch 8 refuses it"
+    ) in str(caught.value)
 
 
 def test_a_template_mapping_without_a_type_takes_the_dynamic_type() -> None:
@@ -330,6 +345,30 @@ def test_a_template_valid_for_none_of_its_types_is_refused_at_index_creation() -
     # valid for one of its types is enough, and a mapping with {name} is checked only when applied
     assert open_index([], [{"any": {"match": "*", "mapping": {"type": "{dynamic_type}", "analyzer": "english"}}}])
     assert open_index([], [{"named": {"match": "*", "mapping": {"analyzer": "{name}"}}}])
+
+
+def test_an_object_template_with_properties_maps_them_and_the_rest_dynamically() -> None:
+    # ObjectMapper.TypeParser reads a template's object mapping as any other: its properties are mapped as declared
+    template = {
+        "addresses": {
+            "match_mapping_type": "object",
+            "match": "*_address",
+            "mapping": {
+                "type": "object",
+                "properties": {"city": {"type": "keyword"}, "geo": {"properties": {"zip": {"type": "keyword"}}}},
+            },
+        }
+    }
+    docs = [{"home_address": {"city": "New York", "street": "Main St", "geo": {"zip": "10001"}}},
+            {"home_address": {"city": "york", "street": "New Road", "geo": {"zip": "2"}}}]  # fmt: skip
+    index = open_index(docs, [template])
+    assert types(index) == {"home_address.city": "keyword", "home_address.geo.zip": "keyword",
+                            "home_address.street": "text", "home_address.street.keyword": "keyword"}  # fmt: skip
+    assert [d for d, _ in hits(index, {"term": {"home_address.city": "New York"}})] == ["0"]
+    assert [d for d, _ in hits(index, {"match": {"home_address.street": "new"}})] == ["1"]
+    # the properties are checked when the index is created, as Elasticsearch validates the template
+    bad = {"t": {"match_mapping_type": "object", "mapping": {"properties": {"n": {"type": "keyword", "boost": 2}}}}}
+    assert "Unknown parameter [boost] on mapper [n]" in error([], [bad])
 
 
 def test_a_catch_all_template_mapping_a_new_object_as_a_value_type_refuses_the_document() -> None:

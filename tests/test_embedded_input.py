@@ -74,7 +74,8 @@ def scored(query: dict) -> dict:
         ),
         (
             {"function_score": {"field_value_factor": {"field": "colour"}}},
-            "query.function_score.field_value_factor: field 'colour' is not in the index mappings",
+            "query.function_score.field_value_factor.field: Unable to find a field mapper for field [colour]. No "
+            "'missing' value defined.",
         ),
         (
             {"range": {"released": {"gte": "yesterday-ish"}}},

@@ -350,6 +350,32 @@ def test_cross_fields_blends_term_statistics_across_fields() -> None:
     assert only_smith["2"] == pytest.approx(idf(2))  # first's own document frequency (1) is raised to 2
 
 
+def test_cross_fields_over_keyword_fields_blends_them_as_one_group() -> None:
+    # MultiMatchQuery's CrossFieldsQueryBuilder groups fields by search analyzer: keyword fields without a normalizer
+    # share the keyword analyzer, so their term is one BlendedTermQuery; their sumTotalTermFreq is the sum of
+    # document frequencies (no frequencies indexed), 4 each here, and every norm is 1 (average length 1)
+    docs = [
+        {"id": "1", "a": "x", "b": "y", "t": "q"},
+        {"id": "2", "a": "x", "b": "x", "t": "q"},
+        {"id": "3", "a": "x", "b": "z", "t": "x x"},
+        {"id": "4", "a": "z", "b": "z", "t": "q"},
+    ]
+    mapping = {"mappings": {"properties": {"a": {"type": "keyword"}, "b": {"type": "keyword"}, "t": {"type": "text"}}}}
+    index = EmbeddedEngine().open(docs, mapping, "id")
+
+    def idf(n: int) -> float:
+        return math.log(1 + (4 - n + 0.5) / (n + 0.5))
+
+    # "x": 3 documents in a, 1 in b -> blended, b counts it in 3 - 1 = 2 documents; a dis_max per term; each
+    # score (k1 + 1) x idf x tf-norm, tf-norm 1 / 2.2
+    got = hits(index, {"multi_match": {"query": "x", "fields": ["a", "b"], "type": "cross_fields"}})
+    assert got == pytest.approx({"1": idf(3), "2": idf(2), "3": idf(3)}, rel=1e-6)
+    # with a text field: its own group, the groups a dis_max (tie_breaker 0: the best group)
+    text_x = hits(index, {"match": {"t": "x"}})["3"]
+    mixed = hits(index, {"multi_match": {"query": "x", "fields": ["a", "b", "t"], "type": "cross_fields"}})
+    assert mixed == pytest.approx({"1": idf(3), "2": idf(2), "3": max(text_x, idf(3))}, rel=1e-6)
+
+
 def test_nested_matches_within_one_object_and_aggregates_scores() -> None:
     posts = [
         {

@@ -42,6 +42,26 @@ def test_a_template_without_query_is_a_relevance_warning(demo: pytest.Pytester) 
     assert result.ret == 1
 
 
+def test_an_analysis_key_elasticsearch_ignores_is_a_relevance_warning_on_the_index_config(
+    demo: pytest.Pytester,
+) -> None:
+    index = demo.path / "fixtures" / "index.yaml"
+    index.write_text(
+        index.read_text().replace(
+            "  number_of_shards: 1\n",
+            "  number_of_shards: 1\n  analysis:\n    analyzer:\n      default: {type: standard, language: english}\n",
+        )
+    )
+    demo.makepyfile(test_gate="def test_run(relevance_index):\n    relevance_index.run()\n")
+    result = demo.runpytest_inprocess("-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        ["*fixtures/index.yaml:1: RelevanceWarning: settings.analysis.analyzer.default.language: not an option of "
+         "the standard analyzer (its options: max_token_length, stopwords, stopwords_path); Elasticsearch accepts "
+         "it and ignores it*"]
+    )  # fmt: skip
+
+
 def test_judged_documents_missing_from_the_corpus_are_counted(demo: pytest.Pytester) -> None:
     judgments = demo.path / "fixtures" / "judgments.yaml"
     judgments.write_text(judgments.read_text().replace("grades: {", "grades: {zz-gone: 2, ", 2))

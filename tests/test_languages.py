@@ -271,10 +271,13 @@ def test_language_analyzers_read_stopwords_path_and_stem_exclusion(tmp_path: Pat
     assert analyzer_of(none).terms("katten") == ["kat"]
 
 
-def test_a_misspelt_language_analyzer_option_is_one_error() -> None:
-    with pytest.raises(RelevanceInputError, match="stem_exlusion") as caught:
-        analyzer_of({"analysis": {"analyzer": {"x": {"type": "swedish", "stem_exlusion": ["katter"]}}}})
-    assert "settings.analysis.analyzer.x" in str(caught.value)
+def test_a_misspelt_language_analyzer_option_is_ignored_with_a_warning() -> None:
+    analysis = Analysis.from_settings(
+        {"analysis": {"analyzer": {"x": {"type": "swedish", "stem_exlusion": ["katter"]}}}}, "index.yaml", None
+    )
+    assert analysis.analyzer("x", "test").terms("katter") == ["katt"]  # not excluded: Elasticsearch ignores the key
+    (message,) = analysis.warnings
+    assert message.startswith("settings.analysis.analyzer.x.stem_exlusion: not an option of the swedish analyzer")
 
 
 def test_language_analyzers_others_still_need_stay_refused() -> None:

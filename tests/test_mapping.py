@@ -3,10 +3,12 @@ documents for it: the value it indexes, what a query then matches, and one clear
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 import pytest
+import time_machine
 
 from pytest_relevance.engines.embedded import EmbeddedEngine, EmbeddedIndex
 from pytest_relevance.errors import RelevanceInputError
@@ -69,8 +71,9 @@ def test_a_null_value_that_does_not_fit_the_type_is_a_mapping_error() -> None:
 
 
 def test_null_value_on_a_text_field_is_a_mapping_error_as_in_elasticsearch() -> None:
-    assert "field 'title': null_value is not a parameter of the text type" in open_error(
-        {"title": {"type": "text", "null_value": "x"}}, NULLS
+    assert open_error({"title": {"type": "text", "null_value": "x"}}, NULLS).startswith(
+        "index.yaml: mappings.properties.title.null_value: unknown parameter [null_value] on mapper [title] of type "
+        "[text], as Elasticsearch 8 refuses it; its parameters: analyzer, copy_to, eager_global_ordinals, "
     )
 
 
@@ -266,7 +269,8 @@ def test_a_leaf_query_on_an_unmapped_field_matches_nothing_as_elasticsearch_rewr
         ({"query": {"match_all": {}}, "sort": [{"colour": "asc"}]}, "sort[0]: field 'colour' is not in the index"),
         (
             {"query": {"function_score": {"field_value_factor": {"field": "stock"}}}},
-            "field_value_factor: field 'stock' is not in the index mappings",
+            "field_value_factor.field: Unable to find a field mapper for field [stock]. No 'missing' value defined., "
+            "as Elasticsearch 8 refuses it",
         ),
     ],
 )
@@ -275,6 +279,50 @@ def test_elsewhere_an_unmapped_field_is_refused_as_elasticsearch_refuses_it(body
     with pytest.raises(RelevanceInputError) as caught:
         index.search_many({"q": body}, 10, "query.yaml")
     assert said in str(caught.value)
+
+
+def test_field_value_factor_on_an_unmapped_field_with_missing_scores_every_document_by_missing() -> None:
+    # FieldValueFactorFunctionBuilder throws only when `missing` is null; without field data every value is missing
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red shoe"}, {"id": "2", "title": "red"}])
+    match = {"match": {"title": "red"}}
+    plain = dict(hits(index, match))
+    for modifier, expected in (("none", 3.0), ("sqrt", 3.0**0.5), ("log1p", math.log10(4.0))):
+        function = {"field": "stock", "missing": 1.5, "factor": 2, "modifier": modifier}
+        scored = dict(hits(index, {"function_score": {"query": match, "field_value_factor": function}}))
+        assert scored == pytest.approx({doc: score * expected for doc, score in plain.items()}, abs=2e-4)
+    bad = {
+        "function_score": {"query": match, "field_value_factor": {"field": "stock", "missing": 0, "modifier": "log"}}
+    }
+    with pytest.raises(RelevanceInputError, match=r"Result of field modification \[log\(0\.0\)\] must be a number"):
+        hits(index, bad)
+
+
+def test_a_date_decay_without_origin_decays_from_now_the_frozen_clock() -> None:
+    # DecayFunctionBuilder.parseDateVariable: origin defaults to now; a numeric decay needs both
+    docs = [
+        {"id": "1", "title": "red", "released": "2024-01-10"},
+        {"id": "2", "title": "red", "released": "2023-01-01"},
+    ]
+    index = open_index({"title": {"type": "text"}, "released": {"type": "date"}, "stock": {"type": "integer"}}, docs)
+    with time_machine.travel("2024-01-15T00:00:00Z", tick=False):
+        without = hits(index, {"function_score": {"gauss": {"released": {"scale": "10d"}}}})
+        with_now = hits(index, {"function_score": {"gauss": {"released": {"origin": "2024-01-15", "scale": "10d"}}}})
+    assert without == with_now and [doc for doc, _ in without] == ["1", "2"]
+    with pytest.raises(RelevanceInputError, match=r"both \[scale\] and \[origin\] must be set for numeric fields"):
+        hits(index, {"function_score": {"gauss": {"stock": {"scale": 10}}}})
+
+
+@pytest.mark.parametrize(("start", "expected"), [("0", ["1", "2"]), ("1", ["2"]), (1.0, ["2"]), ("1.7", ["2"])])
+def test_from_is_coerced_as_elasticsearch_reads_an_int(start: Any, expected: list[str]) -> None:
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red red"}, {"id": "2", "title": "red"}])
+    assert [doc for doc, _ in hits(index, {"match": {"title": "red"}}, **{"from": start})] == expected
+
+
+@pytest.mark.parametrize("start", ["one", True, -1, [1]])
+def test_a_from_that_is_no_number_or_negative_is_refused(start: Any) -> None:
+    index = open_index({"title": {"type": "text"}}, [{"id": "1", "title": "red"}])
+    with pytest.raises(RelevanceInputError, match="from"):
+        hits(index, {"match": {"title": "red"}}, **{"from": start})
 
 
 def test_exists_on_an_object_or_a_pattern_matches_any_of_its_fields() -> None:
@@ -354,6 +402,78 @@ def test_mappings_elasticsearch_8_refuses_or_a_plugin_maps_are_named_so(
     properties: dict[str, Any], mappings: dict[str, Any], message: str
 ) -> None:
     assert open_error(properties, [{"id": "1"}], **mappings) == f"index.yaml: {message}"
+
+
+@pytest.mark.parametrize(
+    ("properties", "message"),
+    [
+        # FieldMapper.Builder.parse: boost was removed from mappings in 8.0, on every field type
+        ({"title": {"type": "text", "boost": 2}},
+         "mappings.properties.title.boost: Unknown parameter [boost] on mapper [title], as Elasticsearch 8 refuses "
+         "it (index-time boosts were removed in 8.0): boost the field in the query instead (`title^2` in fields)"),
+        ({"o": {"properties": {"loc": {"type": "geo_point", "boost": 2}}}},
+         "mappings.properties.o.properties.loc.boost: Unknown parameter [boost] on mapper [loc], as "),
+        # any key the type's mapper does not read: a parameter of another type, a misspelling, on a multi-field too
+        ({"sku": {"type": "keyword", "analyzer": "english"}},
+         "mappings.properties.sku.analyzer: unknown parameter [analyzer] on mapper [sku] of type [keyword], as "
+         "Elasticsearch 8 refuses it; its parameters: copy_to, doc_values, eager_global_ordinals, fields, "
+         "ignore_above, index, index_options, meta, normalizer, norms, null_value, on_script_error, script, "
+         "similarity, split_queries_on_whitespace, store, synthetic_source_keep, time_series_dimension"),
+        ({"title": {"type": "text", "fields": {"raw": {"type": "keyword", "ignore_abov": 256}}}},
+         "mappings.properties.title.fields.raw.ignore_abov: unknown parameter [ignore_abov] on mapper [raw] of type "
+         "[keyword], as Elasticsearch 8 refuses it"),
+        ({"n": {"type": "integer", "scaling_factor": 10}},
+         "mappings.properties.n.scaling_factor: unknown parameter [scaling_factor] on mapper [n] of type [integer]"),
+        ({"d": {"type": "date", "normalizer": "lower"}},
+         "mappings.properties.d.normalizer: unknown parameter [normalizer] on mapper [d] of type [date]"),
+        ({"b": {"type": "boolean", "coerce": True}},
+         "mappings.properties.b.coerce: unknown parameter [coerce] on mapper [b] of type [boolean]"),
+        ({"t": {"type": "match_only_text", "analyzer": "english"}},
+         "mappings.properties.t.analyzer: unknown parameter [analyzer] on mapper [t] of type [match_only_text]"),
+        # ObjectMapper: the keys it does not read are checkNoRemainingFields' unsupported parameters
+        ({"author": {"properties": {"name": {"type": "text"}}, "boost": 2}},
+         "mappings.properties.author.boost: Mapping definition for [author] has unsupported parameters:  "
+         "[boost : 2], as Elasticsearch 8 refuses it"),
+        ({"meta": {"enabled": False, "boost": 2}},
+         "mappings.properties.meta.boost: Mapping definition for [meta] has unsupported parameters:  [boost : 2]"),
+        ({"o": {"type": "object", "include_in_root": True, "properties": {}}},
+         "mappings.properties.o.include_in_root: Mapping definition for [o] has unsupported parameters:  "
+         "[include_in_root : true], as Elasticsearch 8 refuses it; its parameters: dynamic, enabled, properties, "
+         "subobjects, synthetic_source_keep"),
+    ],
+)  # fmt: skip
+def test_a_parameter_the_mapper_does_not_read_is_refused_as_elasticsearch_8_refuses_it(
+    properties: dict[str, Any], message: str
+) -> None:
+    assert open_error(properties, [{"id": "1"}]).startswith(f"index.yaml: {message}")
+
+
+def test_every_parameter_elasticsearch_8_reads_is_accepted() -> None:
+    properties = {
+        "title": {"type": "text", "store": True, "index": True, "norms": True, "similarity": "BM25",
+                  "index_options": "offsets", "term_vector": "with_positions_offsets", "eager_global_ordinals": False,
+                  "fielddata": False, "fielddata_frequency_filter": {"min": 0.001}, "position_increment_gap": 50,
+                  "index_phrases": False, "index_prefixes": None, "analyzer": "english", "search_analyzer": "english",
+                  "search_quote_analyzer": "english", "meta": {"unit": "words"}, "copy_to": "all",
+                  "synthetic_source_keep": "none",
+                  "fields": {"raw": {"type": "keyword", "ignore_above": 256, "null_value": "-", "doc_values": True,
+                                     "split_queries_on_whitespace": False, "time_series_dimension": False,
+                                     "index_options": "docs", "norms": False, "eager_global_ordinals": True}}},
+        "all": {"type": "text"},
+        "price": {"type": "scaled_float", "scaling_factor": 100, "coerce": True, "ignore_malformed": True,
+                  "null_value": 0, "time_series_metric": "gauge"},
+        "stock": {"type": "integer", "coerce": False, "doc_values": True, "store": False, "on_script_error": "fail"},
+        "words": {"type": "token_count", "analyzer": "standard", "enable_position_increments": True},
+        "when": {"type": "date", "format": "yyyy-MM-dd", "locale": "en", "ignore_malformed": True, "null_value": None},
+        "sale": {"type": "boolean", "null_value": False, "doc_values": True, "index": True},
+        "tag": {"type": "constant_keyword", "value": "x"},
+        "loc": {"type": "geo_point", "ignore_malformed": True, "ignore_z_value": True, "null_value": "0,0"},
+        "parts": {"type": "nested", "include_in_parent": True, "include_in_root": False, "dynamic": "strict",
+                  "properties": {"name": {"type": "keyword"}}},
+        "meta_obj": {"type": "object", "dynamic": True, "enabled": True, "subobjects": True, "properties": {}},
+    }  # fmt: skip
+    index = open_index(properties, [{"id": "1", "title": "Running dogs", "price": 1.5, "sale": None}])
+    assert index.fields["title.raw"].type == "keyword"
 
 
 def test_copy_to_from_a_nested_object_into_a_root_field() -> None:

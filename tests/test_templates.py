@@ -247,3 +247,47 @@ def test_a_tagged_value_the_tag_cannot_read_is_one_message(tmp_path: Path, text:
     with pytest.raises(RelevanceInputError) as error:
         load_template(path)
     assert re.fullmatch(re.escape(f"{path}:{message}").replace(r"\*", ".*"), str(error.value)), str(error.value)
+
+
+# a phrase suggester's collate is a template Elasticsearch renders itself, for each suggestion
+
+COLLATE = {
+    "query": {"match": {"title": "{{query}}"}},
+    "suggest": {
+        "text": "{{query}}",
+        "fix": {
+            "phrase": {
+                "field": "title.trigram",
+                "collate": {
+                    "query": {"source": {"match": {"{{field_name}}": "{{suggestion}} {{brand}}"}}},
+                    "params": {"field_name": "title"},
+                    "prune": True,
+                },
+            }
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "rendered",
+    [
+        lambda q: render(COLLATE, q.text, dict(q.params), NOW, q.id),
+        lambda q: render_all(COLLATE, [q], NOW)[q.id],
+    ],
+)
+def test_suggestion_and_the_collate_params_are_left_for_elasticsearch(rendered: Any) -> None:
+    body = rendered(Query("q1", "red shoes", "head", {"brand": "acme"}))
+    assert body["suggest"]["text"] == "red shoes"
+    collate = body["suggest"]["fix"]["phrase"]["collate"]
+    # {{suggestion}} and {{field_name}} are the suggester's; {{brand}} is the query's param
+    assert collate["query"]["source"] == {"match": {"{{field_name}}": "{{suggestion}} acme"}}
+    alone = {**COLLATE["suggest"]["fix"]["phrase"]["collate"], "query": {"source": {"match": {"t": "{{suggestion}}"}}}}
+    template = {"query": {"match_all": {}}, "suggest": {"fix": {"phrase": {"field": "t", "collate": alone}}}}
+    assert render(template, "x", {}, NOW, "q1")["suggest"]["fix"]["phrase"]["collate"] == alone
+    assert render_all(template, [Query("q1", "x", "head")], NOW)["q1"] == template
+
+
+def test_suggestion_outside_a_collate_is_still_a_param_the_query_needs() -> None:
+    with pytest.raises(RelevanceInputError, match=r"the template uses \{\{suggestion\}\} but the query has no param"):
+        render({"query": {"match": {"title": "{{suggestion}}"}}}, "x", {}, NOW, "q1")

@@ -55,24 +55,33 @@ def render(
     """The body for one query: placeholders filled, `now` anchored, in one walk of the template."""
     values = {**params, "query": text, "now": iso(instant)}
 
-    def fill(node: Any) -> Any:
+    def fill(node: Any, kept: frozenset[str]) -> Any:
         if isinstance(node, dict):
-            return {key(k): fill(v) for k, v in node.items()}
+            return {key(k, kept): fill(v, _kept_in(node, k, kept)) for k, v in node.items()}
         if isinstance(node, list):
-            return [fill(v) for v in node]
+            return [fill(v, kept) for v in node]
         if not isinstance(node, str):
             return node
         if "{{" not in node:
             return anchor(node, instant) if node.startswith("now") else node
-        return _fill_string(node, values, instant, query_id, source)
+        return _fill_string(node, values, instant, query_id, source, kept)
 
-    def key(node: Any) -> Any:
+    def key(node: Any, kept: frozenset[str]) -> Any:
         """A name: its placeholders filled, never date math (a script's `params.now` is a name)."""
         if not isinstance(node, str) or "{{" not in node:
             return node
-        return _interpolate(node, values, query_id, source)
+        return _interpolate(node, values, query_id, source, kept)
 
-    return fill(template)
+    return fill(template, frozenset())
+
+
+def _kept_in(parent: dict[Any, Any], key: Any, kept: frozenset[str]) -> frozenset[str]:
+    """The placeholders left as written under `parent[key]`: a phrase suggester's `collate` is a template
+    Elasticsearch renders itself, with `{{suggestion}}` (each suggestion) and the collate's own `params`."""
+    if key != "collate" or not isinstance(parent.get("field"), str) or not isinstance(parent[key], dict):
+        return kept
+    own = parent[key].get("params")
+    return kept | {"suggestion"} | (set(own) if isinstance(own, dict) else set())
 
 
 def render_all(template: Any, queries: Iterable[Query], instant: datetime, source: str = "template") -> dict[str, Any]:
@@ -81,9 +90,10 @@ def render_all(template: Any, queries: Iterable[Query], instant: datetime, sourc
     with the query's values set in the noted places. Every body is its own objects, so an engine that changes one
     changes no other. A frame marshal cannot copy (a YAML date) or a placeholder in a key takes `render` per query.
     """
-    places: list[tuple[list[Any], str]] = []
+    places: list[tuple[list[Any], str, frozenset[str]]] = []
     try:
-        frame = marshal.dumps(_frame(template, instant, [], places))  # no container twice: _frame built each anew
+        # no container twice: _frame built each anew
+        frame = marshal.dumps(_frame(template, instant, [], places, frozenset()))
     except (ValueError, _PlaceholderInKey):
         return {q.id: render(template, q.text, dict(q.params), instant, q.id, source) for q in queries}
     now = iso(instant)
@@ -91,11 +101,11 @@ def render_all(template: Any, queries: Iterable[Query], instant: datetime, sourc
     for query in queries:
         body = marshal.loads(frame)
         values = {**query.params, "query": query.text, "now": now}
-        for path, node in places:
+        for path, node, kept in places:
             parent = body
             for step in path[:-1]:
                 parent = parent[step]
-            parent[path[-1]] = _fill_string(node, values, instant, query.id, source)
+            parent[path[-1]] = _fill_string(node, values, instant, query.id, source, kept)
         bodies[query.id] = body
     return bodies
 
@@ -104,38 +114,50 @@ class _PlaceholderInKey(Exception):
     """A key that is a placeholder: the body's shape then depends on the query, and the frame cannot hold it."""
 
 
-def _frame(node: Any, instant: datetime, path: list[Any], places: list[tuple[list[Any], str]]) -> Any:
-    """The template with its own `now` anchored; each string holding a placeholder is noted with its path."""
+def _frame(
+    node: Any, instant: datetime, path: list[Any], places: list[tuple[list[Any], str, frozenset[str]]], kept: frozenset
+) -> Any:
+    """The template with its own `now` anchored; each string holding a placeholder to fill is noted with its path
+    (and the placeholders it keeps, see _kept_in)."""
     if isinstance(node, dict):
         out = {}
         for key, value in node.items():
-            if isinstance(key, str) and "{{" in key:
+            if isinstance(key, str) and _PLACEHOLDER.search(key) and _fills(key, kept):
                 raise _PlaceholderInKey
-            out[key] = _frame(value, instant, [*path, key], places)
+            out[key] = _frame(value, instant, [*path, key], places, _kept_in(node, key, kept))
         return out
     if isinstance(node, list):
-        return [_frame(value, instant, [*path, i], places) for i, value in enumerate(node)]
+        return [_frame(value, instant, [*path, i], places, kept) for i, value in enumerate(node)]
     if not isinstance(node, str):
         return node
-    if "{{" not in node:
+    if "{{" not in node or not _fills(node, kept):
         return anchor(node, instant) if node.startswith("now") else node
-    places.append((path, node))
+    places.append((path, node, kept))
     return node
 
 
-def _fill_string(node: str, values: dict[str, Any], instant: datetime, query_id: str, source: str) -> Any:
+def _fills(node: str, kept: frozenset[str]) -> bool:
+    """Whether a string has a placeholder this side fills (one Elasticsearch renders itself stays)."""
+    return any(m.group(1) not in kept for m in _PLACEHOLDER.finditer(node))
+
+
+def _fill_string(
+    node: str, values: dict[str, Any], instant: datetime, query_id: str, source: str, kept: frozenset[str]
+) -> Any:
     whole = _PLACEHOLDER.fullmatch(node.strip())
-    if whole:  # the user's query text is never date math, whatever it starts with
+    if whole and whole.group(1) not in kept:  # the user's query text is never date math, whatever it starts with
         value = _lookup(values, whole.group(1), query_id, source)
         return value if whole.group(1) == "query" else anchor(value, instant)
-    filled = _interpolate(node, values, query_id, source)
+    filled = _interpolate(node, values, query_id, source, kept)
     # only the template's own literal `now...` is date math: "{{query}} deals" with "now-playing" stays text
     return anchor(filled, instant) if node.startswith("now") else filled
 
 
-def _interpolate(node: str, values: dict[str, Any], query_id: str, source: str) -> str:
-    """Each placeholder inside a longer string replaced by its value as text."""
-    return _PLACEHOLDER.sub(lambda m: str(_lookup(values, m.group(1), query_id, source)), node)
+def _interpolate(node: str, values: dict[str, Any], query_id: str, source: str, kept: frozenset[str]) -> str:
+    """Each placeholder inside a longer string replaced by its value as text (the kept ones as written)."""
+    return _PLACEHOLDER.sub(
+        lambda m: m.group(0) if m.group(1) in kept else str(_lookup(values, m.group(1), query_id, source)), node
+    )
 
 
 def _lookup(values: dict[str, Any], name: str, query_id: str, source: str) -> Any:

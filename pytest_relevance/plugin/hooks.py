@@ -290,6 +290,8 @@ def relevance_session_index(
         state.notes.append(index.cache_note)
     if getattr(index, "cache_warning", None):
         state.cache_warnings.setdefault(str(engine.cache_dir), index.cache_warning)
+    for message in getattr(index, "config_warnings", ()):  # the embedded engine's: what Elasticsearch ignores
+        warn(message, config_path)
     query_path = resolve(config, setting(config, "relevance_query"))
     template = _input(load_template, query_path)
     if not has_query_placeholder(template):

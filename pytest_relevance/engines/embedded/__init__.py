@@ -114,6 +114,8 @@ class EmbeddedIndex:
         base_dir = Path(source).parent if Path(source).parent.is_dir() else None
         config, self.vector_similarity = _without_vector_similarity(config)
         self.mapping = IndexMapping(config, source, base_dir)
+        #: what the config sets that Elasticsearch accepts but ignores (key path: why), for the plugin to warn of
+        self.config_warnings: list[str] = self.mapping.analysis.warnings
         self.fields: dict[str, Field] = dict(self.mapping.fields)
         #: each field the mappings lack, with a value of its first value's type (what dynamic mapping maps it by)
         self.dynamic = self._unmapped(corpus) if saved is None else dict(saved["dynamic"])
@@ -262,18 +264,14 @@ class EmbeddedIndex:
     # ------------------------------------------------------------ mapping and documents
 
     def _null_values(self) -> dict[str, Any]:
-        """Each field's `null_value`, checked once against its type: Elasticsearch indexes it in place of an
-        explicit null (a JSON null, also inside an array) of the field itself, and refuses a mapping whose
+        """Each searched field's `null_value`, checked once against its type: Elasticsearch indexes it in place of
+        an explicit null (a JSON null, also inside an array) of the field itself, and refuses a mapping whose
         null_value does not fit."""
         out = {}
         for name, field in self.fields.items():
-            if field.params.get("null_value") is None:
-                continue
+            if field.params.get("null_value") is None or field.kind not in ("keyword", "number", "date", "boolean"):
+                continue  # a mapper without null_value was refused with the mapping; the others' is not searched
             value = field.params["null_value"]
-            if field.kind not in ("keyword", "number", "date", "boolean"):
-                raise RelevanceInputError(
-                    self.source, f"field {name!r}: null_value is not a parameter of the {field.type} type"
-                )
             try:
                 self._convert_value(field.kind, value, name)
             except (TypeError, ValueError) as exc:
@@ -380,7 +378,7 @@ class EmbeddedIndex:
             if found_template is None:
                 return True
             template, spec = found_template
-            extra = sorted(set(spec) - {"type", "enabled", "dynamic"})
+            extra = sorted(set(spec) - {"type", "enabled", "dynamic", "properties"})
             if spec["type"] not in _OBJECT_VALUED:  # a keyword, text, long... field cannot hold an object
                 raise self._document_error(
                     ordinal,
@@ -393,13 +391,19 @@ class EmbeddedIndex:
                     ordinal,
                     f"dynamic template [{template.name}] maps the object {name!r} with "
                     f"{extra or ['type ' + repr(spec['type'])]}; the embedded engine maps objects from templates "
-                    "with `enabled` and `dynamic` only: map it under mappings.properties",
+                    "with `enabled`, `dynamic` and `properties` only: map it under mappings.properties",
                 )
             if "dynamic" in spec:
                 self.mapping.object_dynamic[name] = spec["dynamic"]
             if not flag(spec.get("enabled", True)):
                 self.mapping.disabled.add(name)
                 return False
+            if spec.get("properties"):  # mapped as declared; `found` keeps the object for dynamic_fields to map
+                found[name] = {}
+                for field in self.mapping.build_dynamic_object(name, spec, template):
+                    seen.add(field.name)
+                    parts = field.name.split(".")
+                    objects.update(".".join(parts[:end]) for end in range(name.count(".") + 2, len(parts)))
             return True
 
         def visit(value: Any, prefix: str, ordinal: int) -> None:

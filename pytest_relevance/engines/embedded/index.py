@@ -346,10 +346,15 @@ class KeywordField(TermDictionary):
         self.norms = np.ones(n_docs, dtype=np.uint8)
         self._derive()
 
+    @property
+    def sum_total_term_freq(self) -> int:
+        """Keyword fields index documents only (no frequencies): Lucene then reports the sum of document
+        frequencies as the sum of term frequencies (what BM25's average length and a cross_fields blend read)."""
+        return int(self.ids.size)
+
     def _derive(self) -> None:
-        # keyword fields index documents only (no frequencies, no norms): Lucene then reports the sum of document
-        # frequencies as the sum of term frequencies, and every document's norm as 1
-        self.bm25 = similarity_for(self.similarity, self.doc_count, int(self.ids.size))
+        # no norms either: every document's norm is 1
+        self.bm25 = similarity_for(self.similarity, self.doc_count, self.sum_total_term_freq)
         self.expansions: dict[tuple[Any, ...], list[tuple[str, float]]] = {}
         self.__dict__.pop("_ids", None)
         self.__dict__.pop("_docs", None)

@@ -85,6 +85,48 @@ _OTHER = frozenset(
     ]
 )
 _CONTAINERS = frozenset(("object", "nested"))
+# The parameters each mapper Elasticsearch 8 builds reads (its Builder.getParameters), beyond the ones
+# FieldMapper.Builder.parse takes for every type (`type`, `fields`, `copy_to`, `meta`, `synthetic_source_keep`):
+# any other key is its "unknown parameter" error. Only the types the embedded engine searches are listed; the
+# others are mapped as given (their query is the query layer's error anyway).
+_EVERY_MAPPER = frozenset(("type", "fields", "copy_to", "meta", "synthetic_source_keep"))
+_TEXT_PARAMETERS = frozenset(
+    ("index", "store", "index_options", "norms", "term_vector", "similarity", "analyzer", "search_analyzer",
+     "search_quote_analyzer")
+)  # fmt: skip
+_NUMBER_PARAMETERS = frozenset(
+    ("index", "doc_values", "store", "ignore_malformed", "coerce", "null_value", "script", "on_script_error",
+     "time_series_dimension", "time_series_metric")
+)  # fmt: skip
+_DATE_PARAMETERS = frozenset(
+    ("index", "doc_values", "store", "format", "locale", "null_value", "ignore_malformed", "script", "on_script_error")
+)
+_PARAMETERS: dict[str, frozenset[str]] = {
+    "text": _TEXT_PARAMETERS | {"position_increment_gap", "fielddata", "fielddata_frequency_filter",
+                                "eager_global_ordinals", "index_phrases", "index_prefixes"},
+    "match_only_text": frozenset(),
+    "search_as_you_type": _TEXT_PARAMETERS | {"doc_values", "max_shingle_size"},
+    "keyword": frozenset(
+        ("index", "doc_values", "store", "null_value", "eager_global_ordinals", "ignore_above", "index_options",
+         "norms", "similarity", "normalizer", "split_queries_on_whitespace", "script", "on_script_error",
+         "time_series_dimension")
+    ),
+    "constant_keyword": frozenset(("value",)),
+    "wildcard": frozenset(("ignore_above", "null_value")),
+    **{t: _NUMBER_PARAMETERS for t in NUMERIC_TYPES - {"scaled_float", "unsigned_long", "token_count"}},
+    "scaled_float": _NUMBER_PARAMETERS - {"script", "on_script_error"} | {"scaling_factor"},
+    "unsigned_long": _NUMBER_PARAMETERS - {"coerce", "script", "on_script_error"},
+    "token_count": frozenset(("index", "doc_values", "store", "analyzer", "null_value", "enable_position_increments")),
+    "date": _DATE_PARAMETERS,
+    "date_nanos": _DATE_PARAMETERS,
+    "boolean": frozenset(
+        ("index", "doc_values", "store", "null_value", "script", "on_script_error", "ignore_malformed",
+         "time_series_dimension")
+    ),
+}  # fmt: skip
+# ObjectMapper's and NestedObjectMapper's own keys; any other is "has unsupported parameters"
+_OBJECT_PARAMETERS = frozenset(("type", "dynamic", "enabled", "properties", "subobjects", "synthetic_source_keep"))
+_NESTED_PARAMETERS = _OBJECT_PARAMETERS | {"include_in_parent", "include_in_root"}
 _ENGLISH = frozenset(("", "root", "en", "en_us", "en_gb", "english"))  # date `locale`s with Locale.ROOT's names
 
 
@@ -291,6 +333,21 @@ class IndexMapping:
             added = [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
         return added
 
+    def build_dynamic_object(self, name: str, spec: MappingABC[str, Any], template: DynamicTemplate) -> list[Field]:
+        """The fields an object template's `properties` declare under the new object `name`, read as explicit
+        properties are (ObjectMapper.TypeParser parses a template's object mapping as any other); the object
+        paths they declare join `objects`."""
+        properties = spec.get("properties")
+        at = f"mappings.dynamic_templates.{template.name}.mapping.properties (for object {name!r})"
+        if not isinstance(properties, MappingABC):
+            raise RelevanceInputError(self.source, f"{at}: must be an object")
+        before = set(self.fields)
+        try:
+            self._read_properties(properties, f"{name}.", at, None)
+        finally:
+            added = [self.fields.pop(key) for key in [k for k in self.fields if k not in before]]
+        return added
+
     def _check_templates(self) -> None:
         """RootObjectMapper.validateDynamicTemplate: Elasticsearch 8 refuses, at index creation, a template whose
         mapping makes no valid field for any JSON type it matches (one with `{name}` cannot be checked up front)."""
@@ -300,7 +357,11 @@ class IndexMapping:
             problem = None
             for xcontent_type in (t for t in XCONTENT_TYPES if t in template.types):
                 spec = template.mapping_for(f"__dynamic__{template.name}", xcontent_type)
-                if spec["type"] in _CONTAINERS:  # an object template: read when a new object meets it
+                if spec["type"] in _CONTAINERS:  # an object template: its properties are checked, as any others
+                    if spec.get("properties"):
+                        objects = set(self.objects)
+                        self.build_dynamic_object(f"__dynamic__{template.name}", spec, template)
+                        self.objects = objects
                     problem = None
                     break
                 try:
@@ -402,6 +463,8 @@ class IndexMapping:
             if not isinstance(spec, MappingABC):
                 raise RelevanceInputError(self.source, f"{at}: a field definition must be an object")
             ftype = spec.get("type", "object" if "properties" in spec or "enabled" in spec else None)
+            if ftype in _CONTAINERS:
+                self._check_object_parameters(spec, at, key, ftype)
             if ftype == "object" and not flag(spec.get("enabled", True)):
                 self.disabled.add(name)
                 continue
@@ -416,6 +479,38 @@ class IndexMapping:
                 continue
             self._add(name, spec, at, None, nested)
 
+    def _check_parameters(self, spec: MappingABC, at: str, leaf: str, ftype: str) -> None:
+        """FieldMapper.Builder.parse: Elasticsearch 8 refuses `boost` on any field (removed in 8.0) and, for a
+        type whose parameters are listed, a key its mapper does not read (a misspelling, or a parameter of
+        another type) rather than ignoring it."""
+        if "boost" in spec:
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.boost: Unknown parameter [boost] on mapper [{leaf}], as Elasticsearch 8 refuses it (index-time "
+                f"boosts were removed in 8.0): boost the field in the query instead (`{leaf}^2` in fields)",
+            )
+        known = _PARAMETERS.get(ftype)
+        for key in spec:
+            if key == "include_in_all" or (known is not None and key not in known and key not in _EVERY_MAPPER):
+                hint = " (the _all field was removed in 7.0): use copy_to" if key == "include_in_all" else None
+                raise RelevanceInputError(
+                    self.source,
+                    f"{at}.{key}: unknown parameter [{key}] on mapper [{leaf}] of type [{ftype}], as Elasticsearch 8 "
+                    f"refuses it{hint or _parameters_hint((known or frozenset()) | _EVERY_MAPPER)}",
+                )
+
+    def _check_object_parameters(self, spec: MappingABC, at: str, leaf: str, ftype: str) -> None:
+        """ObjectMapper.TypeParser reads its own keys; MappingParser.checkNoRemainingFields refuses any other."""
+        known = _NESTED_PARAMETERS if ftype == "nested" else _OBJECT_PARAMETERS
+        unknown = [key for key in spec if key not in known]
+        if unknown:
+            listed = "".join(f" [{key} : {_java(spec[key])}]" for key in unknown)
+            raise RelevanceInputError(
+                self.source,
+                f"{at}.{unknown[0]}: Mapping definition for [{leaf}] has unsupported parameters: {listed}, as "
+                f"Elasticsearch 8 refuses it{_parameters_hint(known)}",
+            )
+
     def _add(self, name: str, spec: MappingABC, at: str, parent: str | None, nested: str | None) -> None:
         ftype = spec.get("type")
         if not isinstance(ftype, str):
@@ -425,12 +520,7 @@ class IndexMapping:
             raise RelevanceInputError(self.source, f"{at}.type: {_unknown_type(ftype, name)}")
         if name in self.fields and self.fields[name].internal:
             raise RelevanceInputError(self.source, _taken(at, name, self.fields[name].parent, parent is not None))
-        if "include_in_all" in spec:  # went with _all
-            raise RelevanceInputError(
-                self.source,
-                f"{at}.include_in_all: unknown parameter [include_in_all] on mapper [{name.rsplit('.', 1)[-1]}] of "
-                f"type [{ftype}], as Elasticsearch 8 refuses it (the _all field was removed in 7.0): use copy_to",
-            )
+        self._check_parameters(spec, at, name.rsplit(".", 1)[-1], ftype)
         if kind == "date":
             try:
                 reader = date_format(str(spec.get("format") or DEFAULT_FORMAT))
@@ -630,6 +720,11 @@ def _java(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def _parameters_hint(known: frozenset[str]) -> str:
+    """The parameters a mapper reads, for a refusal of one it does not."""
+    return f"; its parameters: {', '.join(sorted(known - {'type'}))}"
+
+
 def _unknown_type(ftype: str, name: str) -> str:
     """Why a field type is not one Elasticsearch 8 maps: a plugin's, removed, or most likely misspelt."""
     if ftype == "knn_vector":
@@ -661,6 +756,8 @@ def dynamic_fields(name: str, value: Any, mapping: IndexMapping) -> list[Field]:
     found = mapping.template_for(name, xcontent_type)
     if found is not None:
         template, spec = found
+        if xcontent_type == "object":  # an object an object template maps with properties
+            return mapping.build_dynamic_object(name, spec, template)
         if fmt is not None and spec.get("type") in ("date", "date_nanos") and "format" not in spec:
             spec = {**spec, "format": fmt}  # the detected format, as applyMatchingTemplate passes it on
         return mapping.build_dynamic(name, spec, template)

@@ -5,6 +5,7 @@ sort does, so both engines rank identically.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,15 +55,31 @@ _RESCORE_MODES = {
 }
 
 
+def _coerced_int(value: Any, key: str) -> int:
+    """An int of the search body as XContentParser.intValue reads it, coercing: a number (a fraction truncated) or
+    a string holding one ("10", "2.5"); a boolean or anything else is refused."""
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number):
+        raise Invalid(key, f"{value!r} is not a whole number (Elasticsearch reads a number or a numeric string)")
+    if not -(2**31) <= number < 2**31:
+        raise Invalid(key, f"Value [{value}] is out of range for an integer, as Elasticsearch 8 refuses it")
+    return int(number)
+
+
 def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     refuse_body_keys(body)
     for key in ("aggs", "aggregations"):
         _refuse_text_aggregations(index, body.get(key), key)
     _refuse_fast_vector_highlighting(index, body.get("highlight"))
     _refuse_unmapped_suggestions(index, body.get("suggest"))
-    start = body.get("from", 0)
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-        raise Invalid("from", f"{start!r} is not a whole number >= 0")
+    start = _coerced_int(body.get("from", 0), "from")
+    if start < 0:
+        raise Invalid("from", f"[from] parameter cannot be negative, found [{start}], as Elasticsearch 8 refuses it")
     window = index.mapping.max_result_window
     if start + size > window:  # Elasticsearch's own refusal, before it searches
         raise Invalid(

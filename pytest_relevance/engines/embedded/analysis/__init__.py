@@ -430,6 +430,12 @@ class Analysis:
         """The normalizer called `name` (custom or the built-in `lowercase`), as a keyword-tokenizer analyzer."""
         return self._registry.normalizer(name, key_path)
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the config sets that Elasticsearch accepts and ignores (an option no factory reads, an unknown
+        `_name_` in a stop list), each a message naming the file and key, for the user to see."""
+        return list(self._registry.warnings.values())
+
     def has_analyzer(self, name: str) -> bool:
         """Whether the config defines `name` (the `default` / `default_search` overrides are looked up this way)."""
         return self._registry.has_analyzer(name)

@@ -19,6 +19,8 @@ from functools import cache
 import numpy as np
 import regex
 
+from pytest_relevance.engines.embedded.analysis.tokenizers import PICTOGRAPHS
+
 _LETTER, _DIGIT, _CONNECTOR, _JOINS_LETTERS, _JOINS_DIGITS, _UNSAFE = 1, 2, 4, 8, 16, 32
 _UNKNOWN = 255
 BATCH = 4096  # texts per batch: about a megabyte of catalogue text, small enough to stay in cache
@@ -31,7 +33,7 @@ def _properties() -> tuple[regex.Pattern, ...]:
     unsafe = (
         r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}\p{WB=Katakana}\p{WB=Hebrew_Letter}\p{WB=Regional_Indicator}"
         r"\p{WB=Double_Quote}\p{LB=SA}\p{Ideographic}\p{Script=Hiragana}\p{Extended_Pictographic}"
-        r"\p{Emoji_Presentation}\u2605\p{Cs}]"
+        r"\p{Emoji_Presentation}\p{Cs}" + PICTOGRAPHS + "]"
     )
     quote = r"\p{WB=MidNumLet}\p{WB=Single_Quote}"
     return tuple(

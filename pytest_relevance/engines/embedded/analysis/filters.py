@@ -125,6 +125,12 @@ def length(minimum: int, maximum: int) -> MapFilter:
     return MapFilter(lambda term: term if minimum <= utf16_len(term) <= maximum else None)
 
 
+def type_as_payload() -> MapFilter:
+    """TypeAsPayloadTokenFilter (analysis-common's pre-configured `type_as_payload`): each token's type becomes its
+    payload; terms and positions are unchanged, and payloads play no part in BM25, so nothing here changes."""
+    return MapFilter(None)
+
+
 def trim() -> MapFilter:
     """TrimFilter: Java whitespace off both ends; offsets unchanged."""
     spaces = "".join(java_whitespace)

@@ -127,9 +127,9 @@ _TOKEN_LIMIT = 1024 * 1024
 _INDEX_LIMITS = {"max_ngram_diff": 1, "max_shingle_diff": 3}
 
 
-# The options each component type reads in Elasticsearch (its factory's settings.get calls). Elasticsearch ignores any
-# other key without a word (elastic/elasticsearch#16451, #41299), so a misspelt option changes nothing there either;
-# here it is one error naming the key, since a config meant to set it is wrong in both engines.
+# The options each component type reads in Elasticsearch (its factory's settings.get calls). Elasticsearch accepts any
+# other key under index.analysis and ignores it without a word (elastic/elasticsearch#16451, #41299), so the index is
+# created there and here too; but a misspelt option changes nothing in either engine, so it is a warning naming the key.
 _WORDS = ("stopwords", "stopwords_path")
 _WD = ("generate_word_parts", "generate_number_parts", "catenate_words", "catenate_numbers", "catenate_all",
        "split_on_case_change", "preserve_original", "split_on_numerics", "stem_english_possessive", "protected_words",
@@ -137,7 +137,7 @@ _WD = ("generate_word_parts", "generate_number_parts", "catenate_words", "catena
 _SYNONYM = ("synonyms", "synonyms_path", "synonyms_set", "expand", "lenient", "format", "updateable")
 _OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "analyzer": {
-        "custom": ("tokenizer", "filter", "char_filter"),
+        "custom": ("tokenizer", "filter", "char_filter", "offset_gap"),  # CustomAnalyzerProvider reads offset_gap
         "standard": ("max_token_length", *_WORDS),
         "simple": (),
         "whitespace": (),
@@ -261,6 +261,8 @@ class Registry:
         self._analyzers: dict[str, Analyzer] = {}
         self._normalizers: dict[str, Analyzer] = {}
         self._conditions: set[str] = set()  # the condition filters being built, to refuse one that wraps itself
+        #: what Elasticsearch accepts but ignores (an option no factory reads), by key path, in the order found
+        self.warnings: dict[str, str] = {}
 
     # errors and parameters ---------------------------------------------------------------------------------------
 
@@ -347,14 +349,13 @@ class Registry:
         for word in words:
             if word in _NAMED_WORDS:
                 out |= _NAMED_WORDS[word]
-            elif len(word) > 2 and word.startswith("_") and word.endswith("_"):
-                raise self.error(
-                    f"{path}.{key}",
-                    f"{word!r} is not a stop list Elasticsearch names (it would stop the literal word {word!r}); "
-                    f"the lists are {', '.join(sorted(_NAMED_WORDS))}",
+                continue
+            if len(word) > 2 and word.startswith("_") and word.endswith("_"):  # Analysis.resolveNamedWords
+                self.warnings[f"{path}.{key}:{word}"] = (
+                    f"{path}.{key}: {word!r} is not a stop list Elasticsearch names, so it stops the "
+                    f"literal word {word!r} there and here; the lists are {', '.join(sorted(_NAMED_WORDS))}"
                 )
-            else:
-                out.add(word)
+            out.add(word)
         return frozenset(out)
 
     def java_regex(self, spec: Mapping, key: str, path: str, default: str | None = None, flags: bool = False):
@@ -385,18 +386,18 @@ class Registry:
             raise self.error(f"{path}.{key}", f"invalid regular expression {source!r} ({exc})") from None
 
     def check_options(self, kind: str, ctype: str, spec: Mapping, path: str) -> None:
-        """Refuse a key the component type does not read (`type` and, for analyzers, position_increment_gap are
-        always read); see _OPTIONS for why."""
+        """Warn of a key the component type does not read (`type` and, for analyzers, position_increment_gap are
+        always read); see _OPTIONS for why a warning and not an error."""
         known = _OPTIONS[kind].get(ctype, ())
         extra = ("type", "position_increment_gap") if kind == "analyzer" else ("type",)
         for key in spec:
             if key not in known and key not in extra:
                 label = "token filter" if kind == "filter" else kind.replace("_", " ")
                 listed = ", ".join(known) or "none"
-                raise self.error(
-                    f"{path}.{key}",
-                    f"not an option of the {ctype} {label} (its options: {listed}); Elasticsearch ignores it "
-                    "without a word, so it does nothing there either: correct its spelling or remove it",
+                self.warnings[f"{path}.{key}"] = (
+                    f"{path}.{key}: not an option of the {ctype} {label} (its options: {listed}); "
+                    "Elasticsearch accepts it and ignores it, and so does the embedded engine: correct its spelling "
+                    "or remove it"
                 )
 
     # lookups -----------------------------------------------------------------------------------------------------
@@ -411,12 +412,12 @@ class Registry:
             self.normalizer(name, f"settings.analysis.normalizer.{name}")
         for kind, builders in (("tokenizer", _TOKENIZERS), ("char_filter", _CHAR_FILTERS), ("filter", _FILTERS)):
             for name in self.defs[kind]:
-                ctype, _, path = self._spec(kind, name, f"settings.analysis.{kind}.{name}")
+                ctype, spec, path = self._spec(kind, name, f"settings.analysis.{kind}.{name}")
                 if ctype == "condition":  # its script compiles when the index is created, used or not
-                    self.check_options(kind, ctype, self.defs[kind][name], path)
-                    self.predicate(self.defs[kind][name], path)
+                    self.predicate(spec, path)
                 elif ctype not in builders and ctype not in ("synonym", "synonym_graph"):
                     raise self.refuse(kind, ctype, path)
+                self.check_options(kind, ctype, spec, path)
 
     def has_analyzer(self, name: str) -> bool:
         return name in self.defs["analyzer"]
@@ -464,6 +465,12 @@ class Registry:
             kind = spec.get("type", "custom")
             if kind != "custom":
                 raise self.error(f"{path}.type", f"a normalizer is of type custom, not {kind!r}")
+            if "tokenizer" in spec:  # CustomNormalizerProvider
+                raise self.error(
+                    f"{path}.tokenizer",
+                    f"Custom normalizer [{name}] cannot configure a tokenizer, as Elasticsearch refuses it: a "
+                    "normalizer is always the keyword tokenizer, give it filters only",
+                )
             self.check_options("normalizer", kind, spec, path)
             filter_names = self.param(spec, "filter", path, [], list)
             for index, fname in enumerate(filter_names):
@@ -487,6 +494,7 @@ class Registry:
             self.check_options("analyzer", kind, spec, path)
         gap = self.param(spec, "position_increment_gap", path, 100, int)
         if kind == "custom":
+            self.param(spec, "offset_gap", path, -1, int)  # offsets only: no effect on matching or scores
             if "tokenizer" not in spec:
                 raise self.error(f"{path}.tokenizer", "a custom analyzer needs a tokenizer")
             tokenizer = self.tokenizer(self.param(spec, "tokenizer", path, None, str), f"{path}.tokenizer")
@@ -1108,6 +1116,7 @@ _FILTERS["edgeNGram"] = _renamed("edge_ngram")
 # defined elision needs articles (both refused without), the pre-configured ones use 10 and the French articles;
 # the pre-configured edge_ngram makes 1-grams only (EdgeNGramTokenFilter(input, 1)).
 _PRECONFIGURED_FILTERS: dict[str, Callable[[], MapFilter | StreamFilter]] = {
+    "type_as_payload": filters.type_as_payload,
     "truncate": lambda: filters.truncate(10),
     "elision": lambda: filters.elision(filters.FRENCH_ARTICLES, ignore_case=True),
     "edge_ngram": lambda: filters.ngram(1, 1, False, edges_only=True),

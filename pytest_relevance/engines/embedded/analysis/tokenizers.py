@@ -32,21 +32,43 @@ __all__ = [
     "whitespace",
 ]
 
-# Lucene's emoji are Unicode's Extended_Pictographic / Emoji_Presentation, plus BLACK STAR, which its Unicode data
-# has (flags are pairs of regional indicators). An emoji takes a skin tone, then either one presentation selector or
+# Lucene's emoji: the code points StandardTokenizerImpl's JFlex tables (Lucene 9.9) make an <EMOJI> token of,
+# tests/lucene_extra/standard_emoji.txt as tests/lucene_extra/standard_emoji.py found them with real Lucene. Its
+# Extended_Pictographic is an older Unicode's, broader than today's (U+266A, U+2661, whole reserved blocks); flags
+# are pairs of regional indicators, not in it. An emoji takes a skin tone, then either one presentation selector or
 # any other extending characters (a joiner...), and joiners chain emoji into one token.
-_EMOJI = r"[[\p{Extended_Pictographic}\p{Emoji_Presentation}\u2605]--\p{WB=Regional_Indicator}]"
+PICTOGRAPHS = (
+    "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9-\u21aa\u231a-\u231b\u2328\u2388\u23cf"
+    "\u23e9-\u23f3\u23f8-\u23fa\u24c2\u25aa-\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u2605\u2607-\u2612"
+    "\u2614-\u2685\u2690-\u2705\u2708-\u2712\u2714\u2716\u271d\u2721\u2728\u2733-\u2734\u2744\u2747"
+    "\u274c\u274e\u2753-\u2755\u2757\u2763-\u2767\u2795-\u2797\u27a1\u27b0\u27bf\u2934-\u2935"
+    "\u2b05-\u2b07\u2b1b-\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001f0ff"
+    "\U0001f10d-\U0001f10f\U0001f12f\U0001f16c-\U0001f171\U0001f17e-\U0001f17f\U0001f18e"
+    "\U0001f191-\U0001f19a\U0001f1ad-\U0001f1e5\U0001f201-\U0001f20f\U0001f21a\U0001f22f"
+    "\U0001f232-\U0001f23a\U0001f23c-\U0001f23f\U0001f249-\U0001f53d\U0001f546-\U0001f64f"
+    "\U0001f680-\U0001f6ff\U0001f774-\U0001f77f\U0001f7d5-\U0001f7ff\U0001f80c-\U0001f80f"
+    "\U0001f848-\U0001f84f\U0001f85a-\U0001f85f\U0001f888-\U0001f88f\U0001f8ae-\U0001f8ff"
+    "\U0001f90c-\U0001f93a\U0001f93c-\U0001f945\U0001f947-\U0001fffd"
+)  # a regular expression class's contents (ranges)
+_EMOJI = f"[{PICTOGRAPHS}]"
 _EMOJI_ONE = _EMOJI + r"[\U0001f3fb-\U0001f3ff]?(?:\ufe0f|[[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]--[\ufe0f]]*)"
 _EMOJI_SEQ = _EMOJI_ONE + r"(?:\u200d" + _EMOJI_ONE + r"|(?<=\u200d)" + _EMOJI_ONE + r")*"
 _JOINED = r"[\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
+# A skin tone is an emoji of its own in Lucene's tables (E_Modifier), today a WB=Extend that joins what precedes it:
+# one with nothing to join (after a space, punctuation or the start) starts an emoji token, as in Lucene.
+_LONE_MODIFIER = (
+    r"(?<![\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}\p{WB=ExtendNumLet}\p{WB=Extend}"
+    r"\p{WB=Format}\p{WB=ZWJ}" + PICTOGRAPHS + r"])(?=[\U0001f3fb-\U0001f3ff])"
+)
 # Words: underscores (ExtendNumLet) join letters, digits and katakana, not ideographs, kana or emoji, which are tokens
 # of their own; a zero-width joiner before a pictograph starts an emoji token.
 _STANDARD = regex.compile(
     r"(?wsV1)\p{LB=SA}[\p{LB=SA}\p{WB=Extend}\p{WB=Format}\p{WB=ZWJ}]*"
     r"|\b(?:\p{WB=ExtendNumLet}" + _JOINED + r")*[\p{WB=ALetter}\p{WB=Hebrew_Letter}\p{WB=Numeric}\p{WB=Katakana}]"
     r".*?(?:\b|(?<=\u200d)(?=" + _EMOJI + r"))"  # a word's joiner does not pull the emoji after it in
-    r"|\b[\p{Ideographic}\p{Script=Hiragana}\p{WB=Regional_Indicator}].*?\b"
-    r"|(?:\b|(?<=\u200d))" + _EMOJI_SEQ + r"|\u200d(?=[\p{Extended_Pictographic}\u2605])" + _EMOJI_SEQ
+    r"|\b[\p{Ideographic}\p{Script=Hiragana}].*?\b"
+    r"|\b\p{WB=Regional_Indicator}(?=\p{WB=Regional_Indicator}).*?\b"  # a flag: a lone indicator makes nothing
+    r"|(?:\b|(?<=\u200d)|" + _LONE_MODIFIER + ")" + _EMOJI_SEQ + r"|\u200d(?=" + _EMOJI + ")" + _EMOJI_SEQ
 )
 # The same segmentation for ASCII text, spelled out (about twice as fast): runs of letters, digits and underscores,
 # joined across one `:` `.` `'` between letters (WB6/7) or one `.` `,` `;` `'` between digits (WB11/12).

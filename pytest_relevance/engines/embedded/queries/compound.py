@@ -37,6 +37,7 @@ from pytest_relevance.engines.embedded.queries.full_text import dis_max
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.values import distance_setting
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.inputs.clock import iso
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
@@ -407,14 +408,16 @@ def _random_score(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) 
 def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.ndarray) -> np.ndarray:
     options = _function_options(spec, {"field", "factor", "modifier", "missing"}, "field_value_factor", path)
     field = options.get("field")
-    index.check_field(field, path)
-    if index.kinds[field] not in ("number", "date", "boolean"):
-        raise Invalid(f"{path}.field", f"{field!r} is a {index.kinds[field]} field; field_value_factor needs numbers")
     modifier = str(options.get("modifier", "none")).lower()
     if modifier not in _MODIFIERS:
         raise Invalid(f"{path}.modifier", f"{modifier!r} is not one of {', '.join(_MODIFIERS)}")
     factor = number(options, "factor", path, 1.0)
     missing = number(options, "missing", path) if options.get("missing") is not None else None
+    if isinstance(field, str) and field not in index.kinds:
+        return _unmapped_field_value_factor(index, field, factor, modifier, missing, path, docs)
+    index.check_field(field, path)
+    if index.kinds[field] not in ("number", "date", "boolean"):
+        raise Invalid(f"{path}.field", f"{field!r} is a {index.kinds[field]} field; field_value_factor needs numbers")
     key = ("field_value_factor", field, factor, modifier, missing)
     recorder = RECORDING.get()
     if recorder is not None:
@@ -441,6 +444,33 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
                        "a modifier defined there (log1p, ln2p, ...) or filter such documents out")  # fmt: skip
         raise Invalid(path, problem)
     return values
+
+
+def _unmapped_field_value_factor(
+    index: EmbeddedIndex, field: str, factor: float, modifier: str, missing: float | None, path: str, docs: np.ndarray
+) -> np.ndarray:
+    """FieldValueFactorFunctionBuilder on a field the mappings lack: without `missing` Elasticsearch refuses the
+    query; with it, every document's value is `missing` (FieldValueFactorFunction without field data)."""
+    if missing is None:
+        raise Invalid(
+            f"{path}.field",
+            f"Unable to find a field mapper for field [{field}]. No 'missing' value defined., as Elasticsearch 8 "
+            "refuses it: map the field, or give field_value_factor a 'missing' value",
+        )
+    recorder = RECORDING.get()
+    if recorder is not None:
+        recorder.note(
+            path, field=field, factor=factor, modifier=modifier, input=np.full(len(recorder.ordinals), missing)
+        )
+    with np.errstate(all="ignore"):
+        value = float(_MODIFIERS[modifier](np.array([missing * factor]))[0])
+    if not math.isfinite(value):
+        raise Invalid(
+            path,
+            f"Result of field modification [{modifier}({missing * factor!r})] must be a number ('missing' of the "
+            f"unmapped field {field!r}); choose a modifier defined there (log1p, ln2p, ...)",
+        )
+    return np.full(len(docs), value)
 
 
 def _decay_values(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
@@ -478,9 +508,13 @@ def _decay(index: EmbeddedIndex, kind: str, spec: Any, path: str) -> np.ndarray:
     date = kind_of_field == "date"
     if params.get("scale") is None:
         raise Invalid(path, "needs 'scale' (e.g. 30d for a date, 10 for a number)")
-    if params.get("origin") is None:
-        raise Invalid(path, "needs 'origin' (for a date: now, which the frozen clock fixes)")
-    origin = index.convert_query_value(field, params["origin"], f"{path}.{field}.origin")
+    if params.get("origin") is None and not date:  # DecayFunctionBuilder.parseNumberVariable
+        raise Invalid(path, "both [scale] and [origin] must be set for numeric fields, as Elasticsearch 8 refuses it")
+    # parseDateVariable: a date decay without origin decays from now, which the frozen clock fixes
+    written = params.get("origin")
+    if written is None:  # the frozen clock's instant, as the template's `now` is written (clock.anchor)
+        written = iso(datetime.now(UTC))
+    origin = index.convert_query_value(field, written, f"{path}.{field}.origin")
     scale = distance_setting(params["scale"], date, f"{path}.{field}.scale")
     offset = distance_setting(params.get("offset", 0), date, f"{path}.{field}.offset")
     decay = _checked_decay(params, scale, offset, f"{path}.{field}")
