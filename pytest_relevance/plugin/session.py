@@ -21,6 +21,15 @@ if TYPE_CHECKING:
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
 
+#: the session's State, and each relevance test's snapshot, kept on pytest's config and items
+STATE = pytest.StashKey["State"]()
+SNAPSHOT = pytest.StashKey["RelevanceSnapshot"]()
+
+
+def state_of(config: pytest.Config) -> State:
+    return config.stash[STATE]
+
+
 #: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
 NO_FLAG = ("relevance_es_api_key", "relevance_es_password")
 
