@@ -65,10 +65,9 @@ class Project:
             raise RelevanceInputError(start, "no pytest ini file was found from here up; run diff inside the project")
         self.ini, keys = found
         self.root, self.ini_keys = self.ini.parent, keys
-        self.values = {key: keys.get(key, default).strip() for key, (_, default) in SETTINGS.items()}
-        for dest, value in overrides.items():
-            if value is not None:
-                self.values[OVERRIDES[dest]] = value
+        flags = {OVERRIDES[dest]: value for dest, value in overrides.items() if value is not None}
+        settings = project.resolver(start, flags)
+        self.values = {key: settings.value(key) for key in SETTINGS}
 
     def path(self, key: str) -> Path:
         """A path setting as the plugin resolves it (against the rootdir, here the ini file's directory)."""
@@ -209,7 +208,6 @@ def _engine(proj: Project, side: str) -> Engine:
     uses the index cache a pytest run in this project uses (pytest's cache_dir), so a diff after a gate run (or the
     other way round) builds nothing twice; the elasticsearch one opens an index of its own per side, named, created
     and deleted as the gate's are."""
-    import os
     import uuid
 
     from pytest_relevance.engines.factory import (
@@ -220,18 +218,15 @@ def _engine(proj: Project, side: str) -> Engine:
         plugin_engines,
     )
 
-    def value(key: str) -> str:
-        return proj.values[key] or os.environ.get(key.upper(), "")
-
     settings = EngineSettings(
         name=proj.values["relevance_engine"],
         cache_dir=proj.cache_dir() / "d" / "relevance-index",
         index_name=f"relevance-diff-{uuid.uuid4().hex[:12]}-{side}",
-        es_url=value("relevance_es_url"),
-        es_api_key=value("relevance_es_api_key"),
-        es_user=value("relevance_es_user"),
-        es_password=value("relevance_es_password"),
-        es_ca_certs=value("relevance_es_ca_certs"),
+        es_url=proj.values["relevance_es_url"],
+        es_api_key=proj.values["relevance_es_api_key"],
+        es_user=proj.values["relevance_es_user"],
+        es_password=proj.values["relevance_es_password"],
+        es_ca_certs=proj.values["relevance_es_ca_certs"],
         es_batch=int(proj.values["relevance_es_batch"]),
         es_concurrency=int(proj.values["relevance_es_concurrency"]),
     )

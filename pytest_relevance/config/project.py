@@ -13,11 +13,8 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from pytest_relevance.config.keys import SETTINGS
+from pytest_relevance.config.resolver import Resolver
 from pytest_relevance.errors import RelevanceInputError
-
-#: settings whose value is a path, resolved against the ini file's directory
-PATHS = ("relevance_judgments", "relevance_topics", "relevance_corpus", "relevance_index_config", "relevance_query")
 
 
 def find_ini(start: Path) -> tuple[Path, dict[str, str]] | None:
@@ -49,19 +46,30 @@ def _keys(path: Path) -> dict[str, str] | None:
     return {} if path.name in ("pytest.ini", ".pytest.ini") else None
 
 
+def resolver(start: Path, flags: Mapping[str, object | None] | None = None) -> Resolver:
+    """The resolver of the project around `start`: `flags` (setting key -> a flag's value, None when not given),
+    then its ini file's keys, the environment and the defaults; paths against the ini file's directory (none outside
+    a project)."""
+    found = find_ini(start)
+    ini, keys = found if found is not None else (None, {})
+    given = dict(flags or {})
+    return Resolver(given.get, keys.get, ini.parent if ini is not None else None)
+
+
 def fill(values: Mapping[str, str], start: Path) -> dict[str, str | None]:
     """`values` (flag dest -> setting key) turned into dest -> the project's value for that key (a path made
     absolute against the ini file's directory), or the plugin's default. Outside a project a path is None: there is
     no directory its default is relative to. The caller keeps a flag that was given."""
-    found = find_ini(start)
-    ini, keys = found if found is not None else (None, {})
+    from pytest_relevance.config.resolver import PATHS
+
+    settings = resolver(start)
     out: dict[str, str | None] = {}
     for dest, key in values.items():
-        value = keys.get(key, SETTINGS[key][1]).strip()
         if key in PATHS:
-            out[dest] = str(ini.parent / value) if value and ini is not None else None
+            path = settings.path(key)
+            out[dest] = str(path) if path is not None else None
         else:
-            out[dest] = value or None
+            out[dest] = settings.value(key) or None
     return out
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_relevance.config.keys import SETTINGS
+from pytest_relevance.config.resolver import NO_FLAG
 from pytest_relevance.plugin.session import (
-    NO_FLAG,
     SNAPSHOT,
     STATE,
     RelevanceWarning,

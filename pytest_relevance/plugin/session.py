@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_relevance.config.resolver import Resolver
     from pytest_relevance.config.settings import Settings
     from pytest_relevance.engines.base import Engine
     from pytest_relevance.engines.factory import EngineSettings
@@ -30,27 +31,16 @@ def state_of(config: pytest.Config) -> State:
     return config.stash[STATE]
 
 
-#: secrets are read from the environment or the ini file only: a flag would land in shell history and CI logs
-NO_FLAG = ("relevance_es_api_key", "relevance_es_password")
-
-
-_FROM_ENV = (
-    "relevance_es_url",
-    "relevance_es_api_key",
-    "relevance_es_user",
-    "relevance_es_password",
-    "relevance_es_ca_certs",
-)
-
-
 def setting(config: pytest.Config, name: str) -> str:
-    """Flag, then ini, then (for the URL and secrets) the environment, then the default."""
-    value = None if name in NO_FLAG else config.getoption(name)
-    if value is None:
-        value = config.getini(name)
-    if name in _FROM_ENV and not value:
-        value = os.environ.get(name.upper(), "")
-    return str(value).strip()
+    """The setting as the one resolver reads it (config.resolver): flag, ini, environment, default."""
+    return resolver(config).value(name)
+
+
+def resolver(config: pytest.Config) -> Resolver:
+    """pytest's flags and ini values handed to the resolver every command uses too."""
+    from pytest_relevance.config.resolver import Resolver
+
+    return Resolver(lambda key: config.getoption(key), config.getini, config.rootpath)
 
 
 def resolve(config: pytest.Config, value: str) -> Path:
