@@ -12,7 +12,7 @@ written in Python (Java's String.length() counts UTF-16 units). It writes condit
 `{"cases": [{"name", "settings", "texts", "tokens": [[[term, position, start, end, position_length], ...], ...]}]}`
 where each text's last entry is `["", end position increment, final offset]` (what end() leaves, which places the
 next value of a multi-valued field),
-which tests/test_condition_filter.py compares. Runs in the Lucene oracle's environment
+which tests/engines/test_condition_filter.py compares. Runs in the Lucene oracle's environment
 (../shared/tools/lucene-oracle/make_golden.sh sets it up).
 """
 

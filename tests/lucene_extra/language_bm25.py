@@ -1,4 +1,4 @@
-"""BM25 runs from real Lucene 9.9.1 on a French and a German corpus, for tests/test_language_bm25.py.
+"""BM25 runs from real Lucene 9.9.1 on a French and a German corpus, for tests/lucene_reference/test_language_bm25.py.
 
     python tests/lucene_extra/language_bm25.py --jar anserini-1.7.1-fatjar.jar
 

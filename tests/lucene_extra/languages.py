@@ -17,7 +17,7 @@ gen_golden.py here, in the repository, because that directory is shared and read
   `babel` where wordfreq has no list), 300 of them capitalized, and edge cases. An `@code` line starts a language's
   words, one a line; a `#Name code` line starts what the stemmer (the class name less `Stemmer`, as SnowballFilter
   takes it) makes of that language's words, one line a word in the same order: empty when the stem is the word,
-  else how many characters it loses at the end, and after a tab what it gains. tests/test_languages.py compares
+  else how many characters it loses at the end, and after a tab what it gains. tests/engines/test_languages.py compares
   the embedded engine's stemmers with it.
 - languages.json.xz beside this file: Lucene's tokens (term, position, start and end offsets, position length) for
   every language analyzer the embedded engine builds (each constructed as its Elasticsearch provider constructs it,
@@ -26,7 +26,7 @@ gen_golden.py here, in the repository, because that directory is shared and read
   addresses, sentences of wordfreq's (or babel's) words with casing and punctuation, hand-written cases of the
   language's own rules, the adversarial strings of ../shared/tools/lucene-oracle/tricky_strings.py and seeded
   random mixes of scripts (generate.py's pool). `{"texts": {group: [text]}, "cases": {name: {"settings",
-  "analyzer", "texts", "tokens"}}}`; tests/test_languages.py runs each case's Elasticsearch settings through the
+  "analyzer", "texts", "tokens"}}}`; tests/engines/test_languages.py runs each case's Elasticsearch settings through the
   embedded engine and compares.
 """
 

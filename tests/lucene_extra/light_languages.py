@@ -8,7 +8,7 @@ and the fat jar; PyPI only) plus `wordfreq` and `faker` from PyPI. It writes:
 - pytest_relevance/engines/embedded/analysis/light_data.json.gz: the RSLP steps of `portuguese.rslp` and
   `galician.rslp`, read from the jar and parsed with RSLPStemmerBase's own patterns, CJKAnalyzer's stop words and
   IndicNormalizer's decompositions (Apache License 2.0), which light_stemmers.py reads.
-- tests/lucene_extra/light_stems.json.xz, which tests/test_language_stemmers.py reads: for each component, what
+- tests/lucene_extra/light_stems.json.xz, which tests/engines/test_language_stemmers.py reads: for each component, what
   Lucene makes of the top 20,000 words of its language (wordfreq), and the tokens (term, position, offsets,
   position length) of real text (faker's locale texts) and the adversarial strings the English tests use, through
   standard tokenizer, lowercase and the component; the tokens of the same texts through each built-in language

@@ -62,7 +62,7 @@ SHAPES: dict[str, tuple[dict[str, Any], str, bool]] = {
 
 
 def cranfield(path: Path) -> list[dict[str, str]]:
-    """cran.all.1400 as tests/test_lucene_bm25.py reads it, without the documents that have no body."""
+    """cran.all.1400 as tests/lucene_reference/test_lucene_bm25.py reads it, without the documents that have no body."""
     docs: list[dict[str, Any]] = []
     current = None
     for line in path.read_text(encoding="latin-1").splitlines():

@@ -15,7 +15,7 @@ import jpype.imports
 
 def cranfield(path: Path) -> list[dict[str, str]]:
     """cran.all.1400's documents: a field is the lines after its marker, joined by newlines, stripped (as
-    tests/test_lucene_bm25.py's cranfield_docs reads them for the engine)."""
+    tests/lucene_reference/test_lucene_bm25.py's cranfield_docs reads them for the engine)."""
     docs: list[dict[str, str]] = []
     fields: dict[str, list[str]] = {}
     current = None

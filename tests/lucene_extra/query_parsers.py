@@ -3,7 +3,7 @@
     /work/venvs/oracle/bin/python tests/lucene_extra/query_parsers.py --jar anserini-1.7.1-fatjar.jar \
         --cranfield ../shared/data/cranfield/cran.all.1400 --out tests/data/lucene_extra
 
-Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
+Cranfield is indexed as test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
 query text is parsed as Elasticsearch configures the parsers (default operator OR, leading wildcards allowed,
 splitOnWhitespace false) in seven variants: both parsers on the body field, both with default operator AND, both with
 `minimum_should_match: 70%` (applied as Elasticsearch applies it, to a BooleanQuery result only), and

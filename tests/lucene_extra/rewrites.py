@@ -4,7 +4,7 @@
         --jar /tmp/lucene-oracle/jars/anserini-1.7.1-fatjar.jar \
         --cranfield ../shared/data/cranfield/cran.all.1400 --out tests/data/lucene_extra
 
-Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
+Cranfield is indexed as test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
 case is an Elasticsearch query (prefix, wildcard, regexp, fuzzy, match with fuzziness and `fuzzy_rewrite`,
 query_string with `rewrite` and `fuzzy_rewrite`) and the Lucene query Elasticsearch builds for it, with the rewrite
 method QueryParsers.parseRewriteMethod maps the name to (`constant_score` CONSTANT_SCORE_REWRITE, `scoring_boolean`

@@ -54,7 +54,7 @@ TOKEN_SAMPLES = 40
 
 
 def cranfield_titles(path: Path) -> list[tuple[str, str]]:
-    """(id, title) of the first documents, the title as tests/test_lucene_bm25.py reads it (its lines joined by
+    """(id, title) of the first documents, the title as test_lucene_bm25.py reads it (its lines joined by
     newlines, stripped)."""
     docs: list[tuple[str, list[str]]] = []
     reading = False

@@ -7,7 +7,7 @@ table-driven cos and asin whose tables Lucene fills with StrictMath (fdlibm), wh
 match to the last bit. This writes the three tables as Lucene computed them (sinTab, cosTab, asinTab, read through
 reflection) to pytest_relevance/engines/embedded/sloppy_math.npz, and beside this file sloppy_math_pairs.npz:
 seeded random point pairs (with the document point as geo_point doc values store it, GeoEncodingUtils' 32-bit
-encoding) and Lucene's distance between them, which tests/test_geo_decay.py compares bit for bit. Runs in the Lucene
+encoding) and Lucene's distance between them, which test_geo_decay.py compares bit for bit. Runs in the Lucene
 oracle's environment (../shared/tools/lucene-oracle/make_golden.sh sets it up).
 """
 

@@ -9,7 +9,7 @@ Snowball committed the same Estonian 1.3 later (88401bd), which is taken from th
 (š, ž) written as stringdefs as the Lucene patch writes them, because the 2.0.0 compiler refuses raw non-ASCII
 literals. This builds that commit's compiler (needs a C compiler and make), compiles the four programs to Python,
 and writes them with that commit's Python runtime (basestemmer.py, among.py; BSD licence, COPYING beside) into
-pytest_relevance/engines/embedded/analysis/snowball/. tests/test_languages.py checks the result against real
+pytest_relevance/engines/embedded/analysis/snowball/. tests/engines/test_languages.py checks the result against real
 Lucene's stems (snowball_stems.tsv.gz).
 """
 

@@ -3,7 +3,7 @@
     python tests/lucene_extra/spans.py --jar anserini-1.7.1-fatjar.jar \
         --shared ../shared --out tests/data/lucene_extra
 
-Cranfield is indexed as tests/test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
+Cranfield is indexed as test_lucene_bm25.py reads it (title and body, EnglishAnalyzer, BM25 1.2/0.75). Each
 Cranfield query's first analyzed body terms (distinct, in order: t0, t1, t2) make one query per shape, built from
 Lucene's span classes as Elasticsearch's span builders build them (SHAPES below: span_near ordered and unordered
 with slops, span_or inside a near, span_first, span_not with dist, span_containing, span_within,

@@ -49,7 +49,7 @@ SHAPES: dict[str, tuple[str, dict[str, Any], float]] = {
 
 
 def required_of(doc_id: str) -> int | None:
-    """The `required` value of a document (tests/test_terms_set_lucene.py makes the same)."""
+    """The `required` value of a document (tests/lucene_reference/test_terms_set_lucene.py makes the same)."""
     number = int(doc_id)
     return None if number % 7 == 0 else number % 4
 

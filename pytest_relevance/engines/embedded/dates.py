@@ -896,7 +896,7 @@ class _Parser:
 
 
 # yyyy-MM-dd, optionally with THH:mm:ss[.fraction] and Z or a valid +HH:MM: every such text strict_date_optional_time's
-# grammar reads into exactly these fields (tests/test_dates.py checks the two agree); any other text takes the grammar
+# grammar reads into exactly these fields (test_dates.py checks the two agree); any other text takes the grammar
 _ISO_SHORTCUT = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:(Z)|([+-])([01]\d|2[0-3]):([0-5]\d))?)?",
     re.ASCII,
