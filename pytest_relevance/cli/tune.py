@@ -60,9 +60,10 @@ def run(
     proj = Project(start, overrides)
     settings = proj.settings()
     judgments = _judgments(proj)
-    space = _space(proj, options.params)
+    source = "--param" if options.params else f"{proj.ini}: relevance_tune"
+    space = parse_space("; ".join(options.params) or proj.values["relevance_tune"], source, proj.root)
     with _frozen(settings.now), contextlib.ExitStack() as opened:
-        measure = _Measure(proj, space, judgments, settings, opened)
+        measure = _Measure(proj, space, source, judgments, settings, opened)
         goal = sweep.objective(settings.metrics, options.objective, list(judgments.groups))
         parts = split.split(judgments, options.split, options.seed)
         chooser = strategies.make(options.strategy, space, options.trials, options.seed)
@@ -89,17 +90,18 @@ def run(
     return model
 
 
-def _space(proj: Project, params: Sequence[str]) -> Space:
-    if params:
-        return parse_space("; ".join(params), "--param", proj.root)
-    return parse_space(proj.values["relevance_tune"], f"{proj.ini}: relevance_tune", proj.root)
+def _shown(proj: Project, path: Path) -> str:
+    """A project file as the ini names it: relative to the ini file's directory."""
+    return path.relative_to(proj.root).as_posix() if path.is_relative_to(proj.root) else str(path)
 
 
 class _Measure:
     """Each variant's evaluation: its template bound to its values, run on the index of its index config (each
     opened once, on first use)."""
 
-    def __init__(self, proj: Project, space: Space, judgments: Any, settings: Any, opened: contextlib.ExitStack):
+    def __init__(
+        self, proj: Project, space: Space, source: str, judgments: Any, settings: Any, opened: contextlib.ExitStack
+    ) -> None:
         from pytest_relevance.evaluation.diversity import CorpusFields
         from pytest_relevance.inputs.corpus import CorpusFile
         from pytest_relevance.inputs.templates import load_template, placeholders
@@ -114,9 +116,9 @@ class _Measure:
         variants = files.get("template", [self.query_path])
         check_placeholders(
             space,
-            [(str(path), placeholders(self.templates[path])) for path in variants],
+            [(_shown(proj, path), placeholders(self.templates[path])) for path in variants],
             placeholders(self.templates[self.query_path]) if "template" not in files else set(),
-            "--param / relevance_tune",
+            source,
         )
         self.indexes: dict[Path, Any] = {}
         self.fields = None
@@ -186,7 +188,7 @@ def _patch(proj: Project, params: Mapping[str, Any]) -> str:
     for target, source, filled in pairs:
         before = target.read_text(encoding="utf-8")
         after = substitute(source.read_text(encoding="utf-8"), filled)
-        name = target.relative_to(proj.root).as_posix() if target.is_relative_to(proj.root) else str(target)
+        name = _shown(proj, target)
         out.extend(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{name}", f"b/{name}"))
     return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
