@@ -82,6 +82,16 @@ def test_the_patch_text_writes_numbers_bare_and_text_in_its_quotes() -> None:
     assert substitute(text, {"b": 2.5, "msm": "75%"}) == 'boost: 2.5\nmsm: "75%"\nname: "x 2.5 y"\nraw: 2.5\n'
 
 
+def test_the_patch_changes_only_the_values_when_the_variant_is_a_commented_copy() -> None:
+    from pytest_relevance.cli.tune import carried
+
+    current = "# the live template\nquery:\n  fields: ['title^3', body]\n  tie_breaker: 0.3\n  other: 1\n"
+    variant = "# a copy to tune\nquery:\n  fields: ['title^{{b}}', body]\n  tie_breaker: '{{tie}}'\n  other: 2\n"
+    assert carried(current, variant, {"b": 5, "tie": 0.7}) == current.replace("^3", "^5").replace("0.3", "0.7")
+    # a placeholder line the current file has no counterpart of: the whole variant, filled
+    assert carried("query: {}\n", variant, {"b": 5, "tie": 0.7}).startswith("# a copy to tune\n")
+
+
 # ---------------------------------------------------------------- the split
 
 
@@ -191,7 +201,7 @@ def _project(root: Path, queries: int = 40) -> None:
     body = "query:\n  bool:\n    should:\n      - match: {{title: {{query: '{{{{query}}}}', boost: {title}}}}}\n" \
         "      - match: {{body: {{query: '{{{{query}}}}', boost: 1}}}}\n"  # fmt: skip
     (rel / "query.yaml").write_text(body.format(title="0.01"))
-    (rel / "query.tune.yaml").write_text(body.format(title="'{{title_boost}}'"))
+    (rel / "query.tune.yaml").write_text("# the copy to tune\n" + body.format(title="'{{title_boost}}'"))
     (root / "pytest.ini").write_text(
         "[pytest]\nrelevance_judgments = rel/judgments.yaml\nrelevance_corpus = rel/corpus.ndjson\n"
         "relevance_index_config = rel/index.yaml\nrelevance_query = rel/query.yaml\n"
@@ -244,6 +254,7 @@ def test_the_patch_applies_to_the_project(project: Path, capsys: pytest.CaptureF
     subprocess.run(["git", "apply", "winner.patch"], cwd=project, check=True)
     boost = model["winner"]["params"]["title_boost"]
     assert f"boost: {boost}}}" in (project / "rel" / "query.yaml").read_text()
+    assert "# the copy to tune" not in model["patch"]  # only the values change
 
 
 def test_a_sweep_of_noise_is_never_better(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

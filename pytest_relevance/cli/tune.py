@@ -176,6 +176,27 @@ def substitute(text: str, values: Mapping[str, Any]) -> str:
     return text
 
 
+def carried(current: str, variant: str, values: Mapping[str, Any]) -> str:
+    """The current file with each line of the variant template that holds a parameter written, filled, over the line
+    of the current file it matches (the same text, the parameters' places aside), so that a copy of the template
+    with its own comments still patches only the values. A line that matches none: the whole variant, filled."""
+    names = "|".join(re.escape(name) for name in values)
+    hole = re.compile(r"[\"']?\{\{\s*(?:" + names + r")\s*\}\}[\"']?")
+    lines = current.splitlines(True)
+    taken: set[int] = set()
+    for line in variant.splitlines(True):
+        if not hole.search(line):
+            continue
+        pattern = re.compile("(.+?)".join(re.escape(part) for part in hole.split(line.rstrip("\r\n"))))
+        at = next((i for i, old in enumerate(lines) if i not in taken and pattern.fullmatch(old.rstrip("\r\n"))), None)
+        if at is None:
+            return substitute(variant, values)
+        taken.add(at)
+        ending = lines[at][len(lines[at].rstrip("\r\n")) :]
+        lines[at] = substitute(line.rstrip("\r\n"), values) + ending
+    return "".join(lines)
+
+
 def _patch(proj: Project, params: Mapping[str, Any]) -> str:
     """A unified diff that makes the project's template (and index config) the winner's, against the ini's paths."""
     values = {k: v for k, v in params.items() if k not in FILES}
@@ -186,8 +207,8 @@ def _patch(proj: Project, params: Mapping[str, Any]) -> str:
     ]
     out = []
     for target, source, filled in pairs:
-        before = target.read_text(encoding="utf-8")
-        after = substitute(source.read_text(encoding="utf-8"), filled)
+        before, variant = target.read_text(encoding="utf-8"), source.read_text(encoding="utf-8")
+        after = carried(before, variant, filled) if filled and target != source else substitute(variant, filled)
         name = _shown(proj, target)
         out.extend(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{name}", f"b/{name}"))
     return "".join(line if line.endswith("\n") else line + "\n" for line in out)
