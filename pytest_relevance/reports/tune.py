@@ -76,6 +76,12 @@ def tune_lines(model: dict[str, Any]) -> list[str]:
         f"{model['seed']})",
         "",
     ]
+    queries = model["queries"]
+    lines.append(
+        f"per group: {model['objective'].partition('.')[2]} on the {queries['tune']} tune queries (what chose the "
+        f"winner); held-out: the objective on the {queries['held_out']} others; judged@{model['judged_k']}: all "
+        "queries"
+    )
     for r in [header, *rows]:
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip())
     winner = model["winner"]
@@ -87,9 +93,10 @@ def tune_lines(model: dict[str, Any]) -> list[str]:
         f"  {part:<28} {delta}  {ci}  p {p}  p adjusted {adjusted}" for part, delta, ci, p, adjusted in _gains(model)
     ]
     lines += ["  " + _verdict(model), "", "held-out, every group and metric (p adjusted over the whole family):"]
+    width = max(len(f"{r['stratum']}.{r['metric']}") for r in winner["rows"])
     for r in winner["rows"]:
         name = f"{r['stratum']}.{r['metric']}"
-        lines.append(f"  {name:<28} {_signed(r['delta'])}  {_ci(r['ci'])}  p adjusted {r['p_adjusted']:.4f}")
+        lines.append(f"  {name:<{width}}  {_signed(r['delta'])}  {_ci(r['ci'])}  p adjusted {r['p_adjusted']:.4f}")
     if "pool" in model:
         pool = model["pool"]
         lines += [

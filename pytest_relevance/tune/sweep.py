@@ -120,6 +120,11 @@ def decide(
         for c, (s, spec) in enumerate(columns)
     ]
     held_out = _tested(on_held, at)
+    varying = [p.name for p in space.params if len(p.values) > 1] or space.names()  # a lone template file says nothing
+
+    def named(params: dict[str, Any]) -> str:
+        return label({k: v for k, v in params.items() if k in varying})
+
     improving = held_out["delta"] > 0 if goal.metric.higher_is_better else held_out["delta"] < 0
     return {
         "strategy": strategy,
@@ -140,7 +145,7 @@ def decide(
             {
                 "trial": i + 1,
                 "params": t.params,
-                "label": label(t.params),
+                "label": named(t.params),
                 "values": {
                     "tune": _values(t.evaluation, tune, metrics),
                     "held_out": _values(t.evaluation, held, metrics),
@@ -152,7 +157,7 @@ def decide(
         "winner": {
             "trial": winner + 1,
             "params": trials[winner].params,
-            "label": label(trials[winner].params),
+            "label": named(trials[winner].params),
             "in_sample": _tested(on_tune, at),
             "held_out": held_out,
             "rows": rows,
