@@ -205,7 +205,7 @@ def _patch(proj: Project, params: Mapping[str, Any]) -> str:
         (proj.path("relevance_query"), (proj.root / params.get("template", query)).resolve(), values),
         (proj.path("relevance_index_config"), (proj.root / params.get("index_config", config)).resolve(), {}),
     ]
-    out = []
+    out: list[str] = []
     for target, source, filled in pairs:
         before, variant = target.read_text(encoding="utf-8"), source.read_text(encoding="utf-8")
         after = carried(before, variant, filled) if filled and target != source else substitute(variant, filled)
