@@ -80,11 +80,8 @@ def options(seed: int = 0) -> tune_cli.Options:
     return tune_cli.Options((), "grid", None, 0.5, seed, None, 0.05, "max-t", None)
 
 
-def real_sweep(folder: Path) -> float:
-    tune_cli.run(folder, {}, options())  # builds the index cache, as a first gate run would
-    start = time.perf_counter()
-    model = tune_cli.run(folder, {}, options())
-    seconds = time.perf_counter() - start
+def real_sweep(folder: Path) -> None:
+    model = tune_cli.run(folder, {}, options())  # also builds the index cache, as a first gate run would
     winner, queries = model["winner"], model["queries"]
     print(f"1. real sweep: {len(model['trials'])} variants of {SPACE.replace(' current 1', '')} on Cranfield")
     print(f"   {queries['tune']} queries to tune on, {queries['held_out']} held out (seed 0); current: title 1, text 1")
@@ -96,7 +93,6 @@ def real_sweep(folder: Path) -> float:
             f"p {t['p']:.4f}  p adjusted (max-T, 66 variants) {t['p_adjusted']:.4f}"
         )
     print(f"   better: {model['better']}")
-    return seconds
 
 
 def gate_once(folder: Path, judgments, metrics, template) -> None:
@@ -110,22 +106,33 @@ def gate_once(folder: Path, judgments, metrics, template) -> None:
     index.close()
 
 
-def timing(folder: Path, sweep_seconds: float) -> None:
+def timing(folder: Path, repeats: int = 2) -> None:
+    """The sweep and 66 gate runs, interleaved and each timed `repeats` times: the machine is shared, so each one's
+    own cost is its fastest time."""
     judgments, metrics = load_judgments(folder / "judgments.yaml"), parse_metrics(METRICS)
     template = load_template(folder / "query.yaml")
-    gate_once(folder, judgments, metrics, template)
-    start = time.perf_counter()
-    for _ in range(66):
-        gate_once(folder, judgments, metrics, template)
-    gates = time.perf_counter() - start
+    sweeps, gates = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        tune_cli.run(folder, {}, options())
+        sweeps.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for _ in range(66):
+            gate_once(folder, judgments, metrics, template)
+        gates.append(time.perf_counter() - start)
+    sweep_seconds, gate_seconds = min(sweeps), min(gates)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     command = [sys.executable, "-m", "pytest", "-q", "-m", "relevance"]
     subprocess.run([*command, "--relevance-update"], cwd=folder, check=True, capture_output=True, env=env)
     start = time.perf_counter()
     subprocess.run(command, cwd=folder, check=True, capture_output=True, env=env)
     process = time.perf_counter() - start
-    print(f"2. time: the 66-variant sweep {sweep_seconds:.2f} s (loading, 67 query passes, the decision)")
-    print(f"   66 single warm gate runs in process: {gates:.2f} s; ratio {sweep_seconds / gates:.2f}x (goal <= 1.5x)")
+    print(f"2. time (fastest of {repeats}, interleaved): the 66-variant sweep {sweep_seconds:.2f} s (loading, 67 query "
+          "passes, the decision)")  # fmt: skip
+    print(
+        f"   66 single warm gate runs in process: {gate_seconds:.2f} s; ratio {sweep_seconds / gate_seconds:.2f}x "
+        "(goal <= 1.5x)"
+    )
     print(f"   one warm `pytest -m relevance` process: {process:.2f} s (x 66 = {66 * process:.0f} s)")
 
 
@@ -201,8 +208,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         project(folder)
-        seconds = real_sweep(folder)
-        timing(folder, seconds)
+        real_sweep(folder)
+        timing(folder)
         null(folder, args.sweeps)
 
 
