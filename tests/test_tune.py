@@ -327,3 +327,23 @@ def test_a_current_template_with_the_placeholder_needs_its_current_value(
     code, out, _ = _tune(capsys, "--param", "title_boost=1,3 current 0.01", "--format", "json")
     model = json.loads(out)
     assert code == 0 and model["current"]["params"] == {"title_boost": 0.01} and model["better"] is True
+
+
+def test_progress_is_one_rewritten_line_on_a_terminal_and_nothing_in_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from pytest_relevance.cli.tune import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        progress(1, 2, "b=1", 0.5)
+        progress(2, 2, "b=2", 0.25)
+        text = stream.getvalue()
+        assert (
+            text == "\rtune: trial 1/2  b=1  tune score 0.5000\033[K\rtune: trial 2/2  b=2  tune score 0.2500\033[K\n"
+        ) is shown
+        assert shown or text == ""
