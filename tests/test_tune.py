@@ -347,3 +347,25 @@ def test_progress_is_one_rewritten_line_on_a_terminal_and_nothing_in_a_pipe(monk
             text == "\rtune: trial 1/2  b=1  tune score 0.5000\033[K\rtune: trial 2/2  b=2  tune score 0.2500\033[K\n"
         ) is shown
         assert shown or text == ""
+
+
+def test_an_objective_in_a_stratum_chooses_by_that_stratum() -> None:
+    """`--objective tail.ndcg@10`: the variant best on the tail wins, though another is best over all queries."""
+    from pytest_relevance.evaluation.evaluation import Evaluation
+    from pytest_relevance.metrics.ranking import parse_metrics
+    from pytest_relevance.tune.sweep import Trial, decide, objective
+
+    judgments = _judgments(8, {"head": 4, "tail": 4})
+    metrics = parse_metrics("ndcg@10")
+
+    def evaluation(head: float, tail: float) -> Evaluation:
+        values = {q.id: {"ndcg@10": head if q.stratum == "head" else tail} for q in judgments.queries}
+        return Evaluation(metrics, values, {}, {}, {})
+
+    space = parse_space("v=1,2", "x", Path())
+    trials = [Trial({"v": 1}, evaluation(0.9, 0.2)), Trial({"v": 2}, evaluation(0.5, 0.4))]
+    parts = split(judgments, 0.5, 0)
+    for text, winner in (("ndcg@10", 1), ("tail.ndcg@10", 2)):
+        goal = objective(metrics, text, list(judgments.groups))
+        model = decide("grid", space, evaluation(0.5, 0.3), trials, judgments, parts, goal, 0.05, "max-t", 0, 10)
+        assert model["winner"]["trial"] == winner and model["objective"] == goal.spec

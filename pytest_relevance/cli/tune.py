@@ -71,7 +71,7 @@ def run(
             space.size if options.strategy == "grid" else min(options.trials or strategies.DEFAULT_TRIALS, space.size)
         )
         current = measure.current()
-        tune_ids = sorted(parts.tune)
+        tune_ids = [q for q in judgments.groups[goal.stratum] if q in parts.tune]  # what the objective scores
 
         def shown(done: int, params: dict[str, Any], score: float) -> None:
             if progress is not None:

@@ -108,9 +108,8 @@ def decide(
     with its in-sample and held-out delta, interval and adjusted p, and `better`."""
     metrics = [m for m in current.metrics if not m.set_level]
     groups = judgments.groups
-    tune = _part(groups, parts.tune, judgments)
-    held = _part(groups, parts.held_out, judgments)
-    winner = max(range(len(trials)), key=lambda i: (goal.score(trials[i].evaluation, tune["all"]), -i))
+    tune, held = _part(groups, parts.tune), _part(groups, parts.held_out)
+    winner = max(range(len(trials)), key=lambda i: (goal.score(trials[i].evaluation, tune[goal.stratum]), -i))
     on_tune = _family(current, trials, tune, metrics, alpha, correction, seed)
     on_held = _family(current, trials, held, metrics, alpha, correction, seed)
     columns = [(s, m.spec) for s in groups for m in metrics]  # per trial, in this order
@@ -166,7 +165,8 @@ def decide(
     }
 
 
-def _part(groups: dict[str, list[str]], ids: frozenset[str], judgments: Judgments) -> dict[str, list[str]]:
+def _part(groups: dict[str, list[str]], ids: frozenset[str]) -> dict[str, list[str]]:
+    """Each group's queries that are in the part (in the judgments' order)."""
     return {name: [q for q in members if q in ids] for name, members in groups.items()}
 
 
