@@ -5,8 +5,11 @@ Each column of the delta matrix is one (variant, stratum, metric): the per-query
 likely to be negated. Max-T (Westfall & Young 1993) applies the SAME seeded flips to every column, so the
 dependence between variants (they share queries, and mostly share rankings) is kept, and takes the largest statistic
 over the family in each round: a column's adjusted p is the share of rounds whose largest |T| reaches its own |T|.
-That controls the chance of declaring any variant different when none is, whatever their correlation, and is never
-more conservative than Holm, the documented fallback (`holm`: per-column sign-flip p-values, Holm's step-down).
+That controls the chance of declaring any variant different when none is, whatever their correlation, and the row
+that stands out most (the winner's, usually) pays less than under Bonferroni or Holm, which count near-duplicate
+variants as unrelated tests. Holm is the documented fallback (`holm`: per-column sign-flip p-values, Holm's
+step-down): it can be the smaller of the two for rows further down, and needs no joint flips. Single-step, so that
+one critical value gives every row's simultaneous interval.
 
 The statistic is T = sum(d) / sqrt(sum(d^2)): a sign flip leaves the denominator unchanged, so a column's
 unadjusted p is exactly the gate's sign-flip p of its deltas, and columns in different units (NDCG, MRR) are
