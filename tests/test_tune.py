@@ -324,6 +324,8 @@ def test_a_current_template_with_the_placeholder_needs_its_current_value(
     query.write_text((project / "rel" / "query.tune.yaml").read_text())
     code, _, err = _tune(capsys, "--param", "title_boost=1,3")
     assert code == 2 and "add 'current VALUE' to its spec" in err
+    code, _, err = _tune(capsys, "--param", "template=rel/query.tune.yaml", "--param", "title_boost=1,3")
+    assert code == 2 and "add 'current VALUE' to its spec" in err  # the variants in a copy: the same need
     code, out, _ = _tune(capsys, "--param", "title_boost=1,3 current 0.01", "--format", "json")
     model = json.loads(out)
     assert code == 0 and model["current"]["params"] == {"title_boost": 0.01} and model["better"] is True

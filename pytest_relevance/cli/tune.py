@@ -117,7 +117,7 @@ class _Measure:
         check_placeholders(
             space,
             [(_shown(proj, path), placeholders(self.templates[path])) for path in variants],
-            placeholders(self.templates[self.query_path]) if "template" not in files else set(),
+            placeholders(self.templates[self.query_path]),
             source,
         )
         self.indexes: dict[Path, Any] = {}
