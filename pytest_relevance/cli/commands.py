@@ -384,6 +384,17 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if args.fail_on_regression and regressed else 0
 
 
+def _tune(args: argparse.Namespace) -> int:
+    """A parameter sweep of the template, its winner reported on held-out queries (pytest_relevance.cli.tune)."""
+    from pathlib import Path
+
+    from pytest_relevance.cli import tune
+
+    model = tune.run(Path.cwd(), {d: getattr(args, d) for d in tune.OVERRIDES}, tune.options(args), tune.progress)
+    print(tune.render(model, args.format), end="")
+    return 0
+
+
 def _explain(args: argparse.Namespace) -> int:
     """Why documents score what they do for one query: the template rendered for a judged query (by id) or a free
     text, on the embedded engine, each document's score tree printed indented (pytest_relevance.explain.tree)."""
@@ -754,6 +765,9 @@ def _parser() -> argparse.ArgumentParser:
     for dest, key in OVERRIDES.items():
         diffs.add_argument(f"--{dest.replace('_', '-')}", help=f"overrides {key}{_FROM_INI}")
     diffs.set_defaults(handler=_diff)
+    from pytest_relevance.cli.tune import add_parser as add_tune
+
+    add_tune(commands, _tune, _FROM_INI)
     explain = commands.add_parser(
         "explain",
         help="each document's score tree for one query (a judged query's id or a free text), on the embedded engine",

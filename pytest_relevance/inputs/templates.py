@@ -171,3 +171,33 @@ def _lookup(values: dict[str, Any], name: str, query_id: str, source: str) -> An
             )
         value = value[part]
     return value
+
+
+def placeholders(template: Any) -> set[str]:
+    """Every placeholder name the template uses, in keys and values (`query` and `now` included): what a parameter
+    sweep may fill."""
+    if isinstance(template, dict):
+        return set().union(*(placeholders(k) | placeholders(v) for k, v in template.items()))
+    if isinstance(template, list):
+        return set().union(*(placeholders(v) for v in template))
+    return {m.group(1) for m in _PLACEHOLDER.finditer(template)} if isinstance(template, str) else set()
+
+
+def bind(template: Any, values: dict[str, Any]) -> Any:
+    """The template with the placeholders named in `values` filled and every other one left for `render`: a string
+    that is exactly one of them takes the value and its type (a boost stays a number), one inside a longer string
+    takes its text. A parameter sweep binds each variant's values once, then renders the queries as the gate does."""
+
+    def fill(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {str(fill(k)) if isinstance(k, str) else k: fill(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fill(v) for v in node]
+        if not isinstance(node, str) or "{{" not in node:
+            return node
+        whole = _PLACEHOLDER.fullmatch(node.strip())
+        if whole and whole.group(1) in values:
+            return values[whole.group(1)]
+        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), node)
+
+    return fill(template)
