@@ -101,7 +101,7 @@ def run(
     proj = Project(start, overrides)
     top = revisions.toplevel(proj.root)
     settings = proj.settings()
-    judgments = _judgments(proj)
+    judgments = project_judgments(proj)
     before_commit = revisions.commit_of(top, ref)
     after_commit = revisions.commit_of(top, against) if against is not None else None
     with tempfile.TemporaryDirectory(prefix="pytest-relevance-diff-") as scratch:
@@ -111,7 +111,7 @@ def run(
             if against is not None and after_commit is not None
             else Side("working tree", {key: proj.path(key) for key in _SIDE_INPUTS}, "after", proj.sets())
         )
-        with _frozen(settings.now), contextlib.ExitStack() as opened:
+        with frozen(settings.now), contextlib.ExitStack() as opened:
             old = _measure(proj, before, judgments, settings, opened)
             new = _measure(proj, after, judgments, settings, opened)
 
@@ -121,7 +121,7 @@ def run(
             return _compare(proj, before.label, after.label, old, new, judgments, settings, explain)
 
 
-def _judgments(proj: Project) -> Any:
+def project_judgments(proj: Project) -> Any:
     from pytest_relevance.judgments.model import load_judgments
 
     topics = proj.values["relevance_topics"]
@@ -151,7 +151,7 @@ def _side_at(proj: Project, top: Path, ref: str, commit: str, scratch: Path, key
 
 
 @contextlib.contextmanager
-def _frozen(instant: Any) -> Iterator[None]:
+def frozen(instant: Any) -> Iterator[None]:
     """relevance_now, as every relevance test runs under it: decay origins and scripts read the clock."""
     import time_machine
 
@@ -188,7 +188,7 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     config = load_mapping(config_path)
     if proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
         config = synonyms_sets.resolve(config, side.sets, config_path)
-    index = _engine(proj, side.key).open(corpus, config, id_field, str(config_path))
+    index = engine_for(proj, side.key).open(corpus, config, id_field, str(config_path))
     opened.callback(index.close)
     inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
     inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
@@ -202,7 +202,7 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     return Measured(result, inputs, fields, fixture, len(getattr(index, "ids", None) or corpus), corpus.path)
 
 
-def _engine(proj: Project, side: str) -> Engine:
+def engine_for(proj: Project, side: str) -> Engine:
     """The engine relevance_engine names, from the factory the plugin uses: a plugin's engine (the hook's
     implementations in the installed plugins and the rootdir's conftest.py), else a built-in one. The embedded one
     uses the index cache a pytest run in this project uses (pytest's cache_dir), so a diff after a gate run (or the

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.cli.diff import Project, _engine, _frozen, _judgments
+from pytest_relevance.cli.diff import Project, engine_for, frozen, project_judgments
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.tune.space import FILES, Space, parse_space
@@ -59,10 +59,10 @@ def run(
 
     proj = Project(start, overrides)
     settings = proj.settings()
-    judgments = _judgments(proj)
+    judgments = project_judgments(proj)
     source = "--param" if options.params else f"{proj.ini}: relevance_tune"
     space = parse_space("; ".join(options.params) or proj.values["relevance_tune"], source, proj.root)
-    with _frozen(settings.now), contextlib.ExitStack() as opened:
+    with frozen(settings.now), contextlib.ExitStack() as opened:
         measure = _Measure(proj, space, source, judgments, settings, opened)
         goal = sweep.objective(settings.metrics, options.objective, list(judgments.groups))
         parts = split.split(judgments, options.split, options.seed)
@@ -153,7 +153,7 @@ class _Measure:
             config = load_mapping(config_path)
             if self.proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
                 config = synonyms_sets.resolve(config, self.proj.sets(), config_path)
-            index = _engine(self.proj, f"tune{len(self.indexes)}").open(
+            index = engine_for(self.proj, f"tune{len(self.indexes)}").open(
                 self.corpus, config, self.corpus.id_field, str(config_path)
             )
             self.opened.callback(index.close)
