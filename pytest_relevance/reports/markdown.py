@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance.gate import ranking_diff as rankings
+from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
@@ -18,7 +19,6 @@ from pytest_relevance.reports.formatting import (
     note_lines,
     number,
     p_text,
-    update_command,
 )
 
 _MARKS = {

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.churn import failure_lines
 from pytest_relevance.gate.ranking_diff import render
+from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports.formatting import (
     brief,
     changed_inputs,
@@ -20,7 +21,6 @@ from pytest_relevance.reports.formatting import (
     p_text,
     set_level_line,
     stale_line,
-    update_command,
 )
 
 if TYPE_CHECKING:
