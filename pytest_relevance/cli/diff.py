@@ -227,7 +227,7 @@ def _engine(proj: Project, side: str) -> Any:
 
 def _compare(before: str, after: str, old: Measured, new: Measured, judgments: Any, settings: Any) -> dict[str, Any]:
     from pytest_relevance.evaluation.diagnostics import diagnose
-    from pytest_relevance.evaluation.evaluation import change_p
+    from pytest_relevance.evaluation.significance import change_p
     from pytest_relevance.gate.baseline_file import DIGITS
     from pytest_relevance.gate.verdict import decide
     from pytest_relevance.reports.model import build

@@ -49,6 +49,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.baseline_file import DIGITS, metric_key, stratum_key
+from pytest_relevance.gate.decisions import as_dict
 from pytest_relevance.metrics.ranking import depth
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
             "floor": _round(diagnostics.floors[c.row.stratum].get(c.row.metric)),  # None: it has none (see beyond)
             "floor_exact": diagnostics.exact[c.row.metric],
             "p": c.p,
+            **(as_dict(c.evidence) if c.evidence else {"p_adjusted": None, "ci": None, "mde": None}),
             "higher_is_better": c.row.higher_is_better,
             "set_level": getattr(by_spec[c.row.metric], "set_level", False),
         }
@@ -94,6 +96,11 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         "tolerance": verdict.tolerance,
         "status": verdict.status,
         "rows": rows,
+        "significance": {
+            "alpha": verdict.alpha,
+            "scope": verdict.scope,
+            "adjustment": verdict.adjustment,
+        },
         "judged": {
             "k": diagnostics.k,
             "min": diagnostics.min_judged,
