@@ -126,6 +126,39 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
     assert run(demo, "--relevance-tolerance", "0", "--relevance-alpha", "0.0001").ret == 0
 
 
+def test_the_failure_names_the_adjusted_p_value_and_the_scope_setting_restores_the_per_row_test(
+    demo: pytest.Pytester,
+) -> None:
+    """With relevance_alpha the failure shows each drop's p-value adjusted over the test, and how; the -v table each
+    delta's interval and MDE. relevance_alpha_scope = comparison: each row at alpha, nothing adjusted."""
+    demo.makepyfile(
+        test_gate="import pathlib\n\n"
+        "def test_demo(relevance_index, relevance_snapshot):\n"
+        "    run = relevance_index.run()\n"
+        "    if pathlib.Path('drop').exists():\n"
+        "        for qid in sorted(run)[::2]:\n"
+        "            run[qid].reverse()\n"
+        "    assert relevance_snapshot == run\n"
+    )
+    assert run(demo, "--relevance-update").ret == 0
+    (demo.path / "drop").write_text("")
+    result = run(demo, "--relevance-alpha", "0.05", "-v")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*all.ndcg@10: * (-0.*, p<0.001, adjusted p<0.001, 95% CI [[]-0.*, -0.*[]])",
+            "*relevance_alpha 0.05 bounds the test's chance of any false regression: p-values adjusted by max-T "
+            "(Westfall-Young step-down) over * stratum x metric rows, 10,000 sign flips",
+            "*95% CI of each delta, and MDE (the smallest drop flagged 80% of the time):",
+            "*all: ndcg@10 [[]-0.*, -0.*[]] MDE 0.*",
+        ]
+    )
+    result = run(demo, "--relevance-alpha", "0.05", "--relevance-alpha-scope", "comparison")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*relevance_alpha 0.05 per stratum x metric (relevance_alpha_scope = comparison)"])
+    assert "adjusted p" not in result.stdout.str()
+
+
 def test_judged_and_floor_warnings_are_in_the_report(demo: pytest.Pytester) -> None:
     def warnings(*args: str) -> list[str]:
         run(demo, "--relevance-report", "out.json", *args)

@@ -246,16 +246,19 @@ POWER = 0.8  # the chance of flagging a drop of the minimum detectable effect
 
 def intervals(
     deltas: np.ndarray, level: float = LEVEL, seed: int = SEED, rounds: int = INTERVAL_ROUNDS
-) -> list[tuple[float, float]]:
+) -> list[tuple[float, float] | None]:
     """A percentile paired-bootstrap interval of the mean of each column of `deltas` (a stratum's queries x its
     metrics): the same resample of queries for every metric, drawn `rounds` times; deterministic for a seed.
-    A column with no change gives (0, 0); no query, no interval."""
+    A column with no change gives (0, 0); fewer than 2 queries, no interval (None): one query's change says
+    nothing of how much it varies."""
     import numpy as np
 
     matrix = np.asarray(deltas, dtype=float)
     count, columns = matrix.shape
-    if not count or not np.any(matrix):
-        return [(0.0, 0.0)] * columns if count else []
+    if count < 2:
+        return [None] * columns
+    if not np.any(matrix):
+        return [(0.0, 0.0)] * columns
     rng = np.random.default_rng(seed)
     parts = []
     for start in range(0, rounds, _CHUNK):  # how many times each query is drawn, _CHUNK resamples at once
@@ -279,14 +282,26 @@ def critical_value(alpha: float | None, scope: str, rows: int) -> float:
     return NormalDist().inv_cdf(1 - alpha / max(1, rows))
 
 
-def mde(spread: float, count: int, critical: float, tolerance: float, power: float = POWER) -> float | None:
-    """The smallest true mean drop flagged with probability `power`: the observed drop must pass both the tolerance
-    and `critical` standard errors (sd / sqrt(n) of the per-query deltas), and it falls short of its mean by
-    z(power) standard errors with probability 1 - power. None for fewer than 2 queries."""
+def mde(
+    spread: float, count: int, critical: float, tolerance: float, change: float = 0.0, power: float = POWER
+) -> float | None:
+    """The smallest true mean drop flagged with probability `power`, by the normal approximation; None for fewer
+    than 2 queries.
+
+    The observed mean drop must pass the tolerance: it falls short of the true one by z(power) standard errors
+    (sd / sqrt(n) of the per-query deltas, `spread`) with probability 1 - power. And the sum of the deltas must
+    pass `critical` times the root of their summed squares, which the drop itself swells: a drop d made of changes
+    of about `change` each (a relevant result pushed down moves a query's value by much, not every query by a
+    little) adds n d `change` to it. So sqrt(n) d - z sd >= critical sqrt(sd^2 + d change), solved for d.
+    """
     if count < 2:
         return None
+    z = NormalDist().inv_cdf(power)
     error = spread / math.sqrt(count)
-    return max(tolerance, critical * error) + NormalDist().inv_cdf(power) * error
+    linear = 2 * z * spread * math.sqrt(count) + critical**2 * change
+    root = math.sqrt(max(0.0, linear**2 - 4 * count * (z**2 - critical**2) * spread**2))
+    significant = (linear + root) / (2 * count)
+    return max(tolerance + z * error, significant)
 
 
 def noise_floor(spread: float, count: int, critical: float) -> float:

@@ -108,8 +108,8 @@ def weigh(
             status = "not significant"
         effect = None
         if i in deltas:
-            spread, count = _spread(row, deltas[i], groups[row.stratum], old_queries)
-            effect = mde(spread, count, critical, row.tolerance)
+            spread, count, change = _spread(row, deltas[i], groups[row.stratum], old_queries)
+            effect = mde(spread, count, critical, row.tolerance, change)
             if effect is not None and noise_floor(spread, count, critical) > row.tolerance:
                 warnings.append(_unseen(row, effect, count))
         evidence.append(Evidence(p, adjusted.get(i) if beyond[i] else None, spans.get(i), effect, status))
@@ -152,26 +152,30 @@ def _intervals(
         if not queries:
             continue
         matrix = np.array([[deltas[i].get(q, 0.0) for i in members] for q in queries])
-        for i, (low, high) in zip(members, intervals(matrix), strict=True):
-            out[i] = (round(low, DIGITS), round(high, DIGITS))
+        for i, span in zip(members, intervals(matrix), strict=True):
+            if span is not None:
+                out[i] = (round(span[0], DIGITS), round(span[1], DIGITS))
     return out
 
 
 def _spread(
     row: Row, deltas: Mapping[str, float], ids: Sequence[str], old_queries: Mapping[str, Mapping[str, float]]
-) -> tuple[float, int]:
-    """The standard deviation of the row's per-query deltas, and how many queries they are. Where no query changed
-    (the run is the baseline's), the spread of the baseline's own per-query values stands in: the deltas of a
-    change that moves queries about as much as they differ from each other."""
+) -> tuple[float, int, float]:
+    """The standard deviation of the row's per-query deltas, how many queries they are, and the size of one query's
+    change (the root mean square of the deltas that are not 0). Where no query changed (the run is the baseline's),
+    the spread of the baseline's own per-query values stands in for both: a change that moves queries about as
+    much as they differ from each other."""
     import numpy as np
 
-    values = list(deltas.values())
+    values = np.array(list(deltas.values()), dtype=float)
     if len(values) < 2:
-        return 0.0, len(values)
-    if any(values):
-        return float(np.std(values, ddof=1)), len(values)
+        return 0.0, len(values), 0.0
+    if np.any(values):
+        moved = values[values != 0.0]
+        return float(np.std(values, ddof=1)), len(values), float(np.sqrt(np.mean(moved**2)))
     recorded = [old_queries[q][row.metric] for q in ids if q in old_queries and row.metric in old_queries[q]]
-    return float(np.std(recorded, ddof=1)), len(values)
+    spread = float(np.std(recorded, ddof=1)) if len(recorded) > 1 else 0.0
+    return spread, len(values), spread
 
 
 def _unseen(row: Row, effect: float, count: int) -> str:
