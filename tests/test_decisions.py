@@ -192,3 +192,35 @@ def test_every_row_has_a_minimum_detectable_effect_and_a_warning_where_noise_hid
     assert any(w.startswith("tail.ndcg@10: drops under ") and "with 16 queries" in w for w in unseen)
     quiet = report_of("t", evaluate(x, JUDGMENTS, METRICS), JUDGMENTS, entry, alpha=0.05, tolerance=Tolerance(0.9))
     assert not [w for w in quiet["warnings"] if "cannot be told from noise" in w]
+
+
+def test_ppi_matches_a_hand_computed_estimate_and_interval() -> None:
+    from pytest_relevance.evaluation.ppi import ppi_mean
+
+    judge = [0.5, 0.7, 0.9, 0.3]
+    pairs = [(0.5, 0.4), (0.7, 0.5), (0.9, 0.9)]
+    estimate = ppi_mean(judge, pairs)
+    # 0.6 + mean(-0.1, -0.2, 0.0); var(judge) = 0.0666..., var(rectifier) = 0.01
+    assert estimate.value == pytest.approx(0.5)
+    half = 1.959964 * (0.2 / 3 / 4 + 0.01 / 3) ** 0.5
+    assert (estimate.low, estimate.high) == pytest.approx((0.5 - half, 0.5 + half))
+    with pytest.raises(ValueError, match="at least 2 human-graded queries"):
+        ppi_mean(judge, pairs[:1])
+
+
+def test_ppi_corrects_a_biased_judge_and_beats_the_human_only_interval() -> None:
+    """A judge that adds 0.1 and noise to each query's value: the judge-only mean is off by 0.1, the PPI interval
+    holds the truth about 95% of the time and is narrower than the mean of the human-graded queries alone."""
+    from pytest_relevance.evaluation.ppi import plain_mean, ppi_mean
+
+    rng = np.random.default_rng(2)
+    truth = rng.uniform(0, 1, 300)
+    covered, narrower = 0, 0
+    for _ in range(400):
+        judge = truth + 0.1 + rng.normal(0, 0.05, 300)
+        labelled = rng.choice(300, 40, replace=False)
+        estimate = ppi_mean(list(judge), [(judge[i], truth[i]) for i in labelled])
+        human = plain_mean([truth[i] for i in labelled])
+        covered += estimate.low <= truth.mean() <= estimate.high
+        narrower += estimate.high - estimate.low < human.high - human.low
+    assert covered / 400 >= 0.93 and narrower == 400
