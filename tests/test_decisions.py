@@ -224,3 +224,35 @@ def test_ppi_corrects_a_biased_judge_and_beats_the_human_only_interval() -> None
         covered += estimate.low <= truth.mean() <= estimate.high
         narrower += estimate.high - estimate.low < human.high - human.low
     assert covered / 400 >= 0.93 and narrower == 400
+
+
+def test_judge_corrected_estimates_per_stratum_use_the_human_grades_of_the_shared_queries() -> None:
+    """The judgments the gate uses call every document of the first 8 queries' rankings relevant (a lenient
+    judge); people graded 12 queries. The corrected all.ndcg@10 is the judge's mean plus the mean human - judge
+    difference on those 12, each query's human NDCG@10 as ir_measures computes it."""
+    import ir_measures
+
+    from pytest_relevance.evaluation.ppi import corrected
+
+    run = _ranker(1)
+    lenient = Judgments(
+        tuple(
+            Query(q.id, q.text, q.stratum, {}, {**q.grades, **dict.fromkeys(run[q.id][:3], 1)})
+            if int(q.id[1:]) < 8
+            else q
+            for q in JUDGMENTS.queries
+        ),
+        "v1",
+        "judgments.yaml",
+    )
+    human = Judgments(tuple(q for q in JUDGMENTS.queries if int(q.id[1:]) < 12), "h", "human.yaml")
+    evaluation = evaluate(run, lenient, parse_metrics("ndcg@10"))
+    estimates = corrected(evaluation, lenient, human)
+    qrels = [ir_measures.Qrel(q.id, d, int(g)) for q in human.queries for d, g in q.grades.items()]
+    scored = [ir_measures.ScoredDoc(q, d, -r) for q in run for r, d in enumerate(run[q]) if int(q[1:]) < 12]
+    people = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, scored)}
+    judge = {q: v["ndcg@10"] for q, v in evaluation.per_query.items()}
+    expected = sum(judge.values()) / QUERIES + sum(people[q] - judge[q] for q in people) / len(people)
+    assert estimates["all"]["ndcg@10"].value == pytest.approx(expected)
+    assert estimates["all"]["ndcg@10"].human == 12 and estimates["head"]["ndcg@10"].human == 4
+    assert estimates["all"]["ndcg@10"].value < evaluation.strata["all"]["ndcg@10"]  # the judge's lenience removed

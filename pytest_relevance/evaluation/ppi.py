@@ -23,6 +23,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_relevance.evaluation.evaluation import Evaluation
+    from pytest_relevance.judgments.model import Judgments
 
 LEVEL = 0.95
 
@@ -64,3 +69,34 @@ def plain_mean(values: Sequence[float], level: float = LEVEL) -> Estimate:
     value = math.fsum(values) / len(values)
     half = NormalDist().inv_cdf((1 + level) / 2) * math.sqrt(_variance(values) / len(values))
     return Estimate(value, value - half, value + half, len(values), len(values))
+
+
+def corrected(
+    evaluation: Evaluation, judgments: Judgments, human: Judgments, level: float = LEVEL
+) -> dict[str, dict[str, Estimate]]:
+    """Per stratum and metric with per-query values, the PPI estimate of the metric as people would grade it: the
+    evaluation's values (on `judgments`, partly the judge's grades) corrected by the stratum's queries that `human`
+    grades too, each scored on the human grades against the same ranking. A stratum with fewer than 2 such queries
+    has no estimate."""
+    from pytest_relevance.metrics.ranking import score_query
+
+    metrics = [m for m in evaluation.metrics if not getattr(m, "set_level", False)]
+    people = {
+        q.id: score_query(q.grades, evaluation.run.get(q.id, []), metrics).values
+        for q in human.queries
+        if q.id in evaluation.per_query
+    }
+    out: dict[str, dict[str, Estimate]] = {}
+    for name, ids in judgments.groups.items():
+        both = [q for q in ids if q in people]
+        if len(both) < 2:
+            continue
+        out[name] = {
+            m.spec: ppi_mean(
+                [evaluation.per_query[q][m.spec] for q in ids],
+                [(evaluation.per_query[q][m.spec], people[q][m.spec]) for q in both],
+                level,
+            )
+            for m in metrics
+        }
+    return out
