@@ -613,7 +613,7 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     report = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
     row = next(r for r in report["rows"] if r["status"] == "regression")
     row["p"] = 0.0001
-    assert regression_line(row).endswith(", p<0.001)")
+    assert ", p<0.001, 95% CI [" in regression_line(row)
     assert "(p<0.001)" in markdown.render([report])
     assert "<td>p&lt;0.001</td>" in html.render([report])
 
@@ -640,7 +640,7 @@ def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() 
     report = report_of("t", after, judgments, make_entry(before, "v1", "custom", Tolerance(), ""))
     row = next(r for r in report["rows"] if r["stratum"] == "all")
     assert row["status"] == "regression" and row["p"] == 10 / 512
-    assert regression_line(row).endswith(", p=0.020)")
+    assert ", p=0.020, 95% CI [" in regression_line(row)
     assert "(p=0.020)" in markdown.render([report])
     assert "<td>p=0.020</td>" in html.render([report])
 

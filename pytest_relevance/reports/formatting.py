@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_relevance.gate.verdict import update_command as update_command  # the renderers take it from here
+
 
 def number(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"

@@ -7,7 +7,6 @@ from html import escape
 from typing import Any
 
 from pytest_relevance.gate import ranking_diff as rankings
-from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports import formatting
 from pytest_relevance.reports.formatting import (
     failing_first,
@@ -15,6 +14,7 @@ from pytest_relevance.reports.formatting import (
     headline,
     note_lines,
     p_text,
+    update_command,
 )
 
 _CSS = """

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_relevance.gate import ranking_diff as rankings
-from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
@@ -22,6 +21,7 @@ from pytest_relevance.reports.formatting import (
     number,
     p_text,
     significance_line,
+    update_command,
 )
 
 _MARKS = {

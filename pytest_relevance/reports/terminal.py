@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.churn import failure_lines
 from pytest_relevance.gate.ranking_diff import render
-from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports.formatting import (
     brief,
     changed_inputs,
@@ -25,6 +24,7 @@ from pytest_relevance.reports.formatting import (
     set_level_line,
     significance_line,
     stale_line,
+    update_command,
 )
 
 if TYPE_CHECKING:
