@@ -90,7 +90,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             "",
         ]
     lines += [
-        "| stratum | n | metric | baseline | current | delta | 95% CI | MDE | floor | |",
+        "| stratum | n | metric | baseline | current | delta | floor | 95% CI | MDE | |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in report["rows"]:
@@ -100,8 +100,8 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             mark += f" ({p_text(row['p'])}{adjusted})"
         lines.append(
             f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {number(row['baseline'])} | "
-            f"{number(row['current'])} | {delta(row['delta'])} | {ci_text(row)} | {mde_text(row)} | "
-            f"{floor_text(row)} | {mark} |"
+            f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {ci_text(row)} | "
+            f"{mde_text(row)} | {mark} |"
         )
     lines.append("")
     lines += [_text(line) + "\n" for line in [significance_line(report)] if line]
