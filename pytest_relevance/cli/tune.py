@@ -273,7 +273,7 @@ def add_parser(commands: Any, handler: Callable[[Any], int], from_ini: str) -> N
 
 
 def options(args: Any) -> Options:
-    from pytest_relevance.evaluation.evaluation import SMALLEST_P
+    from pytest_relevance.evaluation.significance import SMALLEST_P
 
     if not SMALLEST_P < args.alpha < 1:
         raise RelevanceInputError(

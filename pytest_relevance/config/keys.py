@@ -33,6 +33,11 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_min_judged": ("warn when judged@k of a stratum falls below this share", "0.8"),
     "relevance_floor_margin": ("warn when a value is within this of its constant-answer floor", "0.05"),
     "relevance_alpha": ("if set (e.g. 0.05), fail only on drops beyond tolerance that are also significant", ""),
+    "relevance_alpha_scope": (
+        "what relevance_alpha bounds: test (the chance of any false regression verdict of a test, over all its "
+        "strata x metrics) or comparison (each stratum x metric on its own)",
+        "test",
+    ),
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
     "relevance_snapshot_depth": ("ranked ids per query kept in the baseline (at most the deepest cut-off)", "10"),
     "relevance_max_churn": ("if set (e.g. 0.2), fail when 1 - mean RBO vs the baseline's rankings exceeds it", ""),

@@ -188,6 +188,8 @@ class Settings:
     max_judgment_age: timedelta | None = None
     #: an `agreement --format json` file: the judge's kappa the reports show beside model-graded numbers
     judge_agreement: str = ""
+    #: what `alpha` bounds: "test" (any false regression verdict of a test) or "comparison" (each row's)
+    alpha_scope: str = "test"
 
     @property
     def depth(self) -> int:
@@ -198,6 +200,7 @@ class Settings:
         """The values the reports read."""
         return {
             "alpha": self.alpha,
+            "alpha_scope": self.alpha_scope,
             "min_judged": self.min_judged,
             "floor_margin": self.floor_margin,
             "max_churn": self.max_churn,
@@ -257,7 +260,7 @@ def _share(text: str, key: str, *, open_low: bool = False, open_high: bool = Fal
 
 def _alpha(text: str) -> float:
     """A level the sign-flip test can reach: below its smallest p-value nothing is significant, so nothing fails."""
-    from pytest_relevance.evaluation.evaluation import EXACT_UP_TO, ROUNDS, SMALLEST_P
+    from pytest_relevance.evaluation.significance import EXACT_UP_TO, ROUNDS, SMALLEST_P
 
     value = _share(text, "relevance_alpha", open_low=True, open_high=True)
     if value <= SMALLEST_P:
@@ -289,6 +292,7 @@ def read(get: Callable[[str], str]) -> Settings:
     unused = get("relevance_unused")
     if unused not in UNUSED_MODES:
         raise SettingError("relevance_unused", f"{unused!r} is not one of {', '.join(UNUSED_MODES)}")
+    scope = _scope(get("relevance_alpha_scope"))
     return Settings(
         metrics=metrics,
         tolerance=tolerance,
@@ -301,7 +305,20 @@ def read(get: Callable[[str], str]) -> Settings:
         max_churn=_share(churn, "relevance_max_churn", open_low=True) if churn else None,
         max_judgment_age=_age(get("relevance_max_judgment_age")),
         judge_agreement=get("relevance_judge_agreement"),
+        alpha_scope=scope,
     )
+
+
+def _scope(text: str) -> str:
+    from pytest_relevance.evaluation.significance import SCOPES
+
+    if text not in SCOPES:
+        raise SettingError(
+            "relevance_alpha_scope",
+            f"{text!r} is not one of {', '.join(SCOPES)}: test bounds a test's chance of any false regression "
+            "verdict by relevance_alpha, comparison each stratum x metric's",
+        )
+    return text
 
 
 def _age(text: str) -> timedelta | None:

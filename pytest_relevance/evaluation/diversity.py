@@ -404,7 +404,7 @@ def statistic(
     metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusFields
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The metric for each row of query weights (how many times each query is drawn), as one matrix product, for
-    `evaluation.paired_bootstrap_p`: a query drawn twice adds its exposure twice; for coverage, a query drawn at
+    `significance.paired_bootstrap_p`: a query drawn twice adds its exposure twice; for coverage, a query drawn at
     all shows its documents. A row of ones is `set_value` of the lists themselves."""
     import numpy as np
 

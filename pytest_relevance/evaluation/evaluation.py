@@ -9,10 +9,9 @@ have a value per stratum and none per query.
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -22,8 +21,6 @@ from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import BEYOND, Metric, mean, rank_scored, score_placed, score_query
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from pytest_relevance.evaluation.diversity import CorpusFields
 
 
@@ -390,110 +387,3 @@ def coverage(evaluation: Evaluation, k: int, corpus_size: int | None) -> float |
     if not corpus_size:
         return None
     return len({doc for docs in evaluation.run.values() for doc in docs[:k]}) / corpus_size
-
-
-EXACT_UP_TO = 14  # changed queries up to which the sign-flip test enumerates every sign pattern
-ROUNDS = 10_000  # seeded random sign patterns beyond that
-# The smallest p-value sign_flip_p can return: (0 + 1) / (ROUNDS + 1) when sampled; the exact test's smallest,
-# 2 / 2^n (the observed signs and their mirror), is larger (2 / 2^14 = 0.00012). An alpha at or below it fails nothing.
-SMALLEST_P = 1 / (ROUNDS + 1)
-
-
-def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = ROUNDS) -> float:
-    """Two-sided paired randomization (sign-flip) test of a mean per-query delta; deterministic for a seed.
-
-    Exact over all 2^n sign patterns for n <= EXACT_UP_TO, else `rounds` seeded random patterns.
-    p = (hits + 1) / (trials + 1) for the sampled case, so p is never 0.
-    """
-    import random
-
-    values = [d for d in deltas if d != 0.0]
-    if not values:
-        return 1.0
-    observed = abs(sum(values)) - 1e-12
-    if len(values) <= EXACT_UP_TO:
-        hits = sum(
-            1
-            for signs in itertools.product((1, -1), repeat=len(values))
-            if abs(sum(s * v for s, v in zip(signs, values, strict=True))) >= observed
-        )
-        return hits / 2 ** len(values)
-    rnd = random.Random(seed)
-    hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
-    return (hits + 1) / (rounds + 1)
-
-
-BOOTSTRAP_ROUNDS = 10_000  # as many resamples as sign_flip_p's sampled patterns, so its smallest p is the same
-_CHUNK = 500  # resamples drawn and scored at once
-
-
-def paired_bootstrap_p(
-    n: int,
-    before: Callable[[np.ndarray], np.ndarray],
-    after: Callable[[np.ndarray], np.ndarray],
-    seed: int = 20260115,
-    rounds: int = BOOTSTRAP_ROUNDS,
-) -> float:
-    """Two-sided paired bootstrap test of the change in a set-level statistic (exposure_gini, coverage), which has
-    no per-query values for `sign_flip_p` to flip; deterministic for a seed.
-
-    `before(w)` and `after(w)` give the statistic of the baseline's and the current lists for each row of `w`, how
-    many times each of the `n` queries is drawn (a row of ones is the sample itself), so that both sides of a round
-    see the same draw and a statistic is scored for many rounds at once. Under the null hypothesis the changes over
-    the rounds are centred on the observed one moved to 0, so p = (rounds whose |change - observed| >= |observed|,
-    plus 1) / (rounds + 1), never 0 (Efron & Tibshirani 1993, 16.4). No change, or no query, gives 1.
-    """
-    import numpy as np
-
-    if not n:
-        return 1.0
-    ones = np.ones((1, n))
-    observed = float(after(ones)[0] - before(ones)[0])
-    if abs(observed) < 1e-12:
-        return 1.0
-    rng = np.random.default_rng(seed)
-    hits = 0
-    for start in range(0, rounds, _CHUNK):
-        size = min(_CHUNK, rounds - start)
-        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
-        change = after(weights) - before(weights)
-        hits += int(np.count_nonzero(np.abs(change - observed) >= abs(observed) - 1e-12))
-    return (hits + 1) / (rounds + 1)
-
-
-def set_level_p(
-    metric: Metric, before: Sequence[Sequence[str]], after: Sequence[Sequence[str]], corpus: CorpusFields
-) -> float:
-    """The paired bootstrap p-value of a set-level metric's change between the baseline's lists and the current
-    ones of the same queries, in the same order."""
-    from pytest_relevance.evaluation.diversity import statistic
-
-    return paired_bootstrap_p(len(after), statistic(metric, before, corpus), statistic(metric, after, corpus))
-
-
-def change_p(
-    metric: Metric,
-    ids: Sequence[str],
-    evaluation: Evaluation,
-    old_queries: Mapping[str, Mapping[str, float]],
-    old_rankings: Mapping[str, Sequence[str]] | None,
-    old_depth: int | None,
-    digits: int,
-) -> float | None:
-    """The p-value of a stratum's change in one metric against the baseline: the sign-flip test of the per-query
-    deltas (current values rounded to the baseline's `digits`), or for a set-level metric the paired bootstrap of
-    the baseline's and the current lists (None when the baseline keeps no rankings, or fewer ids per query than the
-    metric's cut-off: no honest p then)."""
-    if not getattr(metric, "set_level", False):
-        spec = metric.spec
-        deltas = [
-            round(evaluation.per_query[q][spec], digits) - old_queries[q][spec]
-            for q in ids
-            if q in old_queries and spec in old_queries[q]
-        ]
-        return sign_flip_p(deltas)
-    if old_rankings is None or old_depth is None or old_depth < (metric.k or 0) or evaluation.corpus is None:
-        return None
-    before = [old_rankings.get(q, []) for q in ids]
-    return set_level_p(metric, before, [evaluation.run.get(q, []) for q in ids], evaluation.corpus)

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.evaluation.diagnostics import Diagnostics, diagnose
-from pytest_relevance.evaluation.evaluation import Evaluation, Run, change_p, evaluate
+from pytest_relevance.evaluation.evaluation import Evaluation, Run, evaluate
 from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
+from pytest_relevance.evaluation.significance import change_p
 from pytest_relevance.gate.report import build
 from pytest_relevance.gate.verdict import Compared, Verdict, decide
 from pytest_relevance.judgments.provenance import assess

@@ -12,10 +12,16 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
                   "status": "same" | "regression" | "improvement" | "new" | "not significant",
                   "tolerance", "floor" (null: the metric has none, see `beyond`), "floor_exact" (false: the floor
                   is at least this value, a greedy list's score; see `evaluation.EXACT_FLOORS`), "p" (unrounded;
-                  null unless regressed, or for a set-level metric whose baseline keeps too few ids per query),
+                  null unless regressed, or for a set-level metric whose baseline keeps too few ids per query;
+                  one-sided, a drop, where relevance_alpha bounds the test), "p_adjusted" (p adjusted over the
+                  test's rows, see "significance"; null otherwise), "ci" ([low, high]: the 95% paired-bootstrap
+                  interval of the delta; null for a set-level metric, a new row or a stratum of one query), "mde"
+                  (the smallest drop flagged 80% of the time, see `gate.decisions`; null where unknown),
                   "higher_is_better"
                   (false for age and exposure_gini: a rise is the regression), "set_level" (true for
                   exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
+        "significance": {"alpha": relevance_alpha or null, "scope": "test" | "comparison", "adjustment": how the
+            p-values were adjusted (max-T or Holm, named) or null},
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         (p, the judged shares, coverage and model_graded's share and kappa are unrounded: each rendering rounds them
@@ -51,6 +57,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.baseline_file import DIGITS, metric_key, stratum_key
+from pytest_relevance.gate.decisions import as_dict
 from pytest_relevance.metrics.ranking import depth
 
 if TYPE_CHECKING:
@@ -81,6 +88,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
             "floor": _round(diagnostics.floors[c.row.stratum].get(c.row.metric)),  # None: it has none (see beyond)
             "floor_exact": diagnostics.exact[c.row.metric],
             "p": c.p,
+            **(as_dict(c.evidence) if c.evidence else {"p_adjusted": None, "ci": None, "mde": None}),
             "higher_is_better": c.row.higher_is_better,
             "set_level": getattr(by_spec[c.row.metric], "set_level", False),
         }
@@ -96,6 +104,11 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
         "tolerance": verdict.tolerance,
         "status": verdict.status,
         "rows": rows,
+        "significance": {
+            "alpha": verdict.alpha,
+            "scope": verdict.scope,
+            "adjustment": verdict.adjustment,
+        },
         "judged": {
             "k": diagnostics.k,
             "min": diagnostics.min_judged,

@@ -18,11 +18,10 @@ from typing import Any
 
 from pytest_relevance.config.settings import Settings
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation.evaluation import Evaluation, change_p
+from pytest_relevance.evaluation.evaluation import Evaluation
 from pytest_relevance.gate import churn
 from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.gate.baseline_file import (
-    DIGITS,
     Comparison,
     Entry,
     Row,
@@ -41,6 +40,7 @@ from pytest_relevance.gate.baseline_file import (
     unmet_needs,
     unversioned_judgments_change,
 )
+from pytest_relevance.gate.decisions import Evidence, weigh
 from pytest_relevance.judgments.model import Judgments
 
 MOVERS = 5  # queries listed as lost, and as gained
@@ -60,11 +60,13 @@ def update_command(nodeid: str, reason: str) -> str:
 @dataclass(frozen=True)
 class Compared:
     """One stratum x metric against the reference: the row, the p-value of a drop beyond tolerance (None
-    otherwise), and its status (`not significant` where relevance_alpha forgives the drop)."""
+    otherwise), and its status (`not significant` where relevance_alpha forgives the drop); `evidence` holds the
+    p-value adjusted over the test, the interval of the delta and the minimum detectable effect."""
 
     row: Row
     p: float | None
     status: str
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,11 @@ class Verdict:
     problems: list[str] = field(default_factory=list)
     #: why the movers' explanations show today's score trees alone (set by whoever explains them), else None
     explained: str | None = None
+    #: relevance_alpha (None: every drop beyond tolerance fails) and what it bounds: "test" or "comparison"
+    alpha: float | None = None
+    scope: str = "test"
+    #: how the p-values were adjusted over the test's rows (max-T or Holm, named); None: each row on its own
+    adjustment: str | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -174,7 +181,7 @@ def decide(
     # comparable entry is compared with an empty one, so its numbers are still shown
     reference = entry if comparable else new
     comparison = compare(reference or {}, evaluation, settings.tolerance)
-    rows, movers, churned, warnings = _assess(reference, comparison, evaluation, judgments, settings)
+    rows, movers, churned, warnings, adjustment = _assess(reference, comparison, evaluation, judgments, settings)
     note = engine_note(entry, engine) if comparable else None  # type: ignore[arg-type]
     against = None
     if update:
@@ -205,14 +212,17 @@ def decide(
         warnings=warnings,
         problems=problems if status == "cannot compare" else [],
         since=since_baseline(entry, inputs) if entry is not None and inputs else None,
+        alpha=settings.alpha,
+        scope=settings.alpha_scope,
+        adjustment=adjustment,
     )
 
 
 def _assess(
     reference: Entry | None, comparison: Comparison, evaluation: Evaluation, judgments: Judgments, settings: Settings
-) -> tuple[list[Compared], dict[str, Any], dict[str, Any] | None, list[str]]:
-    """The comparison's rows with their significance, the movers and what moved in them, churn, and what the
-    reports should warn about the comparison."""
+) -> tuple[list[Compared], dict[str, Any], dict[str, Any] | None, list[str], str | None]:
+    """The comparison's rows with their significance, the movers and what moved in them, churn, what the reports
+    should warn about the comparison, and how the p-values were adjusted over the test."""
     from pytest_relevance.evaluation.set_answers import SetMetric
 
     metrics = evaluation.metrics
@@ -220,16 +230,9 @@ def _assess(
     set_answers = isinstance(metrics[0], SetMetric)
     old_queries = (reference or {}).get("queries", {})
     groups = judgments.groups
-    rows = []
-    for row in comparison.rows:
-        p, status = None, row.status
-        if status == "regression":
-            metric, ids = by_spec[row.metric], groups[row.stratum]
-            exact_p = change_p(metric, ids, evaluation, old_queries, comparison.rankings, comparison.depth, DIGITS)
-            p = exact_p  # unrounded: reports round it once, to the digits they print (`formatting.p_text`)
-            if settings.alpha is not None and p is not None and p >= settings.alpha:
-                status = "not significant"
-        rows.append(Compared(row, p, status))
+    weighed = weigh(comparison, evaluation, judgments, settings, old_queries)
+    # p unrounded: reports round it once, to the digits they print (`formatting.p_text`)
+    rows = [Compared(row, e.p, e.status, e) for row, e in zip(comparison.rows, weighed.evidence, strict=True)]
     mover_stratum, mover_metric, moved = "all", metrics[0].spec, comparison.movers
     regressed = [c for c in rows if c.status == "regression"]
     if regressed:  # the queries that dropped most on what regressed, not on the first metric over all queries
@@ -244,7 +247,7 @@ def _assess(
     threshold = getattr(metrics[0], "threshold", 1)
     for mover in lost + gained:
         mover["change"] = _change(mover["query"], evaluation, judgments, comparison, set_answers, threshold)
-    churned, warnings = None, []
+    churned, warnings = None, list(weighed.warnings)
     if comparison.rankings is not None and comparison.depth is not None:
         churned = _churn(evaluation, judgments, comparison, settings.max_churn)
     elif reference is not None and not set_answers:
@@ -259,7 +262,7 @@ def _assess(
         "gained": gained,
         "depth": comparison.depth if comparison.rankings is not None else None,
     }
-    return rows, movers_of, churned, warnings
+    return rows, movers_of, churned, warnings, weighed.adjustment
 
 
 def _worse(row: Row) -> float:

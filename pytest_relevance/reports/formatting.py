@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_relevance.gate.verdict import update_command as update_command  # the renderers take it from here
+
 
 def number(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
@@ -78,6 +80,36 @@ def p_text(p: float) -> str:
     """`p=0.012`, or `p<0.001` where three decimals would print a p-value of 0. Rounded once, here, from the exact
     p the report holds: 0.85546875 prints 0.855 (rounding it to 4 decimals first made it 0.8555, then 0.856)."""
     return "p<0.001" if p < 0.0005 else f"p={p:.3f}"
+
+
+def ci_text(row: Mapping[str, Any]) -> str:
+    """`[-0.0310, +0.0050]`: the 95% interval of a row's delta, or `—` where it has none."""
+    interval = row.get("ci")
+    return "—" if not interval else f"[{interval[0]:+.4f}, {interval[1]:+.4f}]"
+
+
+def mde_text(row: Mapping[str, Any]) -> str:
+    """`0.0610`: the smallest drop the gate flags 80% of the time, or `—` where it cannot be estimated."""
+    return "—" if row.get("mde") is None else f"{row['mde']:.4f}"
+
+
+def evidence_text(row: Mapping[str, Any]) -> str:
+    """`p=0.012, adjusted p=0.040, 95% CI [-0.0310, -0.0050]`: what a row's decision rests on, beside its delta."""
+    parts = [p_text(row["p"])] if row.get("p") is not None else []
+    parts += [f"adjusted {p_text(row['p_adjusted'])}"] if row.get("p_adjusted") is not None else []
+    parts += [f"95% CI {ci_text(row)}"] if row.get("ci") else []
+    return ", ".join(parts)
+
+
+def significance_line(report: Mapping[str, Any]) -> str | None:
+    """What relevance_alpha bounds in this report, and how its p-values were adjusted; None without alpha."""
+    decided = report.get("significance") or {}
+    if decided.get("alpha") is None:
+        return None
+    if decided.get("scope") == "comparison":
+        return f"relevance_alpha {decided['alpha']:g} per stratum x metric (relevance_alpha_scope = comparison)"
+    how = f": p-values adjusted by {decided['adjustment']}" if decided.get("adjustment") else ""
+    return f"relevance_alpha {decided['alpha']:g} bounds the test's chance of any false regression{how}"
 
 
 def headline_row(report: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -208,17 +208,20 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     body.append("</div>")
     body.append(
         '<table class="metrics"><tr><th>stratum</th><th>n</th><th>metric</th><th>baseline</th>'
-        "<th>current</th><th>delta</th><th>floor</th><th>p</th></tr>"
+        "<th>current</th><th>delta</th><th>floor</th><th>95% CI</th><th>MDE</th><th>p</th><th>adjusted p</th></tr>"
     )
     for row in report["rows"]:
         p = "" if row.get("p") is None else p_text(row["p"])
+        adjusted = "" if row.get("p_adjusted") is None else p_text(row["p_adjusted"])
         body.append(
             f'<tr class="{escape(row["status"])}"><td>{escape(row["stratum"])}</td><td>{row["n"]}</td>'
             f"<td>{escape(row['metric'])}</td><td>{formatting.number(row['baseline'])}</td>"
             f"<td>{formatting.number(row['current'])}</td><td>{formatting.delta(row['delta'])}</td>"
-            f"<td>{escape(floor_text(row))}</td><td>{escape(p)}</td></tr>"
+            f"<td>{escape(floor_text(row))}</td><td>{escape(formatting.ci_text(row))}</td>"
+            f"<td>{escape(formatting.mde_text(row))}</td><td>{escape(p)}</td><td>{escape(adjusted)}</td></tr>"
         )
     body.append("</table>")
+    body += [f'<p class="notes">{escape(line)}</p>' for line in [formatting.significance_line(report)] if line]
     body += [f'<p class="notes">{escape(line)}</p>' for line in note_lines(report)]
     movers = report["movers"]["lost"] + report["movers"]["gained"]
     changed = _changed(report)

@@ -11,14 +11,17 @@ from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
+    ci_text,
     delta,
     failing_first,
     floor_text,
     headline,
+    mde_text,
     movers_label,
     note_lines,
     number,
     p_text,
+    significance_line,
 )
 
 _MARKS = {
@@ -87,18 +90,21 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             "",
         ]
     lines += [
-        "| stratum | n | metric | baseline | current | delta | floor | |",
-        "|---|---:|---|---:|---:|---:|---:|---|",
+        "| stratum | n | metric | baseline | current | delta | floor | 95% CI | MDE | |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in report["rows"]:
         mark = _MARKS.get(row["status"], row["status"])
         if row.get("p") is not None:
-            mark += f" ({p_text(row['p'])})"
+            adjusted = f", adjusted {p_text(row['p_adjusted'])}" if row.get("p_adjusted") is not None else ""
+            mark += f" ({p_text(row['p'])}{adjusted})"
         lines.append(
             f"| {_text(row['stratum'])} | {row['n']} | {row['metric']} | {number(row['baseline'])} | "
-            f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {mark} |"
+            f"{number(row['current'])} | {delta(row['delta'])} | {floor_text(row)} | {ci_text(row)} | "
+            f"{mde_text(row)} | {mark} |"
         )
     lines.append("")
+    lines += [_text(line) + "\n" for line in [significance_line(report)] if line]
     notes = note_lines(report)
     if report.get("churn"):
         notes.append(churn_line(report["churn"]))

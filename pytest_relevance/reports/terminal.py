@@ -12,15 +12,19 @@ from pytest_relevance.reports.formatting import (
     brief,
     changed_inputs,
     churn_line,
+    ci_text,
     delta,
+    evidence_text,
     floor_text,
     judged_line,
+    mde_text,
     model_line,
     movers_label,
     number,
     p_text,
     set_level_line,
     shallow_moves,
+    significance_line,
     stale_line,
 )
 
@@ -33,8 +37,8 @@ def _signed(value: float) -> str:
 
 
 def regression_line(row: Mapping[str, Any]) -> str:
-    p = f", {p_text(row['p'])}" if row.get("p") is not None else ""
-    change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({_signed(row['delta'])}{p})"
+    evidence = ", ".join([_signed(row["delta"]), *([evidence_text(row)] if evidence_text(row) else [])])
+    change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({evidence})"
     direction = "" if row.get("higher_is_better", True) else ": lower is better, so this rise is the regression"
     return f"  {row['stratum']}.{row['metric']}: {change}{direction}"
 
@@ -75,6 +79,7 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
             f"relevance regression in {baseline} (judgments {report['judgments']}, tolerance {report['tolerance']})"
         )
         lines += [regression_line(row) for row in regressions]
+        lines += [f"  {line}" for line in [significance_line(report)] if line]
         lines += [f"  {report['since_baseline']}"] if report.get("since_baseline") else []
         improved = [
             f"{row['stratum']}.{row['metric']} ({_signed(row['delta'])})"
@@ -192,6 +197,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             mark = {"regression": "!", "improvement": "^", "not significant": "~"}.get(cell["status"], "")
             row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {floor_text(cell)}".ljust(width))
         lines.append("".join(row).rstrip())
+    lines += _decision_lines(report)
     lines += [f"  {line}" for line in (judged_line(report), report.get("since_baseline")) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
@@ -199,6 +205,19 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     lines += [f"  hint: {hint}" for hint in report["hints"]]
     lines += [f"  warning: {warning}" for warning in report["warnings"]]
     return [*lines, *change_lines(result)]
+
+
+def _decision_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each stratum x metric's 95% interval of its delta and its minimum detectable effect, one line a stratum."""
+    rows = [row for row in report["rows"] if row.get("ci") or row.get("mde") is not None]
+    if not rows:
+        return []
+    lines = ["  95% CI of each delta, and MDE (the smallest drop flagged 80% of the time):"]
+    for stratum in dict.fromkeys(row["stratum"] for row in rows):
+        cells = [f"{r['metric']} {ci_text(r)} MDE {mde_text(r)}" for r in rows if r["stratum"] == stratum]
+        lines.append(f"    {stratum}: " + "; ".join(cells))
+    lines += [f"  {line}" for line in [significance_line(report)] if line]
+    return lines
 
 
 def change_lines(result: Mapping[str, Any]) -> list[str]:

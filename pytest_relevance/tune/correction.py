@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_relevance.evaluation.evaluation import ROUNDS
+from pytest_relevance.evaluation.significance import ROUNDS
 
 CORRECTIONS = ("max-t", "holm")
 _CHUNK = 1000  # flip rounds scored at once: R x columns floats in memory

@@ -7,7 +7,8 @@ import pytest
 from report_model import report_of
 
 from pytest_relevance.config.settings import SettingError, Tolerance, read
-from pytest_relevance.evaluation.evaluation import SMALLEST_P, evaluate, sign_flip_p
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.evaluation.significance import SMALLEST_P, sign_flip_p
 
 
 @pytest.mark.parametrize(
@@ -67,6 +68,7 @@ def _settings(**values: str) -> object:
         "relevance_snapshot_depth": "10",
         "relevance_max_judgment_age": "",
         "relevance_judge_agreement": "",
+        "relevance_alpha_scope": "test",
     }
     return read({**defaults, **values}.__getitem__)
 

@@ -151,9 +151,12 @@ def test_notes_say_a_new_engine_version_and_a_metric_that_left_the_gate() -> Non
     assert verdict.notes[1].startswith("metric recall@100 in the baseline but not gated by this run")
 
 
-def test_a_drop_forgiven_by_alpha_is_marked_not_significant_with_its_p_value() -> None:
-    verdict = decide("t", _entry(), _evaluation(ONE_WORSE), JUDGMENTS, "custom", default_settings(alpha=0.05))
+@pytest.mark.parametrize(("scope", "p"), [("comparison", 1.0), ("test", 0.5)])
+def test_a_drop_forgiven_by_alpha_is_marked_not_significant_with_its_p_value(scope: str, p: float) -> None:
+    settings = default_settings(alpha=0.05, alpha_scope=scope)
+    verdict = decide("t", _entry(), _evaluation(ONE_WORSE), JUDGMENTS, "custom", settings)
     forgiven = [c for c in verdict.rows if c.status == "not significant"]
-    assert forgiven and all(c.p == 1.0 for c in forgiven)  # one query of six changed: p = 2/2 for one sign
+    # one query of six changed: two-sided p = 2/2 for one sign; one-sided (a drop, over the test) 1/2
+    assert forgiven and all(c.p == p for c in forgiven)
     # nothing regressed, so the movers are every query on the first metric
     assert verdict.movers["stratum"] == "all" and [m["query"] for m in verdict.movers["lost"]] == ["q11"]

@@ -132,6 +132,12 @@ SETTINGS = [
     ("alpha-one", "relevance_alpha = 1", "relevance_alpha: '1' is out of range: it must be in (0, 1)"),
     ("alpha-nan", "relevance_alpha = nan", "relevance_alpha: 'nan' is out of range: it must be in (0, 1)"),
     ("alpha-word", "relevance_alpha = abc", "relevance_alpha: 'abc' is not a number"),
+    (
+        "alpha-scope",
+        "relevance_alpha_scope = suite",
+        "relevance_alpha_scope: 'suite' is not one of test, comparison: test bounds a test's chance of any false "
+        "regression verdict by relevance_alpha, comparison each stratum x metric's",
+    ),
     ("alpha-unreachable", "relevance_alpha = 5e-5", f"relevance_alpha: '5e-5' {UNREACHABLE}"),
     ("metrics-empty", "relevance_metrics = ,", "relevance_metrics: no metrics given"),
     (

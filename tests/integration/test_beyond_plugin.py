@@ -21,8 +21,8 @@ def test_breaking_the_recency_decay_fails_age_while_ndcg_holds(demo: pytest.Pyte
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
-            "*all.age@10(field=released): 222.7303 -> 383.3152 (+160.5849, p<0.001): lower is better, so this rise is "
-            "the regression"
+            "*all.age@10(field=released): 222.7303 -> 383.3152 (+160.5849, p<0.001, 95% CI [[]+*, +*[]]): lower is "
+            "better, so this rise is the regression"
         ]
     )
     rows = json.loads((demo.path / "report.json").read_text())["tests"][0]["rows"]

@@ -9,7 +9,8 @@ import pytest
 from report_model import report_of
 
 from pytest_relevance.cli.commands import main
-from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, hints, sign_flip_p
+from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, hints
+from pytest_relevance.evaluation.significance import sign_flip_p
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics
 
@@ -123,6 +124,39 @@ def test_alpha_lets_an_insignificant_drop_pass(demo: pytest.Pytester) -> None:
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*, p=*"])
     assert run(demo, "--relevance-tolerance", "0", "--relevance-alpha", "0.0001").ret == 0
+
+
+def test_the_failure_names_the_adjusted_p_value_and_the_scope_setting_restores_the_per_row_test(
+    demo: pytest.Pytester,
+) -> None:
+    """With relevance_alpha the failure shows each drop's p-value adjusted over the test, and how; the -v table each
+    delta's interval and MDE. relevance_alpha_scope = comparison: each row at alpha, nothing adjusted."""
+    demo.makepyfile(
+        test_gate="import pathlib\n\n"
+        "def test_demo(relevance_index, relevance_snapshot):\n"
+        "    run = relevance_index.run()\n"
+        "    if pathlib.Path('drop').exists():\n"
+        "        for qid in sorted(run)[::2]:\n"
+        "            run[qid].reverse()\n"
+        "    assert relevance_snapshot == run\n"
+    )
+    assert run(demo, "--relevance-update").ret == 0
+    (demo.path / "drop").write_text("")
+    result = run(demo, "--relevance-alpha", "0.05", "-v")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*all.ndcg@10: * (-0.*, p<0.001, adjusted p<0.001, 95% CI [[]-0.*, -0.*[]])",
+            "*relevance_alpha 0.05 bounds the test's chance of any false regression: p-values adjusted by max-T "
+            "(Westfall-Young step-down) over * stratum x metric rows, 10,000 sign flips",
+            "*95% CI of each delta, and MDE (the smallest drop flagged 80% of the time):",
+            "*all: ndcg@10 [[]-0.*, -0.*[]] MDE 0.*",
+        ]
+    )
+    result = run(demo, "--relevance-alpha", "0.05", "--relevance-alpha-scope", "comparison")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*relevance_alpha 0.05 per stratum x metric (relevance_alpha_scope = comparison)"])
+    assert "adjusted p" not in result.stdout.str()
 
 
 def test_judged_and_floor_warnings_are_in_the_report(demo: pytest.Pytester) -> None:
@@ -579,7 +613,7 @@ def test_a_tiny_p_prints_as_below_a_thousandth_everywhere() -> None:
     report = _report(judgments, before, {**before, "q1": ["c", "b", "a"]})
     row = next(r for r in report["rows"] if r["status"] == "regression")
     row["p"] = 0.0001
-    assert regression_line(row).endswith(", p<0.001)")
+    assert ", p<0.001, 95% CI [" in regression_line(row)
     assert "(p<0.001)" in markdown.render([report])
     assert "<td>p&lt;0.001</td>" in html.render([report])
 
@@ -606,7 +640,7 @@ def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() 
     report = report_of("t", after, judgments, make_entry(before, "v1", "custom", Tolerance(), ""))
     row = next(r for r in report["rows"] if r["stratum"] == "all")
     assert row["status"] == "regression" and row["p"] == 10 / 512
-    assert regression_line(row).endswith(", p=0.020)")
+    assert ", p=0.020, 95% CI [" in regression_line(row)
     assert "(p=0.020)" in markdown.render([report])
     assert "<td>p=0.020</td>" in html.render([report])
 
