@@ -21,6 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import (
+    INT_MAX,
+    INT_MIN,
+    string_hash,
+    to_float,
+    trim,
+    utf16,
+    wrap_int,
+    wrap_long,
+)
 from pytest_relevance.engines.embedded.sloppy_math import geohash_point, haversin_meters, plane_meters
 
 MAX_LOOP_COUNTER = 1_000_000  # CompilerSettings.maxLoopCounter's default (script.painless.max_loop_counter)
@@ -189,24 +199,13 @@ def _lex(source: str) -> list[Tok]:
 
 # ------------------------------------------------------------------------------------------------- Java semantics
 
-_INT_MIN, _INT_SPAN, _LONG_SPAN = -(2**31), 2**32, 2**64
-
-
-def _wrap_int(value: int) -> int:
-    return (value + 2**31) % _INT_SPAN - 2**31
-
 
 def _wrap_long(value: int) -> Long:
-    return Long((value + 2**63) % _LONG_SPAN - 2**63)
+    return Long(wrap_long(value))
 
 
 def _float(value: float) -> Float:
-    """Java's (float) of a double, rounded to nearest: one beyond float's range is an infinity, without a word
-    (numpy warns of the overflow)."""
-    if abs(value) < 3.4e38:  # within float's range (its largest is 3.4028235e38)
-        return Float(np.float32(value))
-    with np.errstate(over="ignore"):
-        return Float(np.float32(value))
+    return Float(to_float(value))
 
 
 class _Moment:
@@ -371,7 +370,7 @@ def _arith(op: str, a: Any, b: Any) -> Any:
             raise PainlessError("/ by zero (java.lang.ArithmeticException)")
         quotient = abs(x) // abs(y) * (1 if (x >= 0) == (y >= 0) else -1)
         out = quotient if op == "/" else x - y * quotient
-    return _wrap_long(out) if rank == 1 else _wrap_int(out)
+    return _wrap_long(out) if rank == 1 else wrap_int(out)
 
 
 def _integral(op: str, a: Any, b: Any) -> Any:
@@ -391,10 +390,10 @@ def _integral(op: str, a: Any, b: Any) -> Any:
             out = x >> shift
         else:
             out = (x % (1 << bits)) >> shift
-        return _wrap_long(out) if ra == 1 else _wrap_int(out)
+        return _wrap_long(out) if ra == 1 else wrap_int(out)
     x, y = int(a), int(b)
     out = {"&": x & y, "|": x | y, "^": x ^ y}[op]
-    return _wrap_long(out) if max(ra, rb) == 1 else _wrap_int(out)
+    return _wrap_long(out) if max(ra, rb) == 1 else wrap_int(out)
 
 
 def _compare(op: str, a: Any, b: Any) -> bool:
@@ -438,7 +437,7 @@ def explicit_cast(value: Any, target: str) -> Any:
             return (whole + 2**7) % 2**8 - 2**7
         if target == "char":
             return whole % 2**16
-        return _wrap_int(whole)
+        return wrap_int(whole)
     if target in ("float", "double"):
         if rank < 0:
             raise PainlessError(f"Cannot cast from [{java_type(value)}] to [{target}].")
@@ -558,7 +557,7 @@ def _promoting(function: Callable[..., Any]) -> Callable[..., Any]:
         rank = max(ranks)
         out = function(*(float(a) if rank >= 2 else int(a) for a in args))
         if rank == 0:
-            return _wrap_int(out)
+            return wrap_int(out)
         if rank == 1:
             return _wrap_long(out)
         return _as_rank(out, rank)
@@ -654,15 +653,6 @@ def _substring(text: str, begin: Any, end: Any = None) -> str:
     return text[begin:stop]
 
 
-def _java_trim(text: str) -> str:
-    start, stop = 0, len(text)
-    while start < stop and text[start] <= " ":
-        start += 1
-    while stop > start and text[stop - 1] <= " ":
-        stop -= 1
-    return text[start:stop]
-
-
 def _str_arg(value: Any) -> str:
     if not isinstance(value, str):
         raise PainlessError(f"Cannot cast [{java_type(value)}] to [java.lang.String].")
@@ -679,7 +669,7 @@ _STRING_METHODS: dict[str, Callable[..., Any]] = {
     "contains": lambda s, o: _str_arg(o) in s, "startsWith": lambda s, o: s.startswith(_str_arg(o)),
     "endsWith": lambda s, o: s.endswith(_str_arg(o)), "toLowerCase": str.lower, "toUpperCase": str.upper,
     "indexOf": _index_of, "lastIndexOf": lambda s, o: s.rfind(_str_arg(o)), "substring": _substring,
-    "trim": _java_trim, "concat": lambda s, o: s + _str_arg(o),
+    "trim": trim, "concat": lambda s, o: s + _str_arg(o),
     "replace": lambda s, a, b: s.replace(_str_arg(a), _str_arg(b)),
     "charAt": lambda s, i: s[_index(len(s), i, "string")],
     "compareTo": lambda s, o: _compare_strings(s, _str_arg(o)), "toString": lambda s: s,
@@ -796,21 +786,13 @@ _INSTANT_METHODS: dict[str, Callable[..., Any]] = {
 }  # fmt: skip
 
 
-def _utf16(text: str) -> str:
-    """A Java String's chars: UTF-16 code units (a character beyond the BMP is two surrogates)."""
-    if text.isascii() or all(ord(c) < 0x10000 for c in text):
-        return text
-    units = text.encode("utf-16-le", "surrogatepass")
-    return "".join(chr(int.from_bytes(units[i : i + 2], "little")) for i in range(0, len(units), 2))
-
-
 def _token_type(token: AnalysisToken) -> str:
     raise NotSupported("token.getType() (the embedded engine does not keep Lucene's token types)")
 
 
 def _sub_sequence(term: CharTerm, begin: Any, end: Any) -> str:
     """CharTermAttributeImpl.subSequence: a new String of the chars begin..end."""
-    return _substring(_utf16(term.text), begin, end)
+    return _substring(utf16(term.text), begin, end)
 
 
 # The allowlisted methods of the analysis context's static types: name -> (arguments, result type (None: def),
@@ -824,10 +806,10 @@ _TYPED: dict[str, tuple[str, dict[str, tuple[int, str | None, Callable[..., Any]
         "isKeyword": (0, "boolean", lambda t: t.keyword),
     }),
     "CharSequence": ("CharSequence", {
-        "length": (0, "int", lambda s: len(_utf16(s.text))),
-        "charAt": (1, None, lambda s, i: _STRING_METHODS["charAt"](_utf16(s.text), i)),
+        "length": (0, "int", lambda s: len(utf16(s.text))),
+        "charAt": (1, None, lambda s, i: _STRING_METHODS["charAt"](utf16(s.text), i)),
         "subSequence": (2, "CharSequence", _sub_sequence), "toString": (0, "String", str),
-        "equals": (1, "boolean", lambda s, o: s == o), "hashCode": (0, "int", lambda s: _string_hash(s.text)),
+        "equals": (1, "boolean", lambda s, o: s == o), "hashCode": (0, "int", lambda s: string_hash(s.text)),
     }),
 }  # fmt: skip
 # Allowlisted methods this interpreter does not run: CharSequence's streams and regex augmentations, and the token's
@@ -835,14 +817,6 @@ _TYPED: dict[str, tuple[str, dict[str, tuple[int, str | None, Callable[..., Any]
 _TYPED_NOT_RUN = frozenset(["chars", "codePoints", "replaceAll", "replaceFirst", "getType"])
 _TOKEN_METHODS = {name: entry[2] for name, entry in _TYPED["Token"][1].items()}
 _CHAR_TERM_METHODS = {name: entry[2] for name, entry in _TYPED["CharSequence"][1].items()}
-
-
-def _string_hash(text: str) -> int:
-    """String.hashCode over the UTF-16 chars, as CharSequence's hashCode for a term is its String's."""
-    value = 0
-    for unit in _utf16(text):
-        value = (31 * value + ord(unit)) & 0xFFFFFFFF
-    return _wrap_int(value)
 
 
 def _getter(table: dict[str, Any], name: str) -> str | None:
@@ -1761,7 +1735,7 @@ def _literal(token: Tok) -> Any:
         body = int(text[2:].rstrip("lL"), 16)
         if suffix == "l":
             return _wrap_long(body) if body < 2**64 else _bad_literal(text, where)
-        return _wrap_int(body) if body < 2**32 else _bad_literal(text, where)
+        return wrap_int(body) if body < 2**32 else _bad_literal(text, where)
     body = text[:-1] if suffix else text
     if suffix in ("f", "d") or any(c in body for c in ".eE"):
         return _float(float(body)) if suffix == "f" else float(body)
@@ -2003,7 +1977,7 @@ def _increment(lvalue: tuple[Any, ...], op: str, prefix: bool, where: tuple[int,
 
         def step_int(fr: Frame) -> Any:
             before = fr.slots[slot]
-            if type(before) is int and _INT_MIN < before + delta <= _INT_MAX:
+            if type(before) is int and INT_MIN < before + delta <= INT_MAX:
                 fr.slots[slot] = before + delta
                 return before + delta if prefix else before
             return general(fr)
@@ -2019,7 +1993,6 @@ def _increment(lvalue: tuple[Any, ...], op: str, prefix: bool, where: tuple[int,
 
 
 _NUMBERS = frozenset((int, Long, float, Float))
-_INT_MAX = 2**31 - 1
 
 
 def _add(a: Any, b: Any) -> Any:
@@ -2029,7 +2002,7 @@ def _add(a: Any, b: Any) -> Any:
             return a + b
         if kind is int:
             out = a + b
-            return out if _INT_MIN <= out <= _INT_MAX else _wrap_int(out)
+            return out if INT_MIN <= out <= INT_MAX else wrap_int(out)
     return _arith("+", a, b)
 
 
@@ -2040,7 +2013,7 @@ def _subtract(a: Any, b: Any) -> Any:
             return a - b
         if kind is int:
             out = a - b
-            return out if _INT_MIN <= out <= _INT_MAX else _wrap_int(out)
+            return out if INT_MIN <= out <= INT_MAX else wrap_int(out)
     return _arith("-", a, b)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.engines.embedded.analysis.bulk import terms_each
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
+from pytest_relevance.engines.embedded.java import utf16_offsets
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.analysis.registry import Registry
@@ -246,7 +247,7 @@ class Analyzer:
                 position += gap
                 offset += 1
             tokens, end_inc, final = self._stream(value)
-            units = _utf16_units(value)
+            units = utf16_offsets(value)
             for tok in tokens:
                 position += tok.inc
                 start, end = (tok.start, tok.end) if units is None else (units(tok.start), units(tok.end))
@@ -391,16 +392,6 @@ def _fast_map_stage(
         return mapped, positions, last
 
     return stage
-
-
-def _utf16_units(text: str) -> Callable[[int], int] | None:
-    """Code-point offset -> UTF-16 offset for texts with non-BMP characters; None when they coincide."""
-    if text.isascii() or all(ord(c) < 0x10000 for c in text):
-        return None
-    table = [0]
-    for c in text:
-        table.append(table[-1] + (2 if ord(c) >= 0x10000 else 1))
-    return lambda index: table[index] if index < len(table) else table[-1] + index - len(text)
 
 
 class Analysis:

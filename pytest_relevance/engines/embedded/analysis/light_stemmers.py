@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter
+from pytest_relevance.engines.embedded.java import from_utf16, utf16
 
 __all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "STEM_FILTERS", "light_stemmer"]
 
@@ -34,9 +35,7 @@ def _utf16(fn: Callable[[list[str]], str]) -> Callable[[str], str]:
     def run(term: str) -> str:
         if all(ord(c) < 0x10000 for c in term):
             return fn(list(term))
-        units = term.encode("utf-16-le", "surrogatepass")
-        chars = [chr(units[i] | units[i + 1] << 8) for i in range(0, len(units), 2)]
-        return fn(chars).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return from_utf16(fn(list(utf16(term))))
 
     return run
 

@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import F32, utf16
 from pytest_relevance.engines.embedded.plugins import plugin_query
 from pytest_relevance.engines.embedded.recorder import RECORDING
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded import EmbeddedIndex
-
-F32 = np.float32
 
 
 class Scores:
@@ -318,9 +317,7 @@ def _similarity(target: str, other: str) -> F32:
     """Lucene's spell.LevenshteinDistance.getDistance: 1 - edits / the longer length (UTF-16 units), in float32."""
     from rapidfuzz.distance import Levenshtein  # the fuzzy queries' edit distance, here over UTF-16 units
 
-    a, b = target.encode("utf-16-le"), other.encode("utf-16-le")
-    sa = [a[i : i + 2] for i in range(0, len(a), 2)]
-    tb = [b[i : i + 2] for i in range(0, len(b), 2)]
+    sa, tb = utf16(target), utf16(other)
     if not sa or not tb:
         return F32(1.0) if len(sa) == len(tb) else F32(0.0)
     return F32(1.0) - F32(Levenshtein.distance(sa, tb)) / F32(max(len(sa), len(tb)))

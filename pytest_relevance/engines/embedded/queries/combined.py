@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import utf16_key
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Clause,
@@ -73,7 +74,7 @@ def parse_fields(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str
             found = [name] if name in index.kinds else []
         for field in found:
             weights[field] = float(F32(weights[field]) * F32(boost)) if field in weights else boost
-    return sorted(weights.items(), key=lambda item: item[0].encode("utf-16-be"))
+    return sorted(weights.items(), key=lambda item: utf16_key(item[0]))
 
 
 def _check_fields(index: EmbeddedIndex, fields: list[tuple[str, float]], path: str) -> list[TextField]:

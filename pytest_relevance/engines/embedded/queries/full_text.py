@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from pytest_relevance.engines.embedded.analysis.filters import fixed_shingles
+from pytest_relevance.engines.embedded.java import utf16_length
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Clause,
@@ -48,7 +49,6 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     fuzzy_options,
     fuzzy_rewrite,
     index_prefix_docs,
-    java_length,
     rewritten,
     term_scores,
 )
@@ -450,7 +450,7 @@ def _on_index_prefix(
     query there, after other tokens the last clause of an ordered span near on the shingle field, masked as that
     field's; a longer one is expanded on the shingle field itself."""
     prefix = index.fields[field].prefix_field
-    if prefix is None or prefix not in index.text or java_length(terms[-1]) > INDEX_PREFIX_CHARS:
+    if prefix is None or prefix not in index.text or utf16_length(terms[-1]) > INDEX_PREFIX_CHARS:
         return _expanded_phrase(index, field, terms, positions, 0, max_expansions, boost, path)
     if len(terms) == 1:
         return term_disjunction(index, prefix, [terms[0]], boost, None, path)

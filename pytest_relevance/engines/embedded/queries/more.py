@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import string_hash, utf16_length
 from pytest_relevance.engines.embedded.painless import from_json
 from pytest_relevance.engines.embedded.queries import (
     F32,
@@ -41,7 +42,6 @@ from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
 from pytest_relevance.engines.embedded.queries.multi_term import (
     edits_for,
     fuzzy_expansions,
-    java_length,
     literal_prefix,
     wildcard_regex,
 )
@@ -126,7 +126,7 @@ class _Settings:
 
     def noise(self, field: str, word: str) -> bool:
         """isNoiseWord (length in UTF-16 units, stop words) or isSkipTerm (an unlike term of that field)."""
-        length = java_length(word)
+        length = utf16_length(word)
         if (self.min_word_length > 0 and length < self.min_word_length) or (
             self.max_word_length > 0 and length > self.max_word_length
         ):
@@ -341,10 +341,7 @@ def _java_order(words: dict[str, int]) -> list[str]:
         capacity *= 2
 
     def bucket(word: str) -> int:
-        h = 0
-        units = word.encode("utf-16-be")
-        for i in range(0, len(units), 2):
-            h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+        h = string_hash(word) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return [w for _, _, w in sorted((bucket(w), i, w) for i, w in enumerate(words))]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import utf16_length
 from pytest_relevance.engines.embedded.queries import (
     ASCII_LOWER,
     F32,
@@ -306,11 +307,6 @@ def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
     return value, 0
 
 
-def java_length(text: str) -> int:
-    """Java's String.length(): UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 INDEX_PREFIX_CHARS = 20  # SearchAsYouTypeFieldMapper.Defaults.MAX_GRAM: the longest edge n-gram of `._index_prefix`
 
 
@@ -322,7 +318,7 @@ def index_prefix_docs(
     with `case_insensitive`: termQueryCaseInsensitive); None for a field without one, or a prefix out of those
     bounds, which stays a prefix query on the field itself (the empty prefix matches the same documents there)."""
     prefix_field = index.fields[field].prefix_field
-    if prefix_field is None or prefix_field not in index.text or not 0 < java_length(value) <= INDEX_PREFIX_CHARS:
+    if prefix_field is None or prefix_field not in index.text or not 0 < utf16_length(value) <= INDEX_PREFIX_CHARS:
         return None
     if case_insensitive:
         wanted = value.translate(ASCII_LOWER)
