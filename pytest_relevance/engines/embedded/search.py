@@ -27,7 +27,7 @@ from pytest_relevance.engines.embedded.recorder import RECORDING, Recorder
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Hits
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.explain.tree import Node
 
 _BODY_KEYS = IGNORED_BODY_KEYS | {

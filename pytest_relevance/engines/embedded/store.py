@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
+from pytest_relevance.engines.embedded.embedded_index import IDENTITY, EmbeddedIndex
 from pytest_relevance.util.fingerprints import blob_sha1, file_sha1, referenced_files
 
 FORMAT = 3  # bumped when the layout of an entry changes

@@ -20,7 +20,7 @@ from pytest_relevance.engines.embedded.plugins import plugin_query
 from pytest_relevance.engines.embedded.recorder import RECORDING
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 
 class Scores:

@@ -42,7 +42,7 @@ from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE, encode_lengths, idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.index import TextField
 
 _KEYS = {"query", "fields", "operator", "minimum_should_match", "zero_terms_query",

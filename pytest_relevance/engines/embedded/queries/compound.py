@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.geo_point import parse_point
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
@@ -40,7 +41,7 @@ from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.inputs.clock import iso
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 _MAX_BOOST = float(np.finfo(np.float32).max)
 
@@ -554,7 +555,6 @@ def _geo_decay(index: EmbeddedIndex, kind: str, field: str, params: dict[str, An
     """DecayFunctionBuilder's geo variable: the distance of each stored point (GeoEncodingUtils' 32-bit encoding)
     from the origin by SloppyMath.haversinMeters, less the offset, the nearest point counting (multi_value_mode
     min), a document without a point at distance 0; scale and offset in metres unless they name a unit."""
-    from pytest_relevance.engines.embedded import parse_point
     from pytest_relevance.engines.embedded.queries.specialized import metres
     from pytest_relevance.engines.embedded.sloppy_math import haversin_meters, stored_latitude, stored_longitude
 

@@ -38,7 +38,7 @@ from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (

@@ -50,7 +50,7 @@ from pytest_relevance.engines.embedded.queries.term_level import term
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 _MSM_KEYS = ("minimum_should_match_field", "minimum_should_match_script", "minimum_should_match")
 

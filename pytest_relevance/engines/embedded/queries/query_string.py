@@ -63,7 +63,7 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 MUST, SHOULD, MUST_NOT, FILTER = "must", "should", "must_not", "filter"
 

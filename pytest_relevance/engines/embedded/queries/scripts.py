@@ -64,7 +64,7 @@ from pytest_relevance.engines.embedded.sloppy_math import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.index import GeoField
 
 _MATH: dict[str, Callable[..., Any]] = {

@@ -31,7 +31,7 @@ from pytest_relevance.engines.embedded.recorder import RECORDING
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 NO_MORE = 2**31 - 1
 Span = tuple[int, int, int]  # start, end, width

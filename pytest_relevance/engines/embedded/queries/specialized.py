@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.geo_point import parse_point
 from pytest_relevance.engines.embedded.queries import (
     F32,
     Invalid,
@@ -22,7 +23,7 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.values import distance_setting
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 
 def _feature_pivot(values: np.ndarray) -> float:
@@ -204,8 +205,6 @@ def geodistance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     if field is None:
         raise Invalid(path, "expected one geo_point field")
     _geo_point_field(index, field, path)
-    from pytest_relevance.engines.embedded import parse_point
-
     try:
         lat0, lon0 = parse_point(origin)
     except (TypeError, ValueError, KeyError) as exc:
@@ -227,8 +226,6 @@ def geo_bounding_box(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
         raise Invalid(path, "failed to parse [geo_bounding_box] query. bounding box not provided, as Elasticsearch 8 "
                             "refuses it")  # fmt: skip
     _geo_point_field(index, field, path)
-    from pytest_relevance.engines.embedded import parse_point
-
     try:
         if isinstance(box, dict) and "top_left" in box:
             top, left = parse_point(box["top_left"])

@@ -26,7 +26,7 @@ from pytest_relevance.engines.embedded.queries import (
 from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 
 @query("term")

@@ -20,7 +20,7 @@ from pytest_relevance.engines.embedded.queries import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 _KNN_KEYS = {"field", "query_vector", "k", "num_candidates", "filter", "boost", "similarity", "inner_hits",
              "query_vector_builder", "rescore_vector"}  # fmt: skip
