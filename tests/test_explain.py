@@ -367,7 +367,7 @@ def test_phrase_and_synonym_leaves(small: EmbeddedIndex) -> None:
 
 
 def test_a_path_reached_twice_is_numbered_and_keeps_its_own_details() -> None:
-    from pytest_relevance.engines.embedded.queries import Scores
+    from pytest_relevance.engines.embedded.scores import Scores
     from pytest_relevance.engines.embedded.recorder import Recorder
 
     recorder = Recorder(np.array([1]))

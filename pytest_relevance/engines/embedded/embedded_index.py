@@ -32,7 +32,9 @@ from pytest_relevance.engines.embedded.geo_point import parse_point
 from pytest_relevance.engines.embedded.index import GeoField, KeywordField, NumericField, Stored, TextField
 from pytest_relevance.engines.embedded.mapping import Field, IndexMapping, dynamic_fields, flag
 from pytest_relevance.engines.embedded.plugins import needs_plugin, plugin_of
-from pytest_relevance.engines.embedded.queries import HANDLERS, Invalid, Scores, Unmapped, Unsupported
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unmapped, Unsupported
+from pytest_relevance.engines.embedded.queries.registry import HANDLERS
+from pytest_relevance.engines.embedded.scores import Scores
 from pytest_relevance.engines.embedded.search import explain, search
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.explain.tree import Node

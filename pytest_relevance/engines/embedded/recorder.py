@@ -21,7 +21,7 @@ from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE
 from pytest_relevance.explain.tree import Node
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded.queries import Scores
+    from pytest_relevance.engines.embedded.scores import Scores
 
 RECORDING: ContextVar[Recorder | None] = ContextVar("RECORDING", default=None)
 

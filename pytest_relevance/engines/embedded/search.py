@@ -10,20 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.mapping import flag
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    IGNORED_BODY_KEYS,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    evaluate,
-    number,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, number
+from pytest_relevance.engines.embedded.queries.registry import IGNORED_BODY_KEYS, evaluate
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script, script_strings
 from pytest_relevance.engines.embedded.queries.vectors import nearest
 from pytest_relevance.engines.embedded.recorder import RECORDING, Recorder
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Hits

@@ -19,18 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.java import utf16_key
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Clause,
-    Invalid,
-    Scores,
-    accumulate,
-    allowed,
-    boost_of,
-    minimum_should_match,
-    query,
-)
+from pytest_relevance.engines.embedded.java import F32, utf16_key
+from pytest_relevance.engines.embedded.queries.errors import Invalid
 from pytest_relevance.engines.embedded.queries.full_text import (
     TokenGraph,
     graph_match,
@@ -38,7 +28,10 @@ from pytest_relevance.engines.embedded.queries.full_text import (
     phrase_groups,
     synonym_groups,
 )
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, minimum_should_match
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Clause, Scores, accumulate
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE, encode_lengths, idf
 
 if TYPE_CHECKING:

@@ -19,25 +19,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.geo_point import parse_point
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.options import (
     allowed,
     boost_of,
     clause_list,
-    evaluate,
     field_spec,
-    flat_sum,
     minimum_should_match,
     number,
-    query,
 )
-from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.values import distance_setting
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Scores, flat_sum
 from pytest_relevance.inputs.clock import iso
 
 if TYPE_CHECKING:

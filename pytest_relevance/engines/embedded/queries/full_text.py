@@ -17,24 +17,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from pytest_relevance.engines.embedded.analysis.filters import fixed_shingles
-from pytest_relevance.engines.embedded.java import utf16_length
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Clause,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
+from pytest_relevance.engines.embedded.java import F32, utf16_length
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import (
     allowed,
     boost_of,
     field_spec,
-    flat_sum,
     minimum_should_match,
     number,
-    query,
 )
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.queries.sloppy_phrase import SloppyPhrase
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Clause, Scores, accumulate, flat_sum
 from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 
 if TYPE_CHECKING:

@@ -21,23 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.java import string_hash, utf16_length
+from pytest_relevance.engines.embedded.java import F32, string_hash, utf16_length
 from pytest_relevance.engines.embedded.painless import from_json
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
-    allowed,
-    boost_of,
-    field_spec,
-    flat_sum,
-    minimum_should_match,
-    number,
-    query,
-    unknown_field,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
 from pytest_relevance.engines.embedded.queries.multi_term import (
     edits_for,
@@ -45,8 +31,18 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     literal_prefix,
     wildcard_regex,
 )
+from pytest_relevance.engines.embedded.queries.options import (
+    allowed,
+    boost_of,
+    field_spec,
+    minimum_should_match,
+    number,
+    unknown_field,
+)
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.term_level import term
+from pytest_relevance.engines.embedded.scores import Scores, accumulate, flat_sum
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:

@@ -18,22 +18,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.java import utf16_length
-from pytest_relevance.engines.embedded.queries import (
+from pytest_relevance.engines.embedded.java import F32, utf16_length
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import (
     ASCII_LOWER,
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
     allowed,
     boost_of,
     field_spec,
     last_of,
     number,
-    query,
 )
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Scores, accumulate
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:

@@ -28,20 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    minimum_should_match,
-    number,
-    query,
-    value_tokens,
-)
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.queries.compound import boolean
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
     CONSTANT,
@@ -61,6 +50,15 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     top_terms,
     wildcard_regex,
 )
+from pytest_relevance.engines.embedded.queries.options import (
+    allowed,
+    boost_of,
+    minimum_should_match,
+    number,
+    value_tokens,
+)
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex

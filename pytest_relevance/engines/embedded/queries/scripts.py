@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.painless import (
     FELL_OFF,
     MATH,
@@ -44,18 +45,11 @@ from pytest_relevance.engines.embedded.painless import (
     number_arg,
     vector_statements,
 )
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    number,
-    query,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.values import distance_setting, time_value_millis
+from pytest_relevance.engines.embedded.scores import Scores
 from pytest_relevance.engines.embedded.sloppy_math import (
     latitude_code,
     longitude_code,

@@ -8,19 +8,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.geo_point import parse_point
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    number,
-    query,
-    unknown_field,
-)
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number, unknown_field
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.values import distance_setting
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
