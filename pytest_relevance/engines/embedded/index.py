@@ -20,7 +20,7 @@ from pytest_relevance.engines.embedded.analysis.bulk import BATCH
 from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded.analysis import Analyzer
+    from pytest_relevance.engines.embedded.analysis.analyzer import Analyzer
     from pytest_relevance.engines.embedded.mapping import Similarity
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
