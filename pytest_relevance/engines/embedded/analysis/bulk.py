@@ -19,7 +19,7 @@ from functools import cache
 import numpy as np
 import regex
 
-from pytest_relevance.engines.embedded.analysis.tokenizers import PICTOGRAPHS
+from pytest_relevance.engines.embedded.analysis.emoji import PICTOGRAPHS
 
 _LETTER, _DIGIT, _CONNECTOR, _JOINS_LETTERS, _JOINS_DIGITS, _UNSAFE = 1, 2, 4, 8, 16, 32
 _UNKNOWN = 255
