@@ -620,11 +620,6 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
 
 
-def _wd_digit(kind: int) -> bool:
-    """Whether a subword is a number part (digits only; surrogates count as letters too)."""
-    return bool(kind & _DIGIT) and not kind & _ALPHA
-
-
 def _wd_parts(
     term: str, split_case: bool, split_numerics: bool, possessive: bool, char_type: Callable[[str], int] = _wd_type
 ) -> tuple[list[tuple[int, int, int]], bool]:
