@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
+from typing import cast
 
 from pytest_relevance.engines.embedded.analysis.bulk import terms_each
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok
@@ -59,11 +60,11 @@ def _fuse(filters: Sequence[MapFilter]) -> Callable[[str, bool], tuple[str, bool
                 continue
             before = out
             if fn is not None:
-                out = fn(out)
+                out = fn(cast(str, out))  # a str: the loop stops at the first None
                 if out is None:
                     break
             if marks is not None and not kw:
-                kw = marks(before)
+                kw = marks(cast(str, before))
         result = None if out is None else (out, kw)
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
@@ -83,6 +84,7 @@ def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple
         out = []
         gap = 0
         for tok in tokens:
+            result: tuple[str, bool] | bool | None
             if tok.kw:
                 result = fused(tok.term, True) or False
             else:
@@ -94,7 +96,7 @@ def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple
             if result is False:
                 gap += tok.inc
                 continue
-            tok.term, tok.kw = result
+            tok.term, tok.kw = cast(tuple[str, bool], result)
             if gap:
                 tok.inc += gap
                 gap = 0
@@ -378,7 +380,7 @@ def _fast_map_stage(
                     mapped[index] = cache[terms[index]] = False if found is None else found[0]
         if False in mapped:
             keep = [index for index, term in enumerate(mapped) if term is not False]
-            return [mapped[index] for index in keep], [positions[index] for index in keep], last
-        return mapped, positions, last
+            return cast(list[str], [mapped[index] for index in keep]), [positions[index] for index in keep], last
+        return cast(list[str], mapped), positions, last
 
     return stage

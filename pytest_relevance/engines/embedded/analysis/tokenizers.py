@@ -375,7 +375,7 @@ def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     rules, token_start = _classic_patterns()
 
     def tokenize(text: str) -> list[Tok]:
-        out = []
+        out: list[Tok] = []
         gap = 0
         at = 0
         while True:

@@ -315,7 +315,7 @@ def _date_getter(unit: str) -> Callable[[ZonedDateTime], int]:
     return lambda date: date.field(unit)
 
 
-def _moment(value: Any, kind: type) -> int:
+def _moment(value: Any, kind: type[ZonedDateTime] | type[Instant]) -> int:
     if type(value) is not kind:
         raise PainlessError(f"Cannot cast [{java_type(value)}] to [{java_type(kind(0))}].")
     return value.millis

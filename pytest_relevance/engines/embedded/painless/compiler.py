@@ -81,7 +81,8 @@ from pytest_relevance.engines.embedded.painless.vectors import (
 
 class _Scope:
     def __init__(self, parent: _Scope | None, allocate: Callable[[], int]) -> None:
-        self.parent, self.allocate, self.names = parent, allocate, {}
+        self.parent, self.allocate = parent, allocate
+        self.names: dict[str, tuple[int, str]] = {}
 
     def find(self, name: str) -> tuple[int, str] | None:
         scope: _Scope | None = self
@@ -486,9 +487,9 @@ class Compiler:
                 return left
             self.take()
             if is_instanceof:
-                target = self.type_name(self.take())
+                instance_type = self.type_name(self.take())
                 run = left.run
-                left = Expr(lambda fr, run=run, target=target: is_instance(run(fr), target), left.where)
+                left = Expr(lambda fr, run=run, t=instance_type: is_instance(run(fr), t), left.where)
                 continue
             if token.text in ("===", "!=="):
                 raise self.refuse("identity comparison (===, !==)", token)
@@ -519,9 +520,9 @@ class Compiler:
         typed = self.is_op("(") and self.peek(1).kind == "name" and self.peek(1).text in TYPES
         if typed and (self.is_op(")", 2) or (self.is_op("[", 2) and self.is_op("]", 3))):
             self.take("(")
-            target = self.type_name(self.take())
+            cast_type = self.type_name(self.take())
             self.take(")")
-            return _cast(target, self.unary(), (token.line, token.col))
+            return _cast(cast_type, self.unary(), (token.line, token.col))
         expr = self.postfix(self.primary())
         after = self.peek()
         if after.kind == "op" and after.text in ("++", "--"):
@@ -759,10 +760,10 @@ def _literal(token: Tok) -> Any:
     suffix = text[-1].lower() if text[-1] in "lLfFdD" and not text.lower().startswith("0x") else ""
     if text.lower().startswith("0x"):
         suffix = "l" if text[-1] in "lL" else ""
-        body = int(text[2:].rstrip("lL"), 16)
+        bits = int(text[2:].rstrip("lL"), 16)
         if suffix == "l":
-            return to_long(body) if body < 2**64 else _bad_literal(text, where)
-        return wrap_int(body) if body < 2**32 else _bad_literal(text, where)
+            return to_long(bits) if bits < 2**64 else _bad_literal(text, where)
+        return wrap_int(bits) if bits < 2**32 else _bad_literal(text, where)
     body = text[:-1] if suffix else text
     if suffix in ("f", "d") or any(c in body for c in ".eE"):
         return float_of(float(body)) if suffix == "f" else float(body)

@@ -147,7 +147,7 @@ class _Moment:
         self.millis = millis
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.millis == self.millis  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.millis == self.millis
 
     def __hash__(self) -> int:
         return hash(self.millis)

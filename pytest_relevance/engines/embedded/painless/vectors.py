@@ -75,7 +75,8 @@ def type_of(value: Any) -> str:
         return _NUMERIC_TYPES[rank]
     if isinstance(value, bool):
         return "boolean"
-    return {str: "String", dict: "Map", list: "List"}.get(type(value), "def")
+    names: dict[type, str] = {str: "String", dict: "Map", list: "List"}
+    return names.get(type(value), "def")
 
 
 def _constant(value: Any) -> Vector:
