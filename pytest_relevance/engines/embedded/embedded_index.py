@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from pytest_relevance.engines.base import Hits
+from pytest_relevance.engines.embedded.analysis import Analyzer
 from pytest_relevance.engines.embedded.analysis.filters import StackedTokens
 from pytest_relevance.engines.embedded.dates import (
     DEFAULT_FORMAT,
@@ -79,7 +80,7 @@ class EmbeddedIndex:
             raise ValueError(f"the saved index holds {self.n} ids and {len(self.corpus_lines)} line numbers")
         else:
             self.id_rank = saved["id_rank"]
-        self.function_cache: dict[tuple[Any, ...], np.ndarray] = {}
+        self.function_cache: dict[tuple[Any, ...], Any] = {}
         self._dates: dict[Any, float] = {}
         # scratch arrays the query handlers sum into and leave zeroed (queries run one at a time per index)
         self.scratch_sum, self.scratch_best = np.zeros(self.n), np.zeros(self.n)
@@ -206,8 +207,9 @@ class EmbeddedIndex:
                 text.add([self._text_value(v, name, ordinal) for v in values])
             for name, keyword in self.keyword.items():
                 if name in constants:
-                    if constants[name] is not None:
-                        keyword.add(ordinal, [constants[name]])
+                    constant = constants[name]
+                    if constant is not None:
+                        keyword.add(ordinal, [constant])
                     continue
                 values = _source_values(doc, copies[name], own[name], nulls.get(name))
                 if values:
@@ -232,7 +234,8 @@ class EmbeddedIndex:
                     geo.add(ordinal, [self._point(name, v, ordinal) for v in values])
         for text in self.text.values():
             text.freeze()
-        for other in (*self.keyword.values(), *self.numeric.values(), *self.geo.values()):
+        columns: list[KeywordField | NumericField | GeoField] = [*self.keyword.values(), *self.numeric.values()]
+        for other in (*columns, *self.geo.values()):
             other.freeze(self.n)
 
     # ------------------------------------------------------------ mapping and documents
@@ -268,8 +271,8 @@ class EmbeddedIndex:
                         child = {part: child}
                     children.append({**child, "_child": f"{self.ids[ordinal]}#{k}"})
                     parents.append(ordinal)
-        child = EmbeddedIndex(children, _child_config(config, path), "_child", source)
-        return child, np.array(parents, dtype=np.int64)
+        nested = EmbeddedIndex(children, _child_config(config, path), "_child", source)
+        return nested, np.array(parents, dtype=np.int64)
 
     def _constant(self, name: str, path: str, corpus: Sequence[dict[str, Any]]) -> str | None:
         """A constant_keyword's value, which every document has (Elasticsearch answers its queries from the mapping
@@ -528,7 +531,8 @@ class EmbeddedIndex:
 
     # ------------------------------------------------------------ what the query handlers use
 
-    def check_field(self, field: Any, path: str) -> None:
+    def check_field(self, field: Any, path: str) -> str:
+        """The field name, after refusing a field a query cannot search as Elasticsearch 8 refuses it."""
         if not isinstance(field, str):
             raise Invalid(path, f"field {field!r} is not a field name")
         if field not in self.kinds:
@@ -545,6 +549,7 @@ class EmbeddedIndex:
             raise Invalid(
                 path, f"field {field!r} has index: false and doc_values: false, so Elasticsearch cannot search it"
             )
+        return field
 
     def postings_field(self, field: str, path: str) -> TextField | KeywordField:
         if field in self.text:
@@ -562,6 +567,7 @@ class EmbeddedIndex:
     ) -> tuple[Sequence[str], list[int]]:
         """The query text analyzed as Elasticsearch does for this field: a query-time `analyzer` if given, else
         the field's search analyzer (its search_quote_analyzer for phrases)."""
+        tokenize: Callable[[str], tuple[Sequence[str], Sequence[int]]]
         if analyzer is not None:
             tokenize = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer").term_lists
         else:
@@ -575,6 +581,7 @@ class EmbeddedIndex:
     ) -> tuple[list[str], list[int], list[int]]:
         """The query text's terms, positions and position lengths, which `search_tokens` drops: a synonym_graph's
         multi-word synonyms are paths of several tokens, and Elasticsearch builds a query per path."""
+        chain: Analyzer | None
         if analyzer is not None:
             chain = self.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
         else:

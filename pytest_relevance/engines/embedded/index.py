@@ -139,7 +139,7 @@ class TextField(TermDictionary):
         self.add: Callable[[Sequence[str]], None]  # index the next document's values
         if plan is None:
             self.add = self._add_stream
-            self._term_ids = self._vocab
+            self._term_ids: dict[str, int] = self._vocab
         else:
             self.add = self._add_batched
             memos = {} if memos is None else memos

@@ -420,7 +420,8 @@ class IndexMapping:
         return number
 
     def _read_similarities(self, settings: MappingABC) -> dict[str, Similarity]:
-        index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}
+        nested = settings.get("index")
+        index: MappingABC = nested if isinstance(nested, MappingABC) else {}
         defs = dict(settings.get("similarity") or {})
         defs.update(index.get("similarity") or {})
         defs.update(

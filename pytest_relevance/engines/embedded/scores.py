@@ -37,7 +37,7 @@ class Scores:
         """From ascending unique ordinals and their float32 scores."""
         out = cls.__new__(cls)
         out.n, out._docs, out._values = n, docs, values
-        out._matched = out._score = out.exact = None
+        out._matched = out._score = out.exact = None  # type: ignore[assignment]  # derived from docs on first use
         return out
 
     @classmethod

@@ -96,7 +96,7 @@ def _map_stage(filters: Sequence[MapFilter]) -> Callable[[list[Tok], int], tuple
             if result is False:
                 gap += tok.inc
                 continue
-            tok.term, tok.kw = cast(tuple[str, bool], result)
+            tok.term, tok.kw = cast("tuple[str, bool]", result)
             if gap:
                 tok.inc += gap
                 gap = 0
@@ -380,7 +380,7 @@ def _fast_map_stage(
                     mapped[index] = cache[terms[index]] = False if found is None else found[0]
         if False in mapped:
             keep = [index for index, term in enumerate(mapped) if term is not False]
-            return cast(list[str], [mapped[index] for index in keep]), [positions[index] for index in keep], last
-        return cast(list[str], mapped), positions, last
+            return cast("list[str]", [mapped[index] for index in keep]), [positions[index] for index in keep], last
+        return cast("list[str]", mapped), positions, last
 
     return stage

@@ -1232,7 +1232,7 @@ _BR_STEP1 = [
 ]
 # step2: verb endings in RV, by the RV length each group needs; ("ira", "ava") removes "ava", which a term ending in
 # "ira" does not end with, so it fires without a change, as Lucene has it
-_BR_STEP2 = [
+_BR_STEP2: list[tuple[int, list[str | tuple[str, str]]]] = [
     (7, ["issemos", "essemos", "assemos", "ariamos", "eriamos", "iriamos"]),
     (6, ["iremos", "eremos", "aremos", "avamos", "iramos", "eramos", "aramos", "asseis", "esseis", "isseis", "arieis",
          "erieis", "irieis"]),
@@ -1479,7 +1479,7 @@ def indic_normalization(term: str) -> str:
     while i < len(s):
         base = _indic_block(s[i])
         candidates = rules.get((base, ord(s[i]) - base)) if base is not None else None
-        if candidates and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
+        if candidates and base is not None and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
             second = ord(s[i + 1]) - base
             third = -1
             if i + 2 < len(s):

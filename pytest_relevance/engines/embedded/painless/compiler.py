@@ -4,6 +4,7 @@ its statements' shapes for the array form."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pytest_relevance.engines.embedded.java import (
@@ -489,7 +490,7 @@ class Compiler:
             if is_instanceof:
                 instance_type = self.type_name(self.take())
                 run = left.run
-                left = Expr(lambda fr, run=run, t=instance_type: is_instance(run(fr), t), left.where)
+                left = Expr(partial(_instance_of, run, instance_type), left.where)
                 continue
             if token.text in ("===", "!=="):
                 raise self.refuse("identity comparison (===, !==)", token)
@@ -752,6 +753,11 @@ class Compiler:
                 expr = _brace(expr, key, (token.line, token.col))
             else:
                 return expr
+
+
+def _instance_of(run: Run, target: str, fr: Frame) -> bool:
+    """`x instanceof T`: whether the value of `x` is a T."""
+    return is_instance(run(fr), target)
 
 
 def _literal(token: Tok) -> Any:

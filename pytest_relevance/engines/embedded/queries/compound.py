@@ -413,7 +413,7 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
     missing = number(options, "missing", path) if options.get("missing") is not None else None
     if isinstance(field, str) and field not in index.kinds:
         return _unmapped_field_value_factor(index, field, factor, modifier, missing, path, docs)
-    index.check_field(field, path)
+    field = index.check_field(field, path)
     if index.kinds[field] not in ("number", "date", "boolean"):
         raise Invalid(f"{path}.field", f"{field!r} is a {index.kinds[field]} field; field_value_factor needs numbers")
     key = ("field_value_factor", field, factor, modifier, missing)

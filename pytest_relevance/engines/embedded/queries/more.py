@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -47,6 +47,7 @@ from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
+    from pytest_relevance.engines.embedded.index import KeywordField, TextField
 
 _MSM_KEYS = ("minimum_should_match_field", "minimum_should_match_script", "minimum_should_match")
 
@@ -316,10 +317,12 @@ def _document_terms(index: EmbeddedIndex, field: str, ordinal: int) -> dict[str,
         target = index.postings_field(field, "more_like_this")
         terms = list(target.vocab)  # ids are handed out in insertion order
         if field in index.text:
-            tids = np.repeat(np.arange(len(terms)), np.diff(target.offsets))
-            docs, freqs = target.docs, target.freqs
+            text = cast("TextField", target)
+            tids = np.repeat(np.arange(len(terms)), np.diff(text.offsets))
+            docs, freqs = text.docs, text.freqs
         else:
-            tids, docs = target.ids, target.doc_of
+            keyword = cast("KeywordField", target)
+            tids, docs = keyword.ids, keyword.doc_of
             freqs = np.ones(docs.size, dtype=np.float32)
         order = np.argsort(docs, kind="stable")
         starts = np.searchsorted(docs[order], np.arange(index.n + 1))
@@ -638,7 +641,7 @@ class _Cursor:
 def _block(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
     """BlockIntervalIterator: the sources one right after another."""
     subs = [_Cursor(found) for found in lists]
-    out = []
+    out: list[tuple[int, int, int]] = []
     while True:
         if subs[0].next() == NO_MORE:
             return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
-    from pytest_relevance.engines.embedded.index import KeywordField, TextField
+    from pytest_relevance.engines.embedded.index import KeywordField, Postings, TextField
 
 
 def edits_for(fuzziness: Any, term: str, path: str) -> int:
@@ -322,7 +322,7 @@ def index_prefix_docs(
         target = index.text[prefix_field]
         matched = np.zeros(index.n, dtype=bool)
         for term in _terms(target, lambda t: t.translate(ASCII_LOWER) == wanted, ""):
-            matched[target.postings(term).docs] = True
+            matched[cast("Postings", target.postings(term)).docs] = True  # a term of the field has postings
         return np.flatnonzero(matched)
     found = index.text[prefix_field].postings(value)
     return found.docs if found is not None else np.empty(0, dtype=np.int64)

@@ -22,6 +22,7 @@ import bisect
 import contextlib
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
@@ -316,6 +317,7 @@ def _multi_term(builder: Builder, leaf: Leaf) -> tuple[list[tuple[str, float]], 
         # checked (a name parseRewriteMethod does not know is an error) but fuzzy terms keep FuzzyQuery's default
         rewrite = Rewrite("blended", max_expansions)
         return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions), rewrite
+    accept: Callable[[str], object] | None
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
@@ -1225,7 +1227,7 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
                       "refusal: give one of them)")  # fmt: skip
     if default is not None:
         weights, every = field_weights(index, {"fields": [default]}, path, "")
-        default_field = "*" if every else str(default)
+        default_field: str | None = "*" if every else str(default)
     else:
         weights, every = field_weights(index, options, path, "")
         default_field = "*" if every else None

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -317,7 +317,8 @@ class _Exact(_Run):
         return _Value(node.value)
 
     def _doc_value(self, node: Node) -> _Value:
-        values, missing = self.index.doc_values(node.value)[self.docs], self._doc_counts(node.value) == 0
+        column = cast(np.ndarray, self.index.doc_values(node.value))  # the array form reads fields with doc values
+        values, missing = column[self.docs], self._doc_counts(node.value) == 0
         if node.type in _INTEGRAL:
             values = np.where(missing, 0.0, values).astype(np.int64)
         elif node.type == "boolean":
@@ -491,8 +492,8 @@ class _Documents:
             if field not in self.index.numeric and field not in self.index.keyword and field not in self.index.geo:
                 raise PainlessError(f"doc[{field!r}]: the {kind} field's doc values are not run by the embedded engine")
             column = self.columns[field] = _columns(self.index, field)
-        kind = GeoPoints if field in self.index.geo else DocValues
-        found = self.read[field] = kind(column[self._current], field)
+        values_class = GeoPoints if field in self.index.geo else DocValues
+        found = self.read[field] = values_class(column[self._current], field)
         return found
 
 

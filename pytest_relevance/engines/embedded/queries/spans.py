@@ -355,7 +355,7 @@ def _not(include: list[Span], exclude: list[Span], pre: int, post: int) -> list[
 
 def _containing(big: list[Span], little: list[Span]) -> list[Span]:
     """SpanContainingQuery: the big spans that hold a little span (each little span only moves forward)."""
-    lit, out = _Cursor(little), []
+    lit, out = _Cursor(little), list[Span]()
     for span in big:
         while lit.start() < span[0]:
             if lit.next() == NO_MORE:
@@ -367,7 +367,7 @@ def _containing(big: list[Span], little: list[Span]) -> list[Span]:
 
 def _within(big: list[Span], little: list[Span]) -> list[Span]:
     """SpanWithinQuery: the little spans inside a big span."""
-    cur, out = _Cursor(big), []
+    cur, out = _Cursor(big), list[Span]()
     for span in little:
         while cur.end() < span[1]:
             if cur.next() == NO_MORE:

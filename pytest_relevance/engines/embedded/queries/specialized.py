@@ -37,8 +37,7 @@ _FUNCTION_PARAMS = {"saturation": ("pivot",), "log": ("scaling_factor",), "sigmo
 def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     # RankFeatureQueryBuilder's ConstructingObjectParser is named "feature", which its refusals print
     options = allowed(spec, {"field", "boost", "saturation", "log", "sigmoid", "linear"}, path, parser="feature")
-    field = options.get("field")
-    index.check_field(field, path)
+    field = index.check_field(options.get("field"), path)
     if index.kinds[field] != "rank_feature":
         raise Unsupported(f"rank_feature on the {index.kinds[field]} field {field!r}", path)
     if index.fields[field].params.get("positive_score_impact") is False:
@@ -67,9 +66,9 @@ def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
         factor = number(params, "scaling_factor", f"{path}.{kind}")
         score = (float(weight) * np.log(factor + value.astype(np.float64))).astype(F32)
     elif kind == "sigmoid":
-        pivot = number(params, "pivot", f"{path}.{kind}")
+        midpoint = number(params, "pivot", f"{path}.{kind}")
         exponent = number(params, "exponent", f"{path}.{kind}")
-        ratio = np.power(value.astype(np.float64) / pivot, exponent)
+        ratio = np.power(value.astype(np.float64) / midpoint, exponent)
         score = (float(weight) * (1 - 1 / (1 + ratio))).astype(F32)
     else:
         score = weight * value
@@ -81,8 +80,7 @@ def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
     """boost x pivot / (pivot + distance), the closest value of each document counting (Lucene's
     LongDistanceFeatureQuery); dates in milliseconds."""
     options = allowed(spec, {"field", "origin", "pivot", "boost"}, path, parser="distance_feature")
-    field = options.get("field")
-    index.check_field(field, path)
+    field = index.check_field(options.get("field"), path)
     kind = index.kinds[field]
     if kind not in ("date", "number"):
         raise Unsupported(f"distance_feature on the {kind} field {field!r}", path)
