@@ -367,8 +367,8 @@ def test_phrase_and_synonym_leaves(small: EmbeddedIndex) -> None:
 
 
 def test_a_path_reached_twice_is_numbered_and_keeps_its_own_details() -> None:
-    from pytest_relevance.engines.embedded.queries import Scores
     from pytest_relevance.engines.embedded.recorder import Recorder
+    from pytest_relevance.engines.embedded.scores import Scores
 
     recorder = Recorder(np.array([1]))
     for tie in (0.0, 0.3):  # one clause evaluated at two places of a token graph: the same path twice

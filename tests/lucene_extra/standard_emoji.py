@@ -7,7 +7,7 @@ and the fat jar from the pyserini 1.6.0 source package; PyPI only). Every code p
 alone, between spaces (in batches, each found by its offset); the ones whose token has the type <EMOJI> are written
 to standard_emoji.txt beside this file, one range a line (`2194-2199`, hexadecimal). StandardTokenizerImpl's JFlex
 tables are of an older Unicode than Python's, so its emoji are not today's Extended_Pictographic:
-analysis/emoji.py's PICTOGRAPHS holds the same ranges, and test_analysis.py checks the tokenizer on every one.
+analysis/emoji.py's PICTOGRAPHS holds the same ranges, and tests/test_analysis.py checks the tokenizer on every one.
 """
 
 from __future__ import annotations

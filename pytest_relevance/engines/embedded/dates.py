@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 DEFAULT_FORMAT = "strict_date_optional_time||epoch_millis"
@@ -1074,8 +1074,8 @@ def _date_time(text: str, fmt: DateFormat, round_up: bool, zone: tzinfo | None) 
         # DateFormatters.from(accessor).withZoneSameLocal(timeZone): an epoch value is read as UTC's local time
         # and that local time is then taken in the time zone, so Elasticsearch 8 shifts it (fixed after 8 by
         # elastic/elasticsearch#148663, "Don't apply time zones to epoch-based timestamps")
-        shift = int((datetime(1970, 1, 1) + timedelta(microseconds=found.nanos // 1000)).replace(tzinfo=zone)
-                    .utcoffset().total_seconds())  # fmt: skip
+        local = (datetime(1970, 1, 1) + timedelta(microseconds=found.nanos // 1000)).replace(tzinfo=zone)
+        shift = int(cast(timedelta, local.utcoffset()).total_seconds())  # a zoned datetime has an offset
         return Instant(found.nanos - shift * _NS)
     return found
 

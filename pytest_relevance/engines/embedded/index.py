@@ -20,7 +20,7 @@ from pytest_relevance.engines.embedded.analysis.bulk import BATCH
 from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded.analysis import Analyzer
+    from pytest_relevance.engines.embedded.analysis.analyzer import Analyzer
     from pytest_relevance.engines.embedded.mapping import Similarity
 
 POSITION_INCREMENT_GAP = 100  # Elasticsearch's default between the values of a multi-valued text field
@@ -139,7 +139,7 @@ class TextField(TermDictionary):
         self.add: Callable[[Sequence[str]], None]  # index the next document's values
         if plan is None:
             self.add = self._add_stream
-            self._term_ids = self._vocab
+            self._term_ids: dict[str, int] = self._vocab
         else:
             self.add = self._add_batched
             memos = {} if memos is None else memos

@@ -387,9 +387,6 @@ class IndexMapping:
     def field(self, name: str) -> Field | None:
         return self.fields.get(name)
 
-    def text_fields(self) -> list[Field]:
-        return [f for f in self.fields.values() if f.kind == "text" and f.index]
-
     def analyze(self, texts: Sequence[str], analyzer: str | None = None, field: str | None = None) -> list[dict]:
         """Elasticsearch's `_analyze`: the tokens an analyzer (or a field's index analyzer, or a keyword field's
         normalizer) makes of the texts, several texts analyzed as one multi-valued field."""
@@ -423,7 +420,8 @@ class IndexMapping:
         return number
 
     def _read_similarities(self, settings: MappingABC) -> dict[str, Similarity]:
-        index = settings.get("index") if isinstance(settings.get("index"), MappingABC) else {}
+        nested = settings.get("index")
+        index: MappingABC = nested if isinstance(nested, MappingABC) else {}
         defs = dict(settings.get("similarity") or {})
         defs.update(index.get("similarity") or {})
         defs.update(

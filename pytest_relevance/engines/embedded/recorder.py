@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE
 from pytest_relevance.explain.tree import Node
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded.queries import Scores
+    from pytest_relevance.engines.embedded.scores import Scores
 
-F32 = np.float32
 RECORDING: ContextVar[Recorder | None] = ContextVar("RECORDING", default=None)
 
 # the query types whose node is not "other": how each combines its parts

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-F32 = np.float32
+from pytest_relevance.engines.embedded.java import F32
 
 
 def _long_to_int4(value: int) -> int:

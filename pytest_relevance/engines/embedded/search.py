@@ -6,28 +6,24 @@ sort does, so both engines rank identically.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.mapping import flag
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    IGNORED_BODY_KEYS,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    evaluate,
-    number,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, number
+from pytest_relevance.engines.embedded.queries.registry import IGNORED_BODY_KEYS, evaluate
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script, script_strings
 from pytest_relevance.engines.embedded.queries.vectors import nearest
 from pytest_relevance.engines.embedded.recorder import RECORDING, Recorder
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Hits
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.explain.tree import Node
 
 _BODY_KEYS = IGNORED_BODY_KEYS | {
@@ -46,7 +42,7 @@ _ELASTICSEARCH_BODY_KEYS = frozenset(
     {"terminate_after", "rank", "indices_boost", "search_after", "slice", "pit", "runtime_mappings", "script_fields",
      "stats", "sub_searches", "ext"}
 )  # fmt: skip
-_RESCORE_MODES = {
+_RESCORE_MODES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "total": lambda a, b: a + b,
     "multiply": lambda a, b: a * b,
     "avg": lambda a, b: (a + b) / F32(2),
@@ -337,8 +333,7 @@ def explain(index: EmbeddedIndex, body: dict[str, Any], ordinals: np.ndarray, si
 def _collapse(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarray) -> tuple[Any, Any]:
     """The best hit per value of a keyword (or numeric) field; documents without a value form one group."""
     options = allowed(spec, {"field", "inner_hits", "max_concurrent_group_searches"}, "collapse")
-    field = options.get("field")
-    index.check_field(field, "collapse")
+    field = index.check_field(options.get("field"), "collapse")
     keys = index.doc_values(field)
     if keys is None or index.kinds[field] == "text":
         raise Invalid("collapse.field", f"{field!r} is a text field; collapse needs a keyword or numeric field")
@@ -355,6 +350,7 @@ def _collapse(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndar
 def _sort_order(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Elasticsearch's sort: a list of `_score`, field names or {field: {order, missing, mode}}; ties by id."""
     keys: list[np.ndarray] = []
+    field: Any  # as written: a name, or anything else, which check_field refuses
     for i, item in enumerate(spec if isinstance(spec, list) else [spec]):
         path = f"sort[{i}]"
         field, options = (item, {}) if isinstance(item, str) else next(iter(item.items()), (None, {}))

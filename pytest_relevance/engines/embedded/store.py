@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded import IDENTITY, EmbeddedIndex
+from pytest_relevance.engines.embedded.embedded_index import IDENTITY, EmbeddedIndex
 from pytest_relevance.util.fingerprints import blob_sha1, file_sha1, referenced_files
 
 FORMAT = 3  # bumped when the layout of an entry changes
@@ -55,16 +55,16 @@ def open_cached(
 
     with contextlib.ExitStack() as held:
         try:
-            index, problem = _load(entry, key, corpus, config, id_field, source)
-            if index is not None:
-                return index
+            loaded, problem = _load(entry, key, corpus, config, id_field, source)
+            if loaded is not None:
+                return loaded
             root.mkdir(parents=True, exist_ok=True)
             # no timeout: the lock is held only by a sibling building this entry, and the system releases it if
             # that dies
             held.enter_context(locked(root / f".{key}.lock", None, entry, "the index cache's lock"))
-            index, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it meanwhile
-            if index is not None:
-                return index
+            loaded, _ = _load(entry, key, corpus, config, id_field, source)  # a sibling built it meanwhile
+            if loaded is not None:
+                return loaded
         except OSError as exc:  # the stamp, the folder or the lock: a cache this user cannot write
             return _uncached(root, exc, *_build(corpus, config, id_field, source))
         index, seconds = _build(corpus, config, id_field, source)

@@ -1,5 +1,5 @@
-"""Lucene 9.9's emoji code points, the data both the standard tokenizer (`tokenizers`) and its batch form (`bulk`)
-read, so that neither imports the other."""
+"""Which code points Lucene 9.9's StandardTokenizer makes an <EMOJI> token of, shared by the tokenizer and its batch
+form (`bulk.py`)."""
 
 from __future__ import annotations
 

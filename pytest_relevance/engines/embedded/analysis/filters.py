@@ -17,6 +17,8 @@ from pytest_relevance.engines.embedded.analysis.kstem import kstem as kstem_stem
 from pytest_relevance.engines.embedded.analysis.porter import porter_stem
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter, StreamFilter, Tok, java_lower, java_upper
 from pytest_relevance.engines.embedded.analysis.tokenizers import java_whitespace
+from pytest_relevance.engines.embedded.java import trim as java_trim
+from pytest_relevance.engines.embedded.java import utf16_length, utf16_prefix
 
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which is also Elasticsearch's `_english_`.
 ENGLISH_STOP_WORDS = frozenset(
@@ -57,11 +59,6 @@ ENGLISH_STOP_WORDS = frozenset(
     ]
 )
 FRENCH_ARTICLES = frozenset(["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"])
-
-
-def utf16_len(term: str) -> int:
-    """A term's length as Lucene counts it (UTF-16 code units)."""
-    return len(term) if term.isascii() else len(term) + sum(1 for c in term if ord(c) >= 0x10000)
 
 
 def lowercase() -> MapFilter:
@@ -122,7 +119,7 @@ def keep(words: Collection[str], ignore_case: bool = False) -> MapFilter:
 
 def length(minimum: int, maximum: int) -> MapFilter:
     """LengthFilter, on the UTF-16 length."""
-    return MapFilter(lambda term: term if minimum <= utf16_len(term) <= maximum else None)
+    return MapFilter(lambda term: term if minimum <= utf16_length(term) <= maximum else None)
 
 
 def type_as_payload() -> MapFilter:
@@ -141,11 +138,7 @@ def truncate(size: int) -> MapFilter:
     """TruncateTokenFilter: the first `size` UTF-16 units, as Lucene counts (which can split an emoji in half)."""
 
     def run(term: str) -> str:
-        if utf16_len(term) <= size:
-            return term
-        if term.isascii():
-            return term[:size]
-        return term.encode("utf-16-le", "surrogatepass")[: 2 * size].decode("utf-16-le", "surrogatepass")
+        return term if utf16_length(term) <= size else utf16_prefix(term, size)
 
     return MapFilter(run)
 
@@ -590,7 +583,7 @@ def parse_wd_type_rule(rule: str) -> tuple[str, int]:
     found = _WD_RULE.search(rule)
     if found is None:
         raise ValueError("expected 'character => TYPE'")
-    source, kind = _java_trim(found.group(1)), _java_trim(found.group(2))
+    source, kind = java_trim(found.group(1)), java_trim(found.group(2))
     chars, i = [], 0
     while i < len(source):
         c = source[i]
@@ -617,16 +610,6 @@ def parse_wd_type_rule(rule: str) -> tuple[str, int]:
     return chars[0], WD_TYPES[kind]
 
 
-def _java_trim(text: str) -> str:
-    """String.trim: every character up to U+0020 off both ends."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
 def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bool:
     if now & last:
         return False
@@ -635,11 +618,6 @@ def _wd_break(last: int, now: int, split_case: bool, split_numerics: bool) -> bo
     if last & _UPPER and now & _ALPHA:
         return False
     return split_numerics or not ((last & _ALPHA and now & _DIGIT) or (last & _DIGIT and now & _ALPHA))
-
-
-def _wd_digit(kind: int) -> bool:
-    """Whether a subword is a number part (digits only; surrogates count as letters too)."""
-    return bool(kind & _DIGIT) and not kind & _ALPHA
 
 
 def _wd_parts(

@@ -22,6 +22,7 @@ from typing import Any
 
 from pytest_relevance.engines.embedded.analysis import filters
 from pytest_relevance.engines.embedded.analysis.stream import MapFilter
+from pytest_relevance.engines.embedded.java import from_utf16, utf16
 
 __all__ = ["LIGHT_FILTERS", "LIGHT_STEMMERS", "STEM_FILTERS", "light_stemmer"]
 
@@ -34,9 +35,7 @@ def _utf16(fn: Callable[[list[str]], str]) -> Callable[[str], str]:
     def run(term: str) -> str:
         if all(ord(c) < 0x10000 for c in term):
             return fn(list(term))
-        units = term.encode("utf-16-le", "surrogatepass")
-        chars = [chr(units[i] | units[i + 1] << 8) for i in range(0, len(units), 2)]
-        return fn(chars).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return from_utf16(fn(list(utf16(term))))
 
     return run
 
@@ -1233,7 +1232,7 @@ _BR_STEP1 = [
 ]
 # step2: verb endings in RV, by the RV length each group needs; ("ira", "ava") removes "ava", which a term ending in
 # "ira" does not end with, so it fires without a change, as Lucene has it
-_BR_STEP2 = [
+_BR_STEP2: list[tuple[int, list[str | tuple[str, str]]]] = [
     (7, ["issemos", "essemos", "assemos", "ariamos", "eriamos", "iriamos"]),
     (6, ["iremos", "eremos", "aremos", "avamos", "iramos", "eramos", "aramos", "asseis", "esseis", "isseis", "arieis",
          "erieis", "irieis"]),
@@ -1480,7 +1479,7 @@ def indic_normalization(term: str) -> str:
     while i < len(s):
         base = _indic_block(s[i])
         candidates = rules.get((base, ord(s[i]) - base)) if base is not None else None
-        if candidates and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
+        if candidates and base is not None and i + 1 < len(s) and _indic_block(s[i + 1]) == base:
             second = ord(s[i + 1]) - base
             third = -1
             if i + 2 < len(s):

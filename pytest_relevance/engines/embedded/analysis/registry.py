@@ -15,8 +15,6 @@ from typing import Any
 import regex
 
 from pytest_relevance.engines.embedded.analysis import (
-    Analyzer,
-    chain_stages,
     char_filters,
     conditional,
     filters,
@@ -26,6 +24,7 @@ from pytest_relevance.engines.embedded.analysis import (
     synonyms,
     tokenizers,
 )
+from pytest_relevance.engines.embedded.analysis.analyzer import Analyzer, chain_stages
 from pytest_relevance.engines.embedded.analysis.cjk import CJK_FILTERS, CJK_OPTIONS
 from pytest_relevance.engines.embedded.analysis.light_analyzers import (
     LIGHT_ANALYZER_OPTIONS,

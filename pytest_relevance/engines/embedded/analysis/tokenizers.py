@@ -13,6 +13,7 @@ from functools import cache
 
 import regex
 
+from pytest_relevance.engines.embedded.analysis.bulk import standard_terms_many
 from pytest_relevance.engines.embedded.analysis.emoji import PICTOGRAPHS
 from pytest_relevance.engines.embedded.analysis.stream import Tok, java_lower
 
@@ -127,8 +128,6 @@ def _chunks(
 
 def standard(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     """StandardTokenizer: UAX#29 words; `terms_many` segments a batch of texts at once (see `bulk.py`)."""
-    from pytest_relevance.engines.embedded.analysis.bulk import standard_terms_many
-
     untyped = _chunks(_STANDARD, max_token_length, choose=_standard_pattern)
     terms = untyped.terms  # type: ignore[attr-defined]
 
@@ -376,7 +375,7 @@ def classic(max_token_length: int = 255) -> Callable[[str], list[Tok]]:
     rules, token_start = _classic_patterns()
 
     def tokenize(text: str) -> list[Tok]:
-        out = []
+        out: list[Tok] = []
         gap = 0
         at = 0
         while True:

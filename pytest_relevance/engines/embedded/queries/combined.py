@@ -19,17 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Clause,
-    Invalid,
-    Scores,
-    accumulate,
-    allowed,
-    boost_of,
-    minimum_should_match,
-    query,
-)
+from pytest_relevance.engines.embedded.java import F32, utf16_key
+from pytest_relevance.engines.embedded.queries.errors import Invalid
 from pytest_relevance.engines.embedded.queries.full_text import (
     TokenGraph,
     graph_match,
@@ -37,11 +28,14 @@ from pytest_relevance.engines.embedded.queries.full_text import (
     phrase_groups,
     synonym_groups,
 )
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, minimum_should_match
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Clause, Scores, accumulate
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE, encode_lengths, idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.index import TextField
 
 _KEYS = {"query", "fields", "operator", "minimum_should_match", "zero_terms_query",
@@ -73,7 +67,7 @@ def parse_fields(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[str
             found = [name] if name in index.kinds else []
         for field in found:
             weights[field] = float(F32(weights[field]) * F32(boost)) if field in weights else boost
-    return sorted(weights.items(), key=lambda item: item[0].encode("utf-16-be"))
+    return sorted(weights.items(), key=lambda item: utf16_key(item[0]))
 
 
 def _check_fields(index: EmbeddedIndex, fields: list[tuple[str, float]], path: str) -> list[TextField]:

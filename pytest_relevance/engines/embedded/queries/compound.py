@@ -18,29 +18,27 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
+from pytest_relevance.engines.embedded.geo_point import parse_point
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.options import (
     allowed,
     boost_of,
     clause_list,
-    evaluate,
     field_spec,
-    flat_sum,
     minimum_should_match,
     number,
-    query,
 )
-from pytest_relevance.engines.embedded.queries.full_text import dis_max
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.values import distance_setting
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Scores, flat_sum
 from pytest_relevance.inputs.clock import iso
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 _MAX_BOOST = float(np.finfo(np.float32).max)
 
@@ -415,7 +413,7 @@ def _field_value_factor(index: EmbeddedIndex, spec: Any, path: str, docs: np.nda
     missing = number(options, "missing", path) if options.get("missing") is not None else None
     if isinstance(field, str) and field not in index.kinds:
         return _unmapped_field_value_factor(index, field, factor, modifier, missing, path, docs)
-    index.check_field(field, path)
+    field = index.check_field(field, path)
     if index.kinds[field] not in ("number", "date", "boolean"):
         raise Invalid(f"{path}.field", f"{field!r} is a {index.kinds[field]} field; field_value_factor needs numbers")
     key = ("field_value_factor", field, factor, modifier, missing)
@@ -554,7 +552,6 @@ def _geo_decay(index: EmbeddedIndex, kind: str, field: str, params: dict[str, An
     """DecayFunctionBuilder's geo variable: the distance of each stored point (GeoEncodingUtils' 32-bit encoding)
     from the origin by SloppyMath.haversinMeters, less the offset, the nearest point counting (multi_value_mode
     min), a document without a point at distance 0; scale and offset in metres unless they name a unit."""
-    from pytest_relevance.engines.embedded import parse_point
     from pytest_relevance.engines.embedded.queries.specialized import metres
     from pytest_relevance.engines.embedded.sloppy_math import haversin_meters, stored_latitude, stored_longitude
 

@@ -17,27 +17,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from pytest_relevance.engines.embedded.analysis.filters import fixed_shingles
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Clause,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
+from pytest_relevance.engines.embedded.java import F32, utf16_length
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import (
     allowed,
     boost_of,
     field_spec,
-    flat_sum,
     minimum_should_match,
     number,
-    query,
 )
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.queries.sloppy_phrase import SloppyPhrase
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Clause, Scores, accumulate, flat_sum
 from pytest_relevance.engines.embedded.scoring import idf, idf_sum
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.analysis import Analyzer
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.recorder import Recorder
 
 from pytest_relevance.engines.embedded.queries.multi_term import (
@@ -48,7 +45,6 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     fuzzy_options,
     fuzzy_rewrite,
     index_prefix_docs,
-    java_length,
     rewritten,
     term_scores,
 )
@@ -92,8 +88,8 @@ def term_clauses(
             if (
                 disjunction and count == 1 and rewrite.kind != "constant"
             ):  # a boolean query of term clauses, inlined into this one
-                found = [(t, b, target.postings(t)) for t, b in expansions]
-                found = [(t, b, p) for t, b, p in found if p is not None]
+                looked_up = [(t, b, target.postings(t)) for t, b in expansions]
+                found = [(t, b, p) for t, b, p in looked_up if p is not None]
                 shared = max((p.doc_freq for _, _, p in found), default=0)
                 for t, b, p in found:
                     entry = flat.setdefault(t, [0.0, p, shared if rewrite.kind == "blended" else p.doc_freq])
@@ -259,8 +255,8 @@ def phrase(
     a match query's); multi-word synonyms make it a graph query."""
     shingled = _on_shingles(index, field, text, slop, analyzer, path)
     if shingled is not None:
-        shingle, terms, starts = shingled
-        return phrase_groups(index, shingle, [[t] for t in terms], starts, 0, boost, path)
+        shingle, shingle_terms, shingle_starts = shingled
+        return phrase_groups(index, shingle, [[t] for t in shingle_terms], shingle_starts, 0, boost, path)
     terms, positions, lengths = index.search_graph(field, text, analyzer, quote=True, path=path)
     if not terms:
         return no_terms(index, zero_terms_query, boost, path)
@@ -313,9 +309,9 @@ def phrase_groups(
             continue
         doc = candidates[i]
         lists = []
-        for group in located:
+        for pairs in located:
             parts = [
-                target.positions_of(p, int(at[i])) for p, at in group if at[i] < p.docs.size and p.docs[at[i]] == doc
+                target.positions_of(p, int(at[i])) for p, at in pairs if at[i] < p.docs.size and p.docs[at[i]] == doc
             ]
             lists.append(parts[0] if len(parts) == 1 else np.unique(np.concatenate(parts)))
         freqs[i] = _exact_freq(lists, offsets) if sloppy is None else sloppy.freq([p.tolist() for p in lists])
@@ -360,7 +356,7 @@ def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> l
     import bisect
 
     terms = index.postings_field(field, "").sorted_terms
-    out = []
+    out: list[str] = []
     for term in terms[bisect.bisect_left(terms, prefix) :]:
         if not term.startswith(prefix) or len(out) >= limit:
             break
@@ -421,6 +417,7 @@ def _on_shingles(
     spec = index.fields[field]
     if not spec.shingle_fields or slop > 0:
         return None
+    chain: Analyzer | None
     if analyzer is not None:
         chain = index.mapping.analysis.analyzer(str(analyzer), f"{path}.analyzer")
     else:
@@ -450,7 +447,7 @@ def _on_index_prefix(
     query there, after other tokens the last clause of an ordered span near on the shingle field, masked as that
     field's; a longer one is expanded on the shingle field itself."""
     prefix = index.fields[field].prefix_field
-    if prefix is None or prefix not in index.text or java_length(terms[-1]) > INDEX_PREFIX_CHARS:
+    if prefix is None or prefix not in index.text or utf16_length(terms[-1]) > INDEX_PREFIX_CHARS:
         return _expanded_phrase(index, field, terms, positions, 0, max_expansions, boost, path)
     if len(terms) == 1:
         return term_disjunction(index, prefix, [terms[0]], boost, None, path)
@@ -555,7 +552,7 @@ def field_weights(index: EmbeddedIndex, fields: Any, path: str) -> list[tuple[st
         fields = [fields]
     if not isinstance(fields, list) or not fields:
         raise Invalid(f"{path}.fields", "needs a list of fields, e.g. ['title^3', 'description']")
-    out = []
+    out: list[tuple[str, float]] = []
     for entry in fields:
         name, _, weight = str(entry).partition("^")
         try:
@@ -651,8 +648,8 @@ def cross_fields(
         else:
             key = id(index.fields[field].normalizer) if index.kinds[field] == "keyword" else -len(groups) - 1
         groups.setdefault(key, []).append((field, weight))
-    per_field = {k: options[k] for k in ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer",
-                                         "lenient") if k in options}  # fmt: skip
+    per_field_keys = ("query", "operator", "minimum_should_match", "zero_terms_query", "analyzer", "lenient")
+    per_field: dict[str, Any] = {k: options[k] for k in per_field_keys if k in options}
     parts = []
     recorder = RECORDING.get()
     for members in groups.values():
@@ -669,8 +666,8 @@ def cross_fields(
             recorder.open()
         parts.append(_blended_group(index, options, members, boost, tie, path))
         if recorder is not None:  # the fields that share an analyzer, blended: a sum over the terms
-            fields = "+".join(field for field, _ in members)
-            recorder.close(f"{path}[{fields}]", "sum", parts[-1], field=fields)
+            names = "+".join(field for field, _ in members)
+            recorder.close(f"{path}[{names}]", "sum", parts[-1], field=names)
     return dis_max(index, parts, tie)
 
 
@@ -1001,14 +998,16 @@ def _spans(
     gaps = [child[1] if child[0] == "gap" else 0 for child in node[1]]
 
     def start(i: int) -> int:
-        if subs[i] is None:
+        sub = subs[i]
+        if sub is None:
             return cursors[i]
-        return subs[i][cursors[i]][0] if 0 <= cursors[i] < len(subs[i]) else (-1 if cursors[i] < 0 else _NO_MORE)
+        return sub[cursors[i]][0] if 0 <= cursors[i] < len(sub) else (-1 if cursors[i] < 0 else _NO_MORE)
 
     def end(i: int) -> int:
-        return cursors[i] + gaps[i] if subs[i] is None else subs[i][cursors[i]][1]
+        sub = subs[i]
+        return cursors[i] + gaps[i] if sub is None else sub[cursors[i]][1]
 
-    matches = []
+    matches: list[tuple[int, int]] = []
     while True:
         cursors[0] += 1
         if start(0) == _NO_MORE:

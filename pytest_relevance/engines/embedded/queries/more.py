@@ -17,40 +17,37 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.java import F32, string_hash, utf16_length
 from pytest_relevance.engines.embedded.painless import from_json
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
-    allowed,
-    boost_of,
-    field_spec,
-    flat_sum,
-    minimum_should_match,
-    number,
-    query,
-    unknown_field,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.full_text import prefix_terms
 from pytest_relevance.engines.embedded.queries.multi_term import (
     edits_for,
     fuzzy_expansions,
-    java_length,
     literal_prefix,
     wildcard_regex,
 )
+from pytest_relevance.engines.embedded.queries.options import (
+    allowed,
+    boost_of,
+    field_spec,
+    minimum_should_match,
+    number,
+    unknown_field,
+)
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.queries.scripts import compile_script, run_script
 from pytest_relevance.engines.embedded.queries.term_level import term
+from pytest_relevance.engines.embedded.scores import Scores, accumulate, flat_sum
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
+    from pytest_relevance.engines.embedded.index import KeywordField, TextField
 
 _MSM_KEYS = ("minimum_should_match_field", "minimum_should_match_script", "minimum_should_match")
 
@@ -126,7 +123,7 @@ class _Settings:
 
     def noise(self, field: str, word: str) -> bool:
         """isNoiseWord (length in UTF-16 units, stop words) or isSkipTerm (an unlike term of that field)."""
-        length = java_length(word)
+        length = utf16_length(word)
         if (self.min_word_length > 0 and length < self.min_word_length) or (
             self.max_word_length > 0 and length > self.max_word_length
         ):
@@ -320,10 +317,12 @@ def _document_terms(index: EmbeddedIndex, field: str, ordinal: int) -> dict[str,
         target = index.postings_field(field, "more_like_this")
         terms = list(target.vocab)  # ids are handed out in insertion order
         if field in index.text:
-            tids = np.repeat(np.arange(len(terms)), np.diff(target.offsets))
-            docs, freqs = target.docs, target.freqs
+            text = cast("TextField", target)
+            tids = np.repeat(np.arange(len(terms)), np.diff(text.offsets))
+            docs, freqs = text.docs, text.freqs
         else:
-            tids, docs = target.ids, target.doc_of
+            keyword = cast("KeywordField", target)
+            tids, docs = keyword.ids, keyword.doc_of
             freqs = np.ones(docs.size, dtype=np.float32)
         order = np.argsort(docs, kind="stable")
         starts = np.searchsorted(docs[order], np.arange(index.n + 1))
@@ -341,10 +340,7 @@ def _java_order(words: dict[str, int]) -> list[str]:
         capacity *= 2
 
     def bucket(word: str) -> int:
-        h = 0
-        units = word.encode("utf-16-be")
-        for i in range(0, len(units), 2):
-            h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+        h = string_hash(word) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return [w for _, _, w in sorted((bucket(w), i, w) for i, w in enumerate(words))]
@@ -645,7 +641,7 @@ class _Cursor:
 def _block(lists: list[list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
     """BlockIntervalIterator: the sources one right after another."""
     subs = [_Cursor(found) for found in lists]
-    out = []
+    out: list[tuple[int, int, int]] = []
     while True:
         if subs[0].next() == NO_MORE:
             return out

@@ -14,30 +14,28 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
+from pytest_relevance.engines.embedded.java import F32, utf16_length
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import (
     ASCII_LOWER,
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    accumulate,
     allowed,
     boost_of,
     field_spec,
     last_of,
     number,
-    query,
 )
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Scores, accumulate
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
-    from pytest_relevance.engines.embedded.index import KeywordField, TextField
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
+    from pytest_relevance.engines.embedded.index import KeywordField, Postings, TextField
 
 
 def edits_for(fuzziness: Any, term: str, path: str) -> int:
@@ -306,11 +304,6 @@ def _case(options: dict[str, Any], value: str) -> tuple[str, int]:
     return value, 0
 
 
-def java_length(text: str) -> int:
-    """Java's String.length(): UTF-16 code units."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 INDEX_PREFIX_CHARS = 20  # SearchAsYouTypeFieldMapper.Defaults.MAX_GRAM: the longest edge n-gram of `._index_prefix`
 
 
@@ -322,14 +315,14 @@ def index_prefix_docs(
     with `case_insensitive`: termQueryCaseInsensitive); None for a field without one, or a prefix out of those
     bounds, which stays a prefix query on the field itself (the empty prefix matches the same documents there)."""
     prefix_field = index.fields[field].prefix_field
-    if prefix_field is None or prefix_field not in index.text or not 0 < java_length(value) <= INDEX_PREFIX_CHARS:
+    if prefix_field is None or prefix_field not in index.text or not 0 < utf16_length(value) <= INDEX_PREFIX_CHARS:
         return None
     if case_insensitive:
         wanted = value.translate(ASCII_LOWER)
         target = index.text[prefix_field]
         matched = np.zeros(index.n, dtype=bool)
         for term in _terms(target, lambda t: t.translate(ASCII_LOWER) == wanted, ""):
-            matched[target.postings(term).docs] = True
+            matched[cast("Postings", target.postings(term)).docs] = True  # a term of the field has postings
         return np.flatnonzero(matched)
     found = index.text[prefix_field].postings(value)
     return found.docs if found is not None else np.empty(0, dtype=np.int64)

@@ -22,26 +22,16 @@ import bisect
 import contextlib
 import fnmatch
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    minimum_should_match,
-    number,
-    query,
-    value_tokens,
-)
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.queries.compound import boolean
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.full_text import dis_max, match_field, phrase, term_disjunction
 from pytest_relevance.engines.embedded.queries.multi_term import (
     CONSTANT,
@@ -61,9 +51,18 @@ from pytest_relevance.engines.embedded.queries.multi_term import (
     top_terms,
     wildcard_regex,
 )
+from pytest_relevance.engines.embedded.queries.options import (
+    allowed,
+    boost_of,
+    minimum_should_match,
+    number,
+    value_tokens,
+)
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 MUST, SHOULD, MUST_NOT, FILTER = "must", "should", "must_not", "filter"
 
@@ -318,6 +317,7 @@ def _multi_term(builder: Builder, leaf: Leaf) -> tuple[list[tuple[str, float]], 
         # checked (a name parseRewriteMethod does not know is an error) but fuzzy terms keep FuzzyQuery's default
         rewrite = Rewrite("blended", max_expansions)
         return fuzzy_expansions(target, leaf.text, leaf.edits, prefix_length, transpositions, max_expansions), rewrite
+    accept: Callable[[str], object] | None
     if leaf.kind == "prefix":
         start, accept = leaf.text, None
     elif leaf.kind == "wildcard":
@@ -1227,7 +1227,7 @@ def query_string(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
                       "refusal: give one of them)")  # fmt: skip
     if default is not None:
         weights, every = field_weights(index, {"fields": [default]}, path, "")
-        default_field = "*" if every else str(default)
+        default_field: str | None = "*" if every else str(default)
     else:
         weights, every = field_weights(index, options, path, "")
         default_field = "*" if every else None

@@ -18,11 +18,12 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
+from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.painless import (
     FELL_OFF,
     MATH,
@@ -44,18 +45,11 @@ from pytest_relevance.engines.embedded.painless import (
     number_arg,
     vector_statements,
 )
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    number,
-    query,
-)
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.values import distance_setting, time_value_millis
+from pytest_relevance.engines.embedded.scores import Scores
 from pytest_relevance.engines.embedded.sloppy_math import (
     latitude_code,
     longitude_code,
@@ -64,7 +58,7 @@ from pytest_relevance.engines.embedded.sloppy_math import (
 )
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
     from pytest_relevance.engines.embedded.index import GeoField
 
 _MATH: dict[str, Callable[..., Any]] = {
@@ -323,7 +317,8 @@ class _Exact(_Run):
         return _Value(node.value)
 
     def _doc_value(self, node: Node) -> _Value:
-        values, missing = self.index.doc_values(node.value)[self.docs], self._doc_counts(node.value) == 0
+        column = cast(np.ndarray, self.index.doc_values(node.value))  # the array form reads fields with doc values
+        values, missing = column[self.docs], self._doc_counts(node.value) == 0
         if node.type in _INTEGRAL:
             values = np.where(missing, 0.0, values).astype(np.int64)
         elif node.type == "boolean":
@@ -497,8 +492,8 @@ class _Documents:
             if field not in self.index.numeric and field not in self.index.keyword and field not in self.index.geo:
                 raise PainlessError(f"doc[{field!r}]: the {kind} field's doc values are not run by the embedded engine")
             column = self.columns[field] = _columns(self.index, field)
-        kind = GeoPoints if field in self.index.geo else DocValues
-        found = self.read[field] = kind(column[self._current], field)
+        values_class = GeoPoints if field in self.index.geo else DocValues
+        found = self.read[field] = values_class(column[self._current], field)
         return found
 
 

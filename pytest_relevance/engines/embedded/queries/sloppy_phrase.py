@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from pytest_relevance.engines.embedded.queries import F32
+from pytest_relevance.engines.embedded.java import F32
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

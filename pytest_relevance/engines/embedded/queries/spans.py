@@ -16,22 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    number,
-    query,
-)
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.multi_term import expanded_terms
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number
+from pytest_relevance.engines.embedded.queries.registry import query
 from pytest_relevance.engines.embedded.recorder import RECORDING
+from pytest_relevance.engines.embedded.scores import Scores
 from pytest_relevance.engines.embedded.scoring import idf
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 NO_MORE = 2**31 - 1
 Span = tuple[int, int, int]  # start, end, width
@@ -360,7 +355,7 @@ def _not(include: list[Span], exclude: list[Span], pre: int, post: int) -> list[
 
 def _containing(big: list[Span], little: list[Span]) -> list[Span]:
     """SpanContainingQuery: the big spans that hold a little span (each little span only moves forward)."""
-    lit, out = _Cursor(little), []
+    lit, out = _Cursor(little), list[Span]()
     for span in big:
         while lit.start() < span[0]:
             if lit.next() == NO_MORE:
@@ -372,7 +367,7 @@ def _containing(big: list[Span], little: list[Span]) -> list[Span]:
 
 def _within(big: list[Span], little: list[Span]) -> list[Span]:
     """SpanWithinQuery: the little spans inside a big span."""
-    cur, out = _Cursor(big), []
+    cur, out = _Cursor(big), list[Span]()
     for span in little:
         while cur.end() < span[1]:
             if cur.next() == NO_MORE:

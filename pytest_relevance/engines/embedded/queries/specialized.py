@@ -7,22 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    Unsupported,
-    allowed,
-    boost_of,
-    evaluate,
-    number,
-    query,
-    unknown_field,
-)
+from pytest_relevance.engines.embedded.geo_point import parse_point
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number, unknown_field
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
 from pytest_relevance.engines.embedded.queries.values import distance_setting
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 
 def _feature_pivot(values: np.ndarray) -> float:
@@ -43,8 +37,7 @@ _FUNCTION_PARAMS = {"saturation": ("pivot",), "log": ("scaling_factor",), "sigmo
 def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Scores:
     # RankFeatureQueryBuilder's ConstructingObjectParser is named "feature", which its refusals print
     options = allowed(spec, {"field", "boost", "saturation", "log", "sigmoid", "linear"}, path, parser="feature")
-    field = options.get("field")
-    index.check_field(field, path)
+    field = index.check_field(options.get("field"), path)
     if index.kinds[field] != "rank_feature":
         raise Unsupported(f"rank_feature on the {index.kinds[field]} field {field!r}", path)
     if index.fields[field].params.get("positive_score_impact") is False:
@@ -73,9 +66,9 @@ def rank_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sc
         factor = number(params, "scaling_factor", f"{path}.{kind}")
         score = (float(weight) * np.log(factor + value.astype(np.float64))).astype(F32)
     elif kind == "sigmoid":
-        pivot = number(params, "pivot", f"{path}.{kind}")
+        midpoint = number(params, "pivot", f"{path}.{kind}")
         exponent = number(params, "exponent", f"{path}.{kind}")
-        ratio = np.power(value.astype(np.float64) / pivot, exponent)
+        ratio = np.power(value.astype(np.float64) / midpoint, exponent)
         score = (float(weight) * (1 - 1 / (1 + ratio))).astype(F32)
     else:
         score = weight * value
@@ -87,8 +80,7 @@ def distance_feature(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
     """boost x pivot / (pivot + distance), the closest value of each document counting (Lucene's
     LongDistanceFeatureQuery); dates in milliseconds."""
     options = allowed(spec, {"field", "origin", "pivot", "boost"}, path, parser="distance_feature")
-    field = options.get("field")
-    index.check_field(field, path)
+    field = index.check_field(options.get("field"), path)
     kind = index.kinds[field]
     if kind not in ("date", "number"):
         raise Unsupported(f"distance_feature on the {kind} field {field!r}", path)
@@ -204,8 +196,6 @@ def geodistance(index: EmbeddedIndex, spec: Any, path: str, boost: float) -> Sco
     if field is None:
         raise Invalid(path, "expected one geo_point field")
     _geo_point_field(index, field, path)
-    from pytest_relevance.engines.embedded import parse_point
-
     try:
         lat0, lon0 = parse_point(origin)
     except (TypeError, ValueError, KeyError) as exc:
@@ -227,8 +217,6 @@ def geo_bounding_box(index: EmbeddedIndex, spec: Any, path: str, boost: float) -
         raise Invalid(path, "failed to parse [geo_bounding_box] query. bounding box not provided, as Elasticsearch 8 "
                             "refuses it")  # fmt: skip
     _geo_point_field(index, field, path)
-    from pytest_relevance.engines.embedded import parse_point
-
     try:
         if isinstance(box, dict) and "top_left" in box:
             top, left = parse_point(box["top_left"])

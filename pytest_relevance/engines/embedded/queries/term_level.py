@@ -11,22 +11,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.dates import DateFormatError, time_zone
-from pytest_relevance.engines.embedded.queries import (
+from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
+from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
+from pytest_relevance.engines.embedded.queries.options import (
     ASCII_LOWER,
-    Invalid,
-    Scores,
-    Unsupported,
     allowed,
     boost_of,
     field_spec,
     last_of,
-    query,
     value_tokens,
 )
-from pytest_relevance.engines.embedded.queries.full_text import term_disjunction
+from pytest_relevance.engines.embedded.queries.registry import query
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 
 @query("term")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_relevance.engines.embedded.queries import Invalid
+from pytest_relevance.engines.embedded.queries.errors import Invalid
 
 # TimeValue.parseTimeValue's units in the order it tries them, as (suffix, milliseconds per unit or, below one,
 # how many units make one millisecond); weeks and fractions are not durations there

@@ -8,19 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pytest_relevance.engines.embedded.queries import (
-    F32,
-    Invalid,
-    Scores,
-    allowed,
-    boost_of,
-    evaluate,
-    number,
-    query,
-)
+from pytest_relevance.engines.embedded.java import F32
+from pytest_relevance.engines.embedded.queries.errors import Invalid
+from pytest_relevance.engines.embedded.queries.options import allowed, boost_of, number
+from pytest_relevance.engines.embedded.queries.registry import evaluate, query
+from pytest_relevance.engines.embedded.scores import Scores
 
 if TYPE_CHECKING:
-    from pytest_relevance.engines.embedded import EmbeddedIndex
+    from pytest_relevance.engines.embedded.embedded_index import EmbeddedIndex
 
 _KNN_KEYS = {"field", "query_vector", "k", "num_candidates", "filter", "boost", "similarity", "inner_hits",
              "query_vector_builder", "rescore_vector"}  # fmt: skip

@@ -24,6 +24,7 @@ from pytest_relevance.engines.embedded.analysis.snowball.estonian_stemmer import
 from pytest_relevance.engines.embedded.analysis.snowball.german2_stemmer import German2Stemmer
 from pytest_relevance.engines.embedded.analysis.snowball.kraaij_pohlmann_stemmer import KpStemmer
 from pytest_relevance.engines.embedded.analysis.snowball.lovins_stemmer import LovinsStemmer
+from pytest_relevance.engines.embedded.java import from_utf16, utf16
 
 # class name -> PyStemmer's algorithm
 _PYSTEMMER = {
@@ -45,13 +46,12 @@ def _utf16(stem: Callable[[str], str], term: str) -> str:
     """`stem` on `term` as Java sees it: by UTF-16 unit."""
     if not _NON_BMP.search(term):
         return stem(term)
-    raw = term.encode("utf-16-le", "surrogatepass")
-    units = [chr(int.from_bytes(raw[i : i + 2], "little")) for i in range(0, len(raw), 2)]
+    units = utf16(term)
     free = (chr(c) for c in _PRIVATE_USE if chr(c) not in term)
     stand_in = {unit: next(free) for unit in dict.fromkeys(units) if "\ud800" <= unit <= "\udfff"}
     back = {v: k for k, v in stand_in.items()}
     out = "".join(back.get(c, c) for c in stem("".join(stand_in.get(u, u) for u in units)))
-    return out.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return from_utf16(out)
 
 
 @cache
