@@ -26,7 +26,7 @@ TEST = """\
 import json, pathlib
 
 def test_quality(relevance_snapshot):
-    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent.parent / "run.json").read_text())
+    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent / "run.json").read_text())
 """
 INI = "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10 mrr\n"
 NODE = "test_rel.py::test_quality"
@@ -212,7 +212,7 @@ import json, pathlib, pytest
 
 @pytest.mark.relevance({args})
 def test_quality(relevance_snapshot):
-    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent.parent / "run.json").read_text())
+    assert relevance_snapshot == json.loads((pathlib.Path(__file__).parent / "run.json").read_text())
 """
 MARKERS = [
     (

@@ -7,7 +7,7 @@ import pytest
 OVERRIDES = """\
 import json, pathlib, pytest
 
-OUT = pathlib.Path(__file__).parent.parent / "default.json"
+OUT = pathlib.Path(__file__).parent / "default.json"
 
 def test_default(relevance_index):
     assert relevance_index.depth == 100

@@ -22,7 +22,7 @@ TEST_FILE = """\
 import json, pathlib
 
 def ranker(name="ranker.json"):
-    return json.loads((pathlib.Path(__file__).parent.parent / name).read_text())
+    return json.loads((pathlib.Path(__file__).parent / name).read_text())
 
 def test_quality(relevance_snapshot):
     assert relevance_snapshot == ranker()

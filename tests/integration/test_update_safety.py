@@ -33,7 +33,7 @@ RUN = {"h1": ["a", "b"], "t1": ["x", "d"]}
 TEMPLATE = """\
 import json, pathlib, pytest
 
-HERE = pathlib.Path(__file__).parent.parent
+HERE = pathlib.Path(__file__).parent
 
 def behave(name):
     modes = json.loads((pathlib.Path({root!r}) / "modes.json").read_text())
