@@ -16,12 +16,15 @@ error naming the file, the line and the key, because an expectation that silentl
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.errors import RelevanceInputError
+
+if TYPE_CHECKING:
+    from pytest_relevance.judgments.model import Judgments
 
 #: the kinds of expectation, each the key that says it
 KINDS = ("rank", "within", "above", "absent")
@@ -157,3 +160,44 @@ def _position(path: Path, node: Any, where: str, key: str) -> int:
             path, f"{where}: {key} {shown} is not a rank; write a whole number from 1 (1 = first)", _line(node)
         )
     return number
+
+
+def propose(judgments: Judgments, rankings: Sequence[Mapping[str, Sequence[str]]]) -> list[Expectation]:
+    """`{query, doc, rank: 1}` for each judged query whose first document in every ranking given is the same one
+    and has the judgments' highest grade (3 on a 0-3 scale): what a team would pin first. A query that already
+    expects that document anywhere is left out."""
+    top = max((grade for query in judgments.queries for grade in query.grades.values()), default=None)
+    expected = {(e.query, doc) for e in judgments.expectations for doc in e.docs}
+    proposed = []
+    for query in judgments.queries:
+        firsts = {tuple(ranking.get(query.id) or ())[:1] for ranking in rankings}
+        if len(firsts) != 1 or not (first := next(iter(firsts))):
+            continue
+        doc = first[0]
+        if top is not None and query.grades.get(doc) == top and (query.id, doc) not in expected:
+            proposed.append(Expectation(query.id, "rank", (doc,), 1))
+    return proposed
+
+
+def yaml_line(expectation: Expectation) -> str:
+    """One expectation as the flow mapping `expect:` lists take, ids quoted only where YAML would read them as
+    something else than their text."""
+    fields = {"query": expectation.query}
+    if expectation.kind != "above":
+        fields["doc"] = expectation.docs[0]
+    parts = [f"{key}: {_scalar(text)}" for key, text in fields.items()]
+    if expectation.kind == "absent":
+        parts.append("absent: true")
+    elif expectation.kind == "above":
+        parts.append(f"above: [{', '.join(_scalar(doc) for doc in expectation.docs)}]")
+    else:
+        parts.append(f"{expectation.kind}: {expectation.n}")
+    return "  - {" + ", ".join(parts) + "}"
+
+
+def _scalar(text: str) -> str:
+    """A plain scalar where it reads as its text (our reader keeps `010` as written), else a JSON string, which
+    YAML reads as the same text."""
+    import json
+
+    return text if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*", text) else json.dumps(text, ensure_ascii=False)

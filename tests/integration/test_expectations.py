@@ -99,3 +99,22 @@ def test_a_bad_expectation_is_one_line_naming_file_and_line(demo: pytest.Pyteste
     text = result.stdout.str() + result.stderr.str()
     message = f"judgments.yaml:{len(lines)}: expect[0] (query 'q014'): both 'rank' and 'within'"
     assert message in text and "Traceback" not in text, text
+
+
+def test_pool_proposes_the_expectation_that_catches_the_break(
+    demo: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_relevance.cli.commands import main
+
+    demo.runpytest("-p", "no:randomly", "--relevance-update", "--relevance-reason", "base").assert_outcomes(passed=1)
+    monkeypatch.chdir(demo.path)
+    assert main(["pool", "relevance-baseline.json", "--propose-expectations", "-o", "proposed.yaml"]) == 0
+    assert "expectations (of 165 judged queries) to review" in capsys.readouterr().out
+    proposed = (demo.path / "proposed.yaml").read_text().split("expect:\n", 1)[1]
+    assert CAUGHT in proposed
+    _expect(demo.path, proposed)
+    demo.runpytest("-p", "no:randomly").assert_outcomes(passed=1)  # every proposal holds now
+    _break_title_boost(demo.path)
+    result = demo.runpytest("-p", "no:randomly")
+    assert result.ret == 1
+    assert "  q014 'espresso machine': p0012 expected at rank 1, is at 2" in result.stdout.str()

@@ -89,3 +89,27 @@ def test_bad_entries_name_file_line_and_key(tmp_path: Path, expect: str, line: i
 def test_the_second_entry_is_named_by_its_index_and_line(tmp_path: Path) -> None:
     with pytest.raises(RelevanceInputError, match=r"judgments.yaml:8: expect\[1\]"):
         _load(tmp_path, "  - {query: q17, doc: d42, rank: 1}\n  - {query: q17, doc: d42, within: 0}\n")
+
+
+def test_proposed_expectations_are_the_top_graded_firsts_every_ranking_agrees_on(tmp_path: Path) -> None:
+    from pytest_relevance.judgments.expectations import propose
+
+    judgments = _load(tmp_path, "  - {query: q3, doc: d1, within: 5}\n")
+    rankings = [{"q17": ["d42", "d7"], "q3": ["d1"], "010": ["d5"]}, {"q17": ["d42"], "q3": ["d1"], "010": []}]
+    # q17: d42 (grade 3) first in both; q3: d1 already expected; 010: no agreed first document
+    assert propose(judgments, rankings) == [Expectation("q17", "rank", ("d42",), 1)]
+    assert propose(judgments, [{"q17": ["d7"]}]) == []  # grade 2 is not the set's highest
+
+
+@pytest.mark.parametrize("doc", ["d42", "010", "a: b", "#x", "null", "it's", 'say "hi"', "*ref"])
+def test_a_written_expectation_reads_back_as_written(tmp_path: Path, doc: str) -> None:
+    from pytest_relevance.judgments.expectations import yaml_line
+
+    written = [
+        Expectation("q17", "rank", (doc,), 1, 7),
+        Expectation("q17", "within", (doc,), 10, 8),
+        Expectation("q3", "above", (doc, "d9"), None, 9),
+        Expectation("q3", "absent", (doc,), None, 10),
+    ]
+    judgments = _load(tmp_path, "".join(yaml_line(e) + "\n" for e in written))
+    assert judgments.expectations == tuple(written)
