@@ -245,6 +245,8 @@ def _pool(args: argparse.Namespace) -> int:
         raise RelevanceInputError("--judge", "needs --corpus: the judge is given the documents to grade")
     judgments = load_judgments(args.judgments, args.topics)
     rankings = [ranking for source in args.sources for ranking in read_rankings(Path(source))]
+    if args.propose_expectations:
+        return _propose_expectations(judgments, rankings, Path(args.output))
     documents = {d[args.id_field]: d for d in load_corpus(args.corpus, args.id_field)} if args.corpus else {}
 
     def corpus_hashes() -> dict[str, str] | None:  # asked only when some grade records a hash
@@ -275,6 +277,27 @@ def _pool(args: argparse.Namespace) -> int:
         f"wrote {args.output}: {len(rows)} (query, document) pairs to judge{left}, {docs} documents, top "
         f"{args.depth}{again}"
     )
+    return 0
+
+
+def _propose_expectations(judgments: Judgments, rankings: list[dict[str, list[str]]], output: Path) -> int:
+    """`pool --propose-expectations`: `{query, doc, rank: 1}` for each query whose highest-graded document every
+    ranking puts first, as an `expect:` list to paste into the judgments (judgments.expectations)."""
+    from pytest_relevance.judgments.expectations import propose, yaml_line
+    from pytest_relevance.util.files import check_output, write_output
+
+    check_output(output)
+    if output.suffix.lower() not in (".yaml", ".yml"):
+        raise RelevanceInputError(output, "expectations are YAML: name the output .yaml or .yml")
+    proposed = propose(judgments, rankings)
+    lines = [
+        "# known-item expectations proposed by `pytest-relevance pool --propose-expectations`: the highest-graded",
+        "# document each query ranks first now. Keep the ones that matter and add them to the judgments' expect: list.",
+        "expect:",
+        *(yaml_line(expectation) for expectation in proposed),
+    ]
+    write_output(output, "\n".join(lines) + "\n")
+    print(f"wrote {output}: {len(proposed)} expectations (of {len(judgments)} judged queries) to review")
     return 0
 
 
@@ -718,6 +741,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="AGE",
         help="also put up grades dated longer ago than AGE (e.g. 180d) for judging again; with --corpus, so are "
         "grades whose document changed since",
+    )
+    pool.add_argument(
+        "--propose-expectations",
+        action="store_true",
+        help="write, instead of a pool, known-item expectations {query, doc, rank: 1} for each query whose "
+        "highest-graded document every SOURCE ranks first (a YAML expect: list to review and add to the judgments)",
     )
     pool.set_defaults(handler=_pool)
     merge = commands.add_parser(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.evaluation.diagnostics import Diagnostics, diagnose
 from pytest_relevance.evaluation.evaluation import Evaluation, Run, evaluate
+from pytest_relevance.evaluation.expectations import Result, check_expectations
 from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
 from pytest_relevance.evaluation.significance import change_p
 from pytest_relevance.gate.report import build
@@ -78,12 +79,22 @@ class Check:
 
 @dataclass(frozen=True)
 class Checked:
-    """The check's result: the evaluation, the final verdict, the diagnostics and the report model built from them."""
+    """The check's result: the evaluation, the final verdict, the diagnostics and the report model built from them.
+
+    `expectations`: the judgments' known-item expectations checked on this run (report["expectations"] has them
+    with their why-lines); a failed one fails the test whatever the verdict, and an update does not baseline it.
+    """
 
     evaluation: Evaluation
     verdict: Verdict
     diagnostics: Diagnostics
     report: dict[str, Any]
+    expectations: tuple[Result, ...] = ()
+
+    @property
+    def failed(self) -> list[Result]:
+        """The expectations that failed."""
+        return [result for result in self.expectations if not result.passed]
 
 
 def check(run: Mapping[str, Any], spec: Check) -> Checked:
@@ -122,7 +133,73 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
     diagnostics = diagnose(
         evaluation, spec.judgments, settings.min_judged, settings.floor_margin, spec.corpus_size, stale, graded
     )
-    return Checked(evaluation, verdict, diagnostics, build(spec.nodeid, verdict, diagnostics))
+    results = expectations_of(evaluation, spec.judgments)
+    report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict))
+    return Checked(evaluation, verdict, diagnostics, report, tuple(results))
+
+
+def expectations_of(evaluation: Evaluation, judgments: Judgments) -> list[Result]:
+    """The judgments' expectations checked on the evaluated run (set answers have no ranks: only `absent` applies)."""
+    from pytest_relevance.evaluation.set_answers import SetMetric
+
+    ranked = not isinstance(evaluation.metrics[0], SetMetric)
+    texts = {q.id: q.text for q in judgments.queries}
+    return check_expectations(judgments.expectations, evaluation.run, texts, ranked)
+
+
+def expectation_report(results: Sequence[Result], spec: Check, verdict: Verdict) -> list[dict[str, Any]]:
+    """The expectations as report data; a failed one's documents explained by the movers' explainer, each as a
+    document that moved from its rank in the baseline entry's rankings (None: not there) to today's. Without an
+    entry that keeps rankings there is no before: today's score trees alone, each line `doc at RANK: ...`."""
+    listed = [_expectation_data(result) for result in results]
+    failed = [item for item in listed if not item["passed"]]
+    if not failed or spec.explain is None:
+        return listed
+    before = (spec.entry or {}).get("rankings")
+    if not before:
+        verdict = replace(verdict, reference=None)
+    movers = []
+    for item in failed:
+        ranking = list((before or {}).get(item["query"], []))
+        moves = [
+            {"doc": doc, "grade": None, "before": ranking.index(doc) + 1 if doc in ranking else None, "after": rank}
+            for doc, rank in item["ranks"].items()
+        ]
+        movers.append({"query": item["query"], "change": {"fell": moves}})
+    try:
+        note = spec.explain(movers, verdict)
+        if not before:
+            note = "why: today's score trees only (no baseline rankings to compare with)"
+    except Exception as exc:  # as for the movers: a failed explanation must not hide the failed expectation
+        note = f"why: not explained ({type(exc).__name__}: {exc})"
+    for item, mover in zip(failed, movers, strict=True):
+        lines = mover.get("why") or []
+        item["why"] = lines if before else [_today(line, item["ranks"]) for line in lines]
+        if note:
+            item["explained"] = note
+    return listed
+
+
+def _today(line: str, ranks: Mapping[str, int | None]) -> str:
+    """A why-line without a baseline: `p0012 at 2: now 41.2; ...` (its `out -> 2` head compared nothing)."""
+    doc, _, rest = line.partition(" ")
+    rank = ranks.get(doc)
+    return f"{doc} {'not in the ranking' if rank is None else f'at {rank}'}: {rest.partition(': ')[2]}"
+
+
+def _expectation_data(result: Result) -> dict[str, Any]:
+    expectation = result.expectation
+    return {
+        "query": expectation.query,
+        "kind": expectation.kind,
+        "docs": list(expectation.docs),
+        "n": expectation.n,
+        "expected": expectation.text(),
+        "passed": result.passed,
+        "reason": result.reason,
+        "ranks": dict(result.ranks),
+        "line": expectation.line,
+    }
 
 
 def evaluate_run(run: Mapping[str, Any], spec: Check) -> Evaluation:

@@ -48,12 +48,17 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             "per_stratum": {stratum: {"rbo", "overlap", "n"}}, "exceeded": [stratum],
             "most_changed": [{"query", "text", "stratum", "rbo", "overlap", "new", "unjudged"}]},
         "rankings": {query: [doc id, ...]}: the current run to the depth the metrics need (set answers: whole),
-        "per_query": {query: {metric: {"baseline": value or null, "current": value}}}}]}
+        "per_query": {query: {metric: {"baseline": value or null, "current": value}}},
+        "expectations": [{"query", "kind": "rank" | "within" | "above" | "absent", "docs": [doc id], "n": the rank
+            or cut-off (null for above and absent), "expected": what, in words, "passed", "reason": one line,
+            "ranks": {doc: 1-based rank now or null}, "line": where the judgments file says it, and for a failed
+            one "why": [line] (each document's explanation, as a mover's) and "explained" when its trees are
+            today's only}]: the judgments' known-item expectations, checked with or without a baseline}]}
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.gate.baseline_file import DIGITS, metric_key, stratum_key
@@ -65,9 +70,11 @@ if TYPE_CHECKING:
     from pytest_relevance.gate.verdict import Verdict
 
 
-def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, Any]:
+def build(
+    nodeid: str, verdict: Verdict, diagnostics: Diagnostics, expectations: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
     """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
-    side by side, nothing computed again."""
+    side by side, nothing computed again; `expectations` as the check made them (see `pipeline.expectation_report`)."""
     from pytest_relevance.evaluation.set_answers import SetMetric
 
     evaluation = verdict.evaluation
@@ -132,6 +139,7 @@ def build(nodeid: str, verdict: Verdict, diagnostics: Diagnostics) -> dict[str, 
             }
             for qid, values in evaluation.per_query.items()
         },
+        "expectations": list(expectations),
     }
     if verdict.against:
         report["against"] = verdict.against

@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.judgments.expectations import Expectation, read_expectations
 from pytest_relevance.metrics.ranking import MAX_GRADE, reads_as_metric
 from pytest_relevance.util.files import check_duplicate_keys, construct, csv_rows, read_text, short_tag
 
 QUERY_KEYS = ("id", "text", "stratum", "params", "grades")
-TOP_KEYS = ("version", "queries")
+TOP_KEYS = ("version", "queries", "expect")
 CSV_COLUMNS = ("query_id", "query", "stratum", "doc_id", "grade")
 
 
@@ -86,11 +87,16 @@ class Query:
 
 @dataclass(frozen=True)
 class Judgments:
-    """A judged query set; `version` is declared in the file or a hash of the content, never of its formatting."""
+    """A judged query set; `version` is declared in the file or a hash of the content, never of its formatting.
+
+    `expectations`: the known-item expectations of a YAML file's `expect:` list (judgments.expectations); they are
+    not grades, so the version leaves them out.
+    """
 
     queries: tuple[Query, ...]
     version: str
     source: str
+    expectations: tuple[Expectation, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {q.id: q for q in self.queries})
@@ -186,7 +192,9 @@ def _check_stratum(stratum: str, source: Path, where: str, line: int | None) -> 
     raise RelevanceInputError(source, f"{where}: stratum {stratum!r} {problem}: name the stratum otherwise", line)
 
 
-def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
+def _build(
+    source: Path, version: object, queries: list[Query], expectations: tuple[Expectation, ...] = ()
+) -> Judgments:
     if not queries:
         raise RelevanceInputError(source, "no queries: a judgment set needs at least one judged query")
     as_tuple = tuple(queries)
@@ -196,7 +204,7 @@ def _build(source: Path, version: object, queries: list[Query]) -> Judgments:
         declared = str(version)
     else:
         raise RelevanceInputError(source, f"key 'version': {version!r} is not a version string")
-    return Judgments(as_tuple, declared, str(source))
+    return Judgments(as_tuple, declared, str(source), expectations)
 
 
 _FORM = (
@@ -434,6 +442,7 @@ def _from_yaml_events(path: Path, text: str) -> Judgments:
         raise RelevanceInputError(path, "expected a mapping with 'queries:' (and optionally 'version:')", 1)
     version: object = None
     queries: list[Query] | None = None
+    expect: Any = None
     seen: dict[str, int] = {}
     while not isinstance(event := events.next(), yaml.MappingEndEvent):
         key = _key(events, event, seen)
@@ -442,6 +451,8 @@ def _from_yaml_events(path: Path, text: str) -> Judgments:
             queries = _yaml_queries(events, value)
         elif key == "version":
             version = _yaml_version(events, value)
+        elif key == "expect":  # read once the query ids are known (it may come before `queries:`)
+            expect = events.compose(value)
         else:
             raise RelevanceInputError(path, f"unknown key {key!r}; allowed: {', '.join(TOP_KEYS)}", _line(event))
     events.next()  # document end
@@ -449,7 +460,8 @@ def _from_yaml_events(path: Path, text: str) -> Judgments:
         raise RelevanceInputError(path, "a second YAML document (---): judgments are one document", _line(extra))
     if queries is None:
         raise RelevanceInputError(path, "key 'queries' must be a list of queries")
-    return _build(path, version, queries)
+    expectations = () if expect is None else read_expectations(path, expect, {q.id for q in queries})
+    return _build(path, version, queries, expectations)
 
 
 def _key(events: _YamlEvents, event: Any, seen: dict[str, int]) -> str:

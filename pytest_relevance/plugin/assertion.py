@@ -82,7 +82,12 @@ class RelevanceSnapshot:
     def _check(self, run: object) -> bool:
         from pytest_relevance.evaluation.evaluation import Run
         from pytest_relevance.gate.pipeline import Check, check
-        from pytest_relevance.reports.terminal import cannot_compare_text, failure_text, no_baseline_text
+        from pytest_relevance.reports.terminal import (
+            cannot_compare_text,
+            expectation_lines,
+            failure_text,
+            no_baseline_text,
+        )
 
         engine = run.engine if isinstance(run, Run) else "custom"
         nodeid, state, config, settings = self.node.nodeid, self.state, self.state.config, self.settings
@@ -115,9 +120,11 @@ class RelevanceSnapshot:
         )
         verdict, report = checked.verdict, checked.report
         self._properties(report)
-        if update:
+        expected = expectation_lines(report)  # failed expectations fail the test, after any metric lines
+        if update:  # the metrics are re-baselined; an expectation is not a baseline value, so it still fails
             self._record({**result, "report": report, "entry": verdict.entry, "updated": verdict.status == "updated"})
-            return True
+            self.explanation = expected
+            return not expected
         self._record({**result, "report": report})
         if verdict.status == "no baseline":
             self.explanation = no_baseline_text(report, nodeid, baseline)
@@ -128,7 +135,10 @@ class RelevanceSnapshot:
         if verdict.status == "regressed":
             self.explanation = failure_text(report, baseline, settings.alpha)
             self.explanation += [f"note: {verdict.engine_note}"] if verdict.engine_note else []
-        return verdict.status == "passed"
+        if verdict.status == "passed":
+            self.explanation = []
+        self.explanation += expected
+        return verdict.status == "passed" and not expected
 
     def _corpus_size(self, run: object) -> int | None:
         """What coverage and coverage's floor divide by: the size the engine's run records, else (a plain mapping

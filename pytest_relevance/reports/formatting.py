@@ -61,12 +61,22 @@ def headline(reports: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(parts)
 
 
+def failed_expectations(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The report's known-item expectations that failed (they fail the test whatever its status)."""
+    return [item for item in report.get("expectations") or [] if not item["passed"]]
+
+
 def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
     """(shown, collapsed): regressions, then tests that could not compare, then those without a baseline, then
-    baseline entries (read from a file: there is nothing else to see); passed and updated tests collapsed."""
+    baseline entries (read from a file: there is nothing else to see), then passed or updated tests with a failed
+    expectation; the other passed and updated tests collapsed."""
     order = (*FAILING, "baseline")
-    shown = sorted((r for r in reports if r["status"] in order), key=lambda r: order.index(r["status"]))
-    return shown, [r for r in reports if r["status"] not in order]
+
+    def rank(report: Mapping[str, Any]) -> int:
+        return order.index(report["status"]) if report["status"] in order else len(order)
+
+    shown = [r for r in reports if r["status"] in order or failed_expectations(r)]
+    return sorted(shown, key=rank), [r for r in reports if r not in shown]
 
 
 def floor_text(row: Mapping[str, Any]) -> str:

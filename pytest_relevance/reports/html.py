@@ -10,6 +10,7 @@ from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports import formatting
 from pytest_relevance.reports.formatting import (
+    failed_expectations,
     failing_first,
     floor_text,
     headline,
@@ -258,11 +259,33 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         body.append(f'<p class="notes">{escape(report["explained"])}</p>')
     if report.get("churn"):
         body.append(_churn(report["churn"]))
+    body += _expectations(report)
     notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
     if notes:
         body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
     body.append("</section>")
     return body
+
+
+def _expectations(report: Mapping[str, Any]) -> list[str]:
+    """The known-item expectations, one table row each (failed first), why under a failed one's reason."""
+    listed = report.get("expectations") or []
+    if not listed:
+        return []
+    failed = failed_expectations(report)
+    body = [
+        f"<h3>Expectations: {len(listed) - len(failed)} of {len(listed)} met</h3>",
+        '<table class="expectations"><tr><th>query</th><th class="text">expected</th><th class="text">now</th></tr>',
+    ]
+    for item in [*failed, *(item for item in listed if item["passed"])]:
+        why = "".join(f"<br>why {escape(line)}" for line in item.get("why") or [])
+        body.append(
+            f'<tr class="{"improvement" if item["passed"] else "regression"}"><td>{escape(item["query"])}</td>'
+            f'<td class="text">{escape(item["expected"])}</td><td class="text">{escape(item["reason"])}{why}</td></tr>'
+        )
+    body.append("</table>")
+    notes = dict.fromkeys(item["explained"] for item in failed if item.get("explained"))
+    return body + [f'<p class="notes">{escape(note)}</p>' for note in notes]
 
 
 def _trees(mover: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ from pytest_relevance.reports.formatting import (
     churn_line,
     ci_text,
     delta,
+    failed_expectations,
     failing_first,
     floor_text,
     headline,
@@ -121,8 +122,23 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     lines += _movers(report)
     if report.get("explained"):
         lines += ["", _text(report["explained"])]
+    lines += _expectations(report)
     lines.append("")
     return lines
+
+
+def _expectations(report: Mapping[str, Any]) -> list[str]:
+    """The known-item expectations, one list item each (failed first), why under a failed one's."""
+    listed = report.get("expectations") or []
+    if not listed:
+        return []
+    failed = failed_expectations(report)
+    lines = ["", f"Expectations: {len(listed) - len(failed)} of {len(listed)} met", ""]
+    for item in [*failed, *(item for item in listed if item["passed"])]:
+        lines.append(f"- {'met' if item['passed'] else '**failed**'}: {_text(item['reason'])}")
+        lines += [f"  - why {_text(line)}" for line in item.get("why") or []]
+    notes = dict.fromkeys(item["explained"] for item in failed if item.get("explained"))
+    return lines + [f"\n{_text(note)}" for note in notes]
 
 
 def _movers(report: Mapping[str, Any], before: str = "baseline", after: str = "current") -> list[str]:

@@ -15,6 +15,7 @@ from pytest_relevance.reports.formatting import (
     ci_text,
     delta,
     evidence_text,
+    failed_expectations,
     floor_text,
     judged_line,
     mde_text,
@@ -116,6 +117,21 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
     return lines
 
 
+def expectation_lines(report: Mapping[str, Any]) -> list[str]:
+    """The failed known-item expectations (none: no lines): each reason, then why, per document, as a mover's
+    documents are explained; they fail the test with or without a baseline, and an update does not baseline them."""
+    failed = failed_expectations(report)
+    if not failed:
+        return []
+    lines = [f"relevance: {len(failed)} of {len(report['expectations'])} expectations failed:"]
+    for item in failed:
+        lines.append(f"  {item['reason']}")
+        lines += [f"      why {line}" for line in item.get("why") or []]
+    notes = [item["explained"] for item in failed if item.get("explained")]
+    lines += list(dict.fromkeys(notes))
+    return lines
+
+
 def _measured(report: Mapping[str, Any]) -> list[str]:
     """The values measured now, stratum x metric, for a test that has nothing to compare them with."""
     metrics = list(dict.fromkeys(r["metric"] for r in report["rows"]))
@@ -166,9 +182,12 @@ _COUNTED = ("passed", "updated", "regressed", "no baseline", "cannot compare", "
 
 def count_line(results: Iterable[Mapping[str, Any]]) -> str:
     """`relevance: 4 tests: 3 passed, 1 regressed`, the whole run in one line (what `-q` shows)."""
+    results = list(results)
     statuses = [result["report"]["status"] if result.get("report") else "not scored" for result in results]
     counts = {status: statuses.count(status) for status in dict.fromkeys([*_COUNTED, *statuses])}
     parts = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    unmet = sum(bool(failed_expectations(result["report"])) for result in results if result.get("report"))
+    parts += f" ({unmet} with failed expectations)" if unmet else ""
     return f"relevance: {len(statuses)} test{'' if len(statuses) == 1 else 's'}: {parts or 'none'}"
 
 
@@ -204,6 +223,12 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in (stale_line(report), model_line(report), set_level_line(report)) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
     lines += [f"  warning: {warning}" for warning in report["warnings"]]
+    if report.get("expectations"):
+        failed = failed_expectations(report)
+        lines.append(
+            f"  expectations: {len(report['expectations']) - len(failed)} of {len(report['expectations'])} met"
+        )
+        lines += [f"  expectation failed: {item['reason']}" for item in failed]
     return [*lines, *change_lines(result)]
 
 
@@ -236,7 +261,11 @@ def session_lines(state: State, verbosity: int, update: bool, baseline: str) -> 
     for nodeid in sorted(state.results) if verbosity >= 0 else []:
         result = state.results[nodeid]
         report = result.get("report", {})
-        if verbosity > 0 or report.get("status") not in ("passed", "updated", "unchanged"):
+        if (
+            verbosity > 0
+            or report.get("status") not in ("passed", "updated", "unchanged")
+            or failed_expectations(report)
+        ):
             shown = summary_lines(nodeid, result)  # the table: on -v, and always for a test that did not pass
         else:
             since = changed_inputs(report)  # one line a test when nothing changed; the -v table always says
