@@ -18,7 +18,7 @@ from pathlib import Path
 
 from osmem_server import OsmemServer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engines"))
 
 from test_elasticsearch import PlainJSONNode
 

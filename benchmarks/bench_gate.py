@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "engines"))
 
 from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to  # noqa: E402
 

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "engines"))
 
 import test_embedded  # noqa: E402
 from test_embedded import DEMO_TEST, cranfield_to  # noqa: E402
