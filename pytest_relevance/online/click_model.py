@@ -82,18 +82,18 @@ def harvest(pair: np.ndarray, rank: np.ndarray, shown: np.ndarray, hits: np.ndar
     gamma[k] / gamma[k-1] = sum of w x CTR at k / sum of w x CTR at k-1 over those pairs (w: the harmonic mean of
     the two impression counts). None when some step has no such pair with clicks on both sides: then EM's fit is
     all there is. Unlike EM, it is not pulled up at deep positions by pairs seen a few times without a click."""
-    table: dict[tuple[int, int], tuple[float, float]] = {
-        (int(p), int(r)): (float(n), float(c)) for p, r, n, c in zip(pair, rank, shown, hits, strict=True)
-    }
+    key = pair * depth + rank
+    order = np.argsort(key)
+    key, shown, hits = key[order], shown[order], hits[order]
     gamma = np.ones(depth)
     for k in range(1, depth):
-        above = below = 0.0
-        for (p, r), (n, c) in table.items():
-            if r != k or (p, k - 1) not in table:
-                continue
-            n0, c0 = table[(p, k - 1)]
-            w = n * n0 / (n + n0)
-            above, below = above + w * c0 / n0, below + w * c / n
+        at = np.nonzero(key % depth == k)[0]
+        partner = np.searchsorted(key, key[at] - 1).clip(max=len(key) - 1)
+        both = key[partner] == key[at] - 1
+        at, partner = at[both], partner[both]
+        n, n0 = shown[at], shown[partner]
+        w = n * n0 / (n + n0)
+        above, below = float(np.sum(w * hits[partner] / n0)), float(np.sum(w * hits[at] / n))
         if above <= 0 or below <= 0:
             return None
         gamma[k] = gamma[k - 1] * below / above
