@@ -9,7 +9,8 @@ by a mix of its order, the grade level and noise (fixed list below). For each se
 searches, fit the PBM, estimate every candidate's delta against the logging ranking with DM, IPS, SNIPS and DR, and
 compare with the exact delta under the user model. The estimators always assume PBM: cascade and DBN users measure
 how they fare when that is wrong. Prints, per user model and estimator: sign accuracy where |true delta| >= 0.02
-clicks per search, 95% CI coverage, mean Kendall tau between the estimated and true order of the candidates, and
+clicks per search, coverage of the 95% interval over searches (`ci`) and of the query-clustered bootstrap interval
+(`ci_queries`), mean Kendall tau between the estimated and true order of the candidates, and
 the share of estimates that were not estimable.
 """
 
@@ -70,7 +71,9 @@ def kendall(x: list[float], y: list[float]) -> float:
 def run(grades, user_kind: str, seeds: int, searches: int) -> dict[str, dict[str, float]]:
     level = levels(grades)
     user = sim.UserModel(user_kind)
-    tallies = {name: {"signs": [], "covered": [], "tau": [], "not": 0, "all": 0} for name in ESTIMATORS}
+    tallies = {
+        name: {"signs": [], "covered": [], "clustered": [], "tau": [], "not": 0, "all": 0} for name in ESTIMATORS
+    }
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
         found = sim.truth(grades, user, sim.zipf(sorted(grades), 1.0, seed))
@@ -93,6 +96,8 @@ def run(grades, user_kind: str, seeds: int, searches: int) -> dict[str, dict[str
                     continue
                 estimates[name].append(e.delta)
                 tally["covered"].append(e.ci[0] <= true <= e.ci[1])
+                if e.ci_queries is not None:
+                    tally["clustered"].append(e.ci_queries[0] <= true <= e.ci_queries[1])
                 if abs(true) >= MEANINGFUL:
                     tally["signs"].append(np.sign(e.delta) == np.sign(true))
         for name in ESTIMATORS:
@@ -104,6 +109,7 @@ def run(grades, user_kind: str, seeds: int, searches: int) -> dict[str, dict[str
             "sign accuracy": float(np.mean(t["signs"])) if t["signs"] else float("nan"),
             "signs judged": len(t["signs"]),
             "coverage": float(np.mean(t["covered"])) if t["covered"] else float("nan"),
+            "clustered coverage": float(np.mean(t["clustered"])) if t["clustered"] else float("nan"),
             "kendall tau": float(np.mean(t["tau"])) if t["tau"] else float("nan"),
             "not estimable": t["not"] / t["all"],
         }
@@ -129,12 +135,12 @@ def main() -> int:
         start = time.perf_counter()
         results = run(grades, kind, args.seeds, args.searches)
         print(f"\n{kind} users (estimators assume PBM), {time.perf_counter() - start:.0f} s")
-        print(
-            f"{'estimator':<10} {'sign acc (|d|>=0.02)':>21} {'n':>5} {'95% coverage':>13} {'tau':>6} {'not est.':>9}"
-        )
+        head = f"{'estimator':<10} {'sign acc (|d|>=0.02)':>21} {'n':>5} {'95% coverage':>13} "
+        print(head + f"{'query-clustered':>16} {'tau':>6} {'not est.':>9}")
         for name, r in results.items():
             print(
                 f"{name:<10} {r['sign accuracy']:>21.3f} {r['signs judged']:>5} {r['coverage']:>13.3f} "
+                f"{r['clustered coverage']:>16.3f} "
                 f"{r['kendall tau']:>6.3f} {r['not estimable']:>9.3f}"
             )
         sys.stdout.flush()

@@ -62,8 +62,9 @@ def test_dr_covers_the_true_delta_of_a_better_ranking() -> None:
     report = estimate(data, fit_pbm(data), logging, better, ("dm", "ips", "snips", "dr"), seed=0)
     for name in ("ips", "snips", "dr"):
         e = report.estimates["all"][name]
-        assert e.estimable and e.ci is not None and e.delta is not None
+        assert e.estimable and e.ci is not None and e.ci_queries is not None and e.delta is not None
         assert e.ci[0] <= truth <= e.ci[1], (name, truth, e.ci)
+        assert e.ci_queries[0] <= e.ci[0] and e.ci[1] <= e.ci_queries[1]  # other queries: more uncertain
         assert e.delta > 0 and e.ci[0] > 0
     assert report.queries["all"] == 40
 
@@ -83,7 +84,7 @@ def test_identical_rankings_estimate_no_change() -> None:
     _, _, _, logging, data = _world(searches=3000)
     for e in estimate(data, fit_pbm(data), logging, logging, seed=0).estimates["all"].values():
         if e.unit == "clicks per search":
-            assert e.delta == 0 and e.ci == (0, 0)
+            assert e.delta == 0 and e.ci == pytest.approx((0, 0), abs=1e-12) and e.ci_queries == (0, 0)
 
 
 def test_team_draft_alternates_and_wilson_by_hand() -> None:

@@ -170,6 +170,7 @@ def _estimate_json(e: Estimate) -> dict[str, Any]:
         "candidate": e.candidate,
         "delta": e.delta,
         "ci": list(e.ci) if e.ci is not None else None,
+        "ci_queries": list(e.ci_queries) if e.ci_queries is not None else None,
         "mde": e.mde,
         "support": {"slots": e.support.slots, "ess": e.support.ess, "max_weight": e.support.max_weight},
         "baseline_slots": e.baseline_slots,

@@ -29,10 +29,13 @@ class PBM:
     #: the examination IPS divides by: harvested from interventions when the log has them (`harvest`), else EM's
     propensity: np.ndarray
     propensity_source: str
+    #: harvested again from searches resampled with replacement: the propensities' own uncertainty (none for EM's)
+    propensity_draws: np.ndarray
 
 
-def fit_pbm(data: Sessions, iterations: int = 200) -> PBM:
-    """EM over (query, document, position) groups of impressions."""
+def fit_pbm(data: Sessions, iterations: int = 200, draws: int = 50, seed: int = 0) -> PBM:
+    """EM over (query, document, position) groups of impressions; the harvested propensities again on `draws`
+    resamples of the searches (Poisson weights, seeded)."""
     mask = data.shown >= 0
     rows, ranks = np.nonzero(mask)
     pairs = data.query[rows] * (len(data.docs) + 1) + data.shown[rows, ranks]
@@ -72,8 +75,22 @@ def fit_pbm(data: Sessions, iterations: int = 200) -> PBM:
     prior = float(np.average(alpha, weights=per_pair)) if len(keys) else 0.0
     harvested = harvest(pair_g, rank_g, shown, hits, depth)
     if harvested is None:
-        return PBM(gamma, found, prior, gamma, "pbm-em")
-    return PBM(gamma, found, prior, harvested, "intervention-harvesting")
+        return PBM(gamma, found, prior, gamma, "pbm-em", np.zeros((0, depth)))
+    rng = np.random.default_rng(seed)
+    clicked = data.clicks[rows, ranks].astype(float)
+    resampled = []
+    for _ in range(draws):
+        weight = rng.poisson(1.0, len(data))[rows]
+        again = harvest(
+            pair_g,
+            rank_g,
+            np.bincount(group_of, weights=weight, minlength=len(ids)),
+            np.bincount(group_of, weights=weight * clicked, minlength=len(ids)),
+            depth,
+        )
+        if again is not None:
+            resampled.append(again)
+    return PBM(gamma, found, prior, harvested, "intervention-harvesting", np.array(resampled).reshape(-1, depth))
 
 
 def harvest(pair: np.ndarray, rank: np.ndarray, shown: np.ndarray, hits: np.ndarray, depth: int) -> np.ndarray | None:
@@ -82,9 +99,10 @@ def harvest(pair: np.ndarray, rank: np.ndarray, shown: np.ndarray, hits: np.ndar
     gamma[k] / gamma[k-1] = sum of w x CTR at k / sum of w x CTR at k-1 over those pairs (w: the harmonic mean of
     the two impression counts). None when some step has no such pair with clicks on both sides: then EM's fit is
     all there is. Unlike EM, it is not pulled up at deep positions by pairs seen a few times without a click."""
-    key = pair * depth + rank
+    seen = shown > 0
+    key = pair[seen] * depth + rank[seen]
     order = np.argsort(key)
-    key, shown, hits = key[order], shown[order], hits[order]
+    key, shown, hits = key[order], shown[seen][order], hits[seen][order]
     gamma = np.ones(depth)
     for k in range(1, depth):
         at = np.nonzero(key % depth == k)[0]

@@ -71,7 +71,8 @@ class Estimate:
     baseline: float | None
     candidate: float | None
     delta: float | None
-    ci: tuple[float, float] | None
+    ci: tuple[float, float] | None  # over the log's searches, for its queries
+    ci_queries: tuple[float, float] | None  # query-clustered bootstrap: as if other queries were searched
     mde: float | None
     support: Support
     baseline_slots: float
@@ -117,7 +118,9 @@ def _pairs(data: Sessions, model: PBM) -> _Pairs:
 
 @dataclass
 class _Side:
-    """One ranking's per-query arrays (queries x positions) over the queries used."""
+    """One ranking's per-query arrays (queries x positions) over the queries used, and its *hits*: each logged
+    impression of a document the ranking puts in its top K, as (row, position in the ranking, the impression's
+    IPS term minus the slot's mean, over the slot's impressions), for the per-search variance."""
 
     dm: np.ndarray
     ips: np.ndarray
@@ -127,6 +130,23 @@ class _Side:
     weight: np.ndarray  # sum of the IPS weights of the slot, per search of the query
     square: np.ndarray  # sum of the squared weights, per search squared
     largest: np.ndarray
+    hit_session: np.ndarray
+    hit_row: np.ndarray
+    hit_slot: np.ndarray
+    hit_term: np.ndarray
+    hit_position: np.ndarray  # where the impression was logged
+    hit_click: np.ndarray
+    hit_shown: np.ndarray  # the slot's impressions
+
+    def subset(self, rows: list[int]) -> _Side:
+        """The same side over some of its rows (renumbered in the order given)."""
+        renumber = np.full(self.dm.shape[0], -1)
+        renumber[rows] = np.arange(len(rows))
+        keep = renumber[self.hit_row] >= 0
+        tables = [getattr(self, f)[rows] for f in ("dm", "ips", "dr", "supported", "present", "weight", "square")]
+        hits = [self.hit_session[keep], renumber[self.hit_row[keep]], self.hit_slot[keep], self.hit_term[keep]]
+        hits += [self.hit_position[keep], self.hit_click[keep], self.hit_shown[keep]]
+        return _Side(*tables, self.largest[rows], *hits)
 
 
 def _side(data: Sessions, model: PBM, pairs: _Pairs, used: list[int], ranking: Mapping[str, Sequence[str]]) -> _Side:
@@ -150,7 +170,51 @@ def _side(data: Sessions, model: PBM, pairs: _Pairs, used: list[int], ranking: M
                 arrays["square"][row, k] = (propensity[k] / shown) ** 2 * pairs.square[key]
                 arrays["largest"][row, k] = propensity[k] * pairs.largest[key] / shown
     arrays["dr"] = np.where(supported, arrays["ips"], arrays["dm"])
-    return _Side(**arrays, supported=supported, present=present)  # type: ignore[arg-type]
+    hits = _hits(data, model, used, ranking, arrays["ips"])
+    return _Side(**arrays, supported=supported, present=present, **hits)  # type: ignore[arg-type]
+
+
+def _hits(
+    data: Sessions,
+    model: PBM,
+    used: list[int],
+    ranking: Mapping[str, Sequence[str]],
+    ips: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Every logged impression (session i, position j) of a document the ranking has at slot k of the same query:
+    its IPS term propensity[k] x click / propensity[j], less the slot's mean, over the slot's impressions."""
+    width = len(data.docs) + 1
+    index = {doc: i for i, doc in enumerate(data.docs)}
+    keys, slots = [], []
+    for row, q in enumerate(used):
+        for k, doc in enumerate(list(ranking[data.texts[q]])[: data.depth]):
+            if doc in index:
+                keys.append(q * width + index[doc])
+                slots.append((row, k))
+    if not keys:
+        names = ("hit_session", "hit_row", "hit_slot", "hit_term", "hit_position", "hit_click", "hit_shown")
+        return {name: np.zeros(0, dtype=int) for name in names}
+    order = np.argsort(keys)
+    keys_sorted, slots_sorted = np.array(keys)[order], np.array(slots)[order]
+    sessions, positions = np.nonzero(data.shown >= 0)
+    logged = data.query[sessions] * width + data.shown[sessions, positions]
+    at = np.searchsorted(keys_sorted, logged).clip(max=len(keys_sorted) - 1)
+    found = keys_sorted[at] == logged
+    sessions, positions, at = sessions[found], positions[found], at[found]
+    rows, ks = slots_sorted[at, 0], slots_sorted[at, 1]
+    propensity = model.propensity
+    flat = rows * data.depth + ks
+    shown = np.bincount(flat, minlength=len(used) * data.depth)[flat]  # the slot's impressions
+    term = propensity[ks] * data.clicks[sessions, positions] / propensity[positions] - ips[rows, ks]
+    return {
+        "hit_session": sessions,
+        "hit_row": rows,
+        "hit_slot": ks,
+        "hit_term": term / shown,
+        "hit_position": positions,
+        "hit_click": data.clicks[sessions, positions].astype(float),
+        "hit_shown": shown.astype(float),
+    }
 
 
 def _values(name: str, side: _Side, searches: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -197,6 +261,8 @@ def estimate(
     pairs = _pairs(data, model)
     sides = [_side(data, model, pairs, used, ranking) for ranking in (baseline, candidate)]
     searches = counts[used]
+    row_of = np.full(len(data.texts), -1)
+    row_of[used] = np.arange(len(used))
     report = Report({}, {})
     for group, rows in groups.items():
         report.queries[group] = len(rows)
@@ -205,7 +271,11 @@ def estimate(
             continue
         rng = np.random.default_rng(seed)
         draws = rng.multinomial(len(rows), np.full(len(rows), 1 / len(rows)), size=resamples).astype(float)
-        picked = [_Side(*(getattr(s, f)[rows] for f in _Side.__dataclass_fields__)) for s in sides]
+        picked = [side.subset(rows) for side in sides]
+        renumber = np.full(len(used) + 1, -1)
+        renumber[rows] = np.arange(len(rows))
+        session_row = renumber[row_of[data.query]]
+        slots = [_slots_with(side, model.propensity_draws) for side in picked]
         found = {}
         for name in estimators:
             if name == "interleave":
@@ -213,37 +283,103 @@ def estimate(
                     data, model, baseline, candidate, [used[r] for r in rows], picked, seed, floor
                 )
             else:
-                found[name] = _estimate(name, picked, searches[rows], draws, floor)
+                found[name] = _estimate(name, picked, searches[rows], session_row, draws, floor, slots)
         report.estimates[group] = found
     return report
 
 
-def _estimate(name: str, sides: list[_Side], searches: np.ndarray, draws: np.ndarray, floor: float) -> Estimate:
+def _estimate(
+    name: str,
+    sides: list[_Side],
+    searches: np.ndarray,
+    session_row: np.ndarray,
+    draws: np.ndarray,
+    floor: float,
+    slots: list[np.ndarray],
+) -> Estimate:
     support = _support(sides[1], searches)
     baseline_slots = _support(sides[0], searches).slots
     estimable = min(support.slots, baseline_slots) >= floor
     if not estimable:
         return Estimate(
-            name, ASSUMES[name], "clicks per search", None, None, None, None, None, support, baseline_slots, False
+            name, ASSUMES[name], "clicks per search", None, None, None, None, None, None, support, baseline_slots, False
         )
     point = np.ones((1, len(searches)))
     base, cand = (float(_values(name, s, searches, point)[0]) for s in sides)
     deltas = _values(name, sides[1], searches, draws) - _values(name, sides[0], searches, draws)
     low, high = np.percentile(deltas, [2.5, 97.5])
-    mde = (Z + POWER) * float(np.std(deltas, ddof=1))
+    error = _standard_error(name, sides, searches, session_row)
+    if name != "dm" and len(slots[0]) > 1:
+        again = _values_with(name, sides[1], searches, slots[1]) - _values_with(name, sides[0], searches, slots[0])
+        error = math.sqrt(error**2 + float(np.var(again, ddof=1)))
+    delta = cand - base
     return Estimate(
         name,
         ASSUMES[name],
         "clicks per search",
         base,
         cand,
-        cand - base,
+        delta,
+        (delta - Z * error, delta + Z * error),
         (float(low), float(high)),
-        mde,
+        (Z + POWER) * error,
         support,
         baseline_slots,
         True,
     )
+
+
+def _slots_with(side: _Side, propensities: np.ndarray) -> np.ndarray:
+    """The IPS value of every slot (draws x queries x positions) under each row of `propensities`."""
+    rows, depth = side.dm.shape
+    flat = side.hit_row * depth + side.hit_slot
+    out = np.empty((len(propensities), rows, depth))
+    for d, propensity in enumerate(propensities):
+        term = propensity[side.hit_slot] * side.hit_click / propensity[side.hit_position] / side.hit_shown
+        out[d] = np.bincount(flat, weights=term, minlength=rows * depth).reshape(rows, depth)
+    return out
+
+
+def _values_with(name: str, side: _Side, searches: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """The side's value per draw of the propensities (the model's attractiveness kept): IPS, SNIPS and DR."""
+    if name == "snips":
+        numerator = (slots * searches[:, None]).sum(axis=1)  # (draws, positions)
+        denominator = (side.supported * searches[:, None]).sum(axis=0)
+        ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+        return ratio.sum(axis=1)
+    per_row = (np.where(side.supported, slots, side.dm) if name == "dr" else slots).sum(axis=2)
+    return (per_row * searches).sum(axis=1) / searches.sum()
+
+
+def _standard_error(name: str, sides: list[_Side], searches: np.ndarray, session_row: np.ndarray) -> float:
+    """The standard error of the delta over the log's searches (searches drawn anew, each query's estimates
+    recomputed from its own): the linearized (delta-method) variance, sum over searches of their influence^2 / N^2.
+    A search's influence is its query's delta less the overall one (traffic) plus, for IPS terms, the search's own
+    clicks less its slots' means, scaled by its query's searches."""
+    inside = session_row >= 0
+    rows = session_row[inside]
+    total = searches.sum()
+    influence = np.zeros(len(rows))
+    where = np.flatnonzero(inside)
+    position = np.full(len(session_row), -1)
+    position[where] = np.arange(len(where))
+    for sign, side in ((-1.0, sides[0]), (1.0, sides[1])):
+        hit_at = position[side.hit_session]
+        if name == "snips":
+            mass = (side.supported * searches[:, None]).sum(axis=0) / total  # per position: share of searches
+            ratio = np.divide(
+                (side.ips * searches[:, None]).sum(axis=0) / total, mass, out=np.zeros_like(mass), where=mass > 0
+            )
+            scale = np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0)
+            per_row = ((side.ips - ratio * side.supported) * scale).sum(axis=1)
+            terms = searches[side.hit_row] * side.hit_term * scale[side.hit_slot]
+        else:
+            per_row = getattr(side, name).sum(axis=1)
+            terms = searches[side.hit_row] * side.hit_term if name != "dm" else np.zeros(len(side.hit_term))
+        influence += sign * per_row[rows]
+        np.add.at(influence, hit_at, sign * terms)
+    influence -= influence.mean()
+    return float(np.sqrt((influence**2).sum()) / total)
 
 
 def team_draft(first: Sequence[str], second: Sequence[str], depth: int, rng: random.Random) -> list[tuple[str, int]]:
@@ -282,7 +418,9 @@ def _interleave(
     baseline_slots = _support(sides[0], searches).slots
     name = "interleave"
     if min(support.slots, baseline_slots) < floor:
-        return Estimate(name, ASSUMES[name], "win rate", None, None, None, None, None, support, baseline_slots, False)
+        return Estimate(
+            name, ASSUMES[name], "win rate", None, None, None, None, None, None, support, baseline_slots, False
+        )
     rng = random.Random(seed)
     index = {doc: i for i, doc in enumerate(data.docs)}
     depth = data.depth
@@ -312,6 +450,7 @@ def _interleave(
         rate,
         rate - 0.5,
         (low - 0.5, high - 0.5),
+        None,
         mde,
         support,
         baseline_slots,
