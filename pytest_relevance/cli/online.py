@@ -203,7 +203,18 @@ def lines(report: Report, summary: Mapping[str, Any], markdown: bool) -> list[st
         f"propensities: {summary['propensity']}; support floor {summary['min_support']:g} of the top-"
         f"{summary['max_rank']} slots",
     ]
-    head = ["estimator", "baseline", "candidate", "delta", "95% CI", "MDE", "slots", "ESS", "max w"]
+    head = [
+        "estimator",
+        "baseline",
+        "candidate",
+        "delta",
+        "95% CI",
+        "query-clustered CI",
+        "MDE",
+        "slots",
+        "ESS",
+        "max w",
+    ]
     for group, found in report.estimates.items():
         out.append("")
         out.append(f"{group}: {report.queries[group]} queries, {report.searches[group]} searches")
@@ -211,10 +222,11 @@ def lines(report: Report, summary: Mapping[str, Any], markdown: bool) -> list[st
         for name, e in found.items():
             if e.estimable and e.ci is not None:
                 cells = [_number(e.baseline), _number(e.candidate), _number(e.delta, True)]
-                cells += [f"[{e.ci[0]:+.4f}, {e.ci[1]:+.4f}]", _number(e.mde)]
+                clustered = f"[{e.ci_queries[0]:+.4f}, {e.ci_queries[1]:+.4f}]" if e.ci_queries else "-"
+                cells += [f"[{e.ci[0]:+.4f}, {e.ci[1]:+.4f}]", clustered, _number(e.mde)]
             else:
                 shown = min(e.support.slots, e.baseline_slots)
-                cells = ["not estimable", f"(support {shown:.2f} < {summary['min_support']:g})", "", "", ""]
+                cells = ["not estimable", f"(support {shown:.2f} < {summary['min_support']:g})", "", "", "", ""]
             support = [f"{e.support.slots:.2f}", f"{e.support.ess:.0f}", f"{e.support.max_weight:.1f}"]
             rows.append([f"{name} ({e.unit})", *cells, *support])
         out += _table([head, *rows], markdown)
@@ -227,6 +239,11 @@ def lines(report: Report, summary: Mapping[str, Any], markdown: bool) -> list[st
         f"size {first.support.ess:.0f}, largest {first.support.max_weight:.1f}",
         *(f"{name} assumes: {e.assumes}" for name, e in found.items()),
     ]
+    if summary["propensity"] == "pbm-em":
+        out.append(
+            "propensities: the log never shows a document of a query at two neighbouring positions with clicks at "
+            "both, so examination comes from the EM fit alone, with no interval of its own"
+        )
     return out
 
 
