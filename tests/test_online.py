@@ -188,3 +188,21 @@ def test_online_on_the_shared_ubi_log_is_fast_and_says_its_support(tmp_path: Pat
     report = json.loads(capsys.readouterr().out)
     assert report["searches"] < 300  # 3,448 events, most of them not complete searches
     assert report["estimators"]["dr"]["support"]["slots"] < 0.9
+
+
+def test_the_search_level_interval_has_the_width_repeated_logs_show() -> None:
+    """The standard error behind `ci` against the spread of the IPS delta over 40 independently simulated logs
+    (the true propensities, so only the searches vary)."""
+    from dataclasses import replace
+
+    grades, user, found, logging, _ = _world(searches=10)
+    better = {t: sorted(docs[:10], key=lambda d: -grades[t][d]) + docs[10:] for t, docs in logging.items()}
+    deltas, errors = [], []
+    for seed in range(40):
+        data = sim.simulate(found, user, logging, 4000, 10, 100 + seed, noise=1.5)
+        model = replace(fit_pbm(data), propensity=user.examination(10), propensity_draws=np.zeros((0, 10)))
+        e = estimate(data, model, logging, better, ("ips",), seed, resamples=10, by_stratum=False).estimates["all"]
+        assert e["ips"].ci is not None and e["ips"].delta is not None
+        deltas.append(e["ips"].delta)
+        errors.append((e["ips"].ci[1] - e["ips"].ci[0]) / 2 / 1.959964)
+    assert 0.75 < float(np.mean(errors)) / float(np.std(deltas, ddof=1)) < 1.33
