@@ -206,3 +206,24 @@ def test_the_search_level_interval_has_the_width_repeated_logs_show() -> None:
         deltas.append(e["ips"].delta)
         errors.append((e["ips"].ci[1] - e["ips"].ci[0]) / 2 / 1.959964)
     assert 0.75 < float(np.mean(errors)) / float(np.std(deltas, ddof=1)) < 1.33
+
+
+def test_the_gate_line_and_its_rule(tmp_path: Path) -> None:
+    from pytest_relevance.online.verdict import check
+
+    grades, _, _, logging, data = _world(searches=4000)
+    sim.write_ubi_file(data, tmp_path / "log.ndjson")
+    worse = {t: sorted(docs[:12], key=lambda d: grades[t][d]) + docs[12:] for t, docs in logging.items()}
+    found = check([tmp_path / "log.ndjson"], logging, worse, 10)
+    e = found.estimate
+    assert e.delta is not None and e.ci is not None and e.baseline
+    line = found.line()
+    assert line.startswith(f"estimated clicks@10: {100 * e.delta / e.baseline:+.1f}% [") and line.endswith(
+        f"DR, support {e.support.slots:.2f}"
+    )
+    assert found.fails(0.02) == (e.ci[1] / e.baseline < -0.02) and found.fails(0.02)
+    assert not found.fails(0.02, floor=1.01)  # below the support floor: never a failure
+    novel = {t: [f"new-{i}" for i in range(10)] for t in logging}
+    unsupported = check([tmp_path / "log.ndjson"], logging, novel, 10)
+    assert unsupported.line() == "estimated clicks@10: not estimable, DR, support 0.00"
+    assert not unsupported.fails(0.0)
