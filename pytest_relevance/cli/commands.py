@@ -10,6 +10,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_relevance.cli import online
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.trec import ScatteredQuery, ScoredQueries, gc_paused, read_qrels_bytes, read_run_bytes
 from pytest_relevance.metrics.ranking import (
@@ -898,6 +899,7 @@ def _parser() -> argparse.ArgumentParser:
     agreement.add_argument("--topics", help="topics file, for TREC qrels judgments")
     agreement.add_argument("--format", choices=("text", "json"), default="text")
     agreement.set_defaults(handler=_agreement)
+    online.add_parsers(commands)
     return parser
 
 
