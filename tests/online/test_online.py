@@ -18,7 +18,7 @@ from pytest_relevance.online.click_model import fit_pbm
 from pytest_relevance.online.estimators import estimate, team_draft, wilson
 from pytest_relevance.online.logged import sessions
 
-UBI = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ubi-esci" / "ubi_queries_events.ndjson"
+UBI = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ubi-esci" / "ubi_queries_events.ndjson"
 A0, A1, A2 = 0.05, 0.05 + 0.95 / 3, 1.0  # floor 0.05, three levels: floor + 0.95 (2^l - 1) / 3
 
 
