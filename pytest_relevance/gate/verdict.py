@@ -22,7 +22,6 @@ from pytest_relevance.evaluation.evaluation import Evaluation, change_p
 from pytest_relevance.gate import churn
 from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.gate.baseline_file import (
-    DIGITS,
     Comparison,
     Entry,
     Row,
@@ -42,6 +41,7 @@ from pytest_relevance.gate.baseline_file import (
     unversioned_judgments_change,
 )
 from pytest_relevance.judgments.model import Judgments
+from pytest_relevance.metrics.ranking import DIGITS
 
 MOVERS = 5  # queries listed as lost, and as gained
 STATUSES = ("passed", "regressed", "no baseline", "cannot compare", "updated", "unchanged")
@@ -114,9 +114,9 @@ def decide(
     settings: Settings,
     *,
     update: bool = False,
-    reason: str = "",
+    reason: str | None = "",
     narrowed: bool = False,
-    baseline: Path | str = "relevance-baseline.json",
+    baseline: Path | str | None = "relevance-baseline.json",
     inputs: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's

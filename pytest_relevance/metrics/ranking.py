@@ -433,7 +433,8 @@ def _binary(code: int, k: int | None, relevant: list[int], total: int) -> float:
     if code == _MRR:
         return 1.0 / (relevant[0] + 1) if relevant else 0.0
     if code == _MAP:
-        return sum(map(truediv, range(1, len(relevant) + 1), map(add, relevant, repeat(1)))) / total
+        precisions: float = sum(map(truediv, range(1, len(relevant) + 1), map(add, relevant, repeat(1))))
+        return precisions / total
     if code == _P:
         return len(relevant) / k  # type: ignore[operator]
     if code in (_RECALL, _RPREC):
@@ -448,7 +449,7 @@ def _ndcg(
     positions: list[int],
     gains: list[float],
     n: int,
-    ideals: dict,
+    ideals: dict[bool, list[float]],
 ) -> float:
     if exp not in ideals:
         positive = sorted([g for g in grades.values() if g > 0], reverse=True)
@@ -457,8 +458,9 @@ def _ndcg(
     if not ideal:
         return 0.0
     discounts = _discounts(max(n, len(ideal)) if k is None else max(k, len(ideal)))
-    idcg = sum(map(mul, ideal, discounts))
+    idcg: float = sum(map(mul, ideal, discounts))
     cut = len(positions) if k is None else bisect_left(positions, k)
+    dcg: float
     if exp:
         dcg = sum((2.0**g - 1.0) * discounts[i] for i, g in zip(positions[:cut], gains, strict=False) if g > 0)
     elif min(gains[:cut], default=0) >= 0:  # no negative grade: one C-level pass
