@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.model import Judgments, Query
@@ -23,6 +23,7 @@ from pytest_relevance.metrics.ranking import BEYOND, Metric, mean, rank_scored, 
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import NDArray
 
     from pytest_relevance.evaluation.diversity import CorpusFields
 
@@ -32,7 +33,7 @@ class Run(dict[str, list[str]]):
 
     def __init__(
         self,
-        rankings: Mapping[str, Sequence[str]] = (),
+        rankings: Mapping[str, Sequence[str]] | Iterable[tuple[str, Sequence[str]]] = (),
         engine: str = "custom",
         corpus_size: int | None = None,
         repeated: int = 1,
@@ -101,8 +102,8 @@ def check_ids(docs: Iterable[object], qid: str, source: str) -> None:
 
 def _scores(docs: Mapping[str, object], qid: str, source: str) -> dict[str, float]:
     values = list(docs.values())
-    if set(map(type, values)) <= {float, int} and math.isfinite(math.fsum(values)):
-        return {doc: float(score) for doc, score in docs.items()}  # type: ignore[arg-type]
+    if set(map(type, values)) <= {float, int} and math.isfinite(math.fsum(cast("list[float]", values))):
+        return {doc: float(score) for doc, score in cast("Mapping[str, float]", docs).items()}
     out = {}
     for doc, score in docs.items():
         if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(score):
@@ -325,7 +326,8 @@ def _greedy(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:
             return sum((found[i] + 1) / total[i] for i, _ in members[doc])
         if name == "rprec":
             return sum(1 / total[i] for i, _ in members[doc] if position < total[i])
-        return sum(going[i] * (2.0 ** min(g, metric.max_grade) - 1.0) / scale for i, g in members[doc])
+        gained: float = sum(going[i] * (2.0 ** min(g, metric.max_grade) - 1.0) / scale for i, g in members[doc])
+        return gained
 
     current = {doc: adds(doc, 0) for doc in members}
     heap = [(-value, doc) for doc, value in current.items()]
@@ -417,7 +419,8 @@ def sign_flip_p(deltas: Sequence[float], seed: int = 20260115, rounds: int = ROU
             for signs in itertools.product((1, -1), repeat=len(values))
             if abs(sum(s * v for s, v in zip(signs, values, strict=True))) >= observed
         )
-        return hits / 2 ** len(values)
+        patterns: int = 2 ** len(values)
+        return hits / patterns
     rnd = random.Random(seed)
     hits = sum(1 for _ in range(rounds) if abs(sum(v if rnd.random() < 0.5 else -v for v in values)) >= observed)
     return (hits + 1) / (rounds + 1)
@@ -429,8 +432,8 @@ _CHUNK = 500  # resamples drawn and scored at once
 
 def paired_bootstrap_p(
     n: int,
-    before: Callable[[np.ndarray], np.ndarray],
-    after: Callable[[np.ndarray], np.ndarray],
+    before: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    after: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     seed: int = 20260115,
     rounds: int = BOOTSTRAP_ROUNDS,
 ) -> float:
