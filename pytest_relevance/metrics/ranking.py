@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, truediv
-from typing import Any
+from typing import Any, TypeVar
 
 #: metric name -> (cut-off: "required" | "optional" | "none", options it takes)
 _KINDS: dict[str, tuple[str, frozenset[str]]] = {
@@ -79,6 +79,8 @@ GAINS = ("linear", "exp")
 #: The largest grade (and err's max) accepted anywhere: 2^grade must stay a finite float for exp gain and err, and
 #: no graded scale in use comes near it; a grade beyond it is a typo or a score pasted into the grade column.
 MAX_GRADE = 1000
+#: a document id: text, or the bytes of a TREC file (`pytest-relevance evaluate` compares them undecoded)
+DocId = TypeVar("DocId", str, bytes)
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 
 
@@ -293,7 +295,7 @@ def depth(metrics: Iterable[Metric], minimum: int = 10) -> int:
     return max([minimum, *(m.k for m in metrics if m.k is not None)])
 
 
-def rank_scored(scores: Mapping[str, float]) -> list[str]:
+def rank_scored(scores: Mapping[DocId, float]) -> list[DocId]:
     """Order a scored list as trec_eval does: score descending, then document id descending.
 
     Two stable C-level sorts (ids first, then scores) instead of one sort on (score, id) tuples: same order, about
