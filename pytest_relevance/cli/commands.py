@@ -98,7 +98,7 @@ def _project_qrels() -> dict[bytes, dict[bytes, int]]:
     return qrels
 
 
-def _load(path: str) -> list[dict]:
+def _load(path: str) -> list[dict[str, Any]]:
     """Test reports from a JSON report file, or minimal ones (the recorded values, as baseline) from a baseline file."""
     from pathlib import Path
 
@@ -113,10 +113,10 @@ def _load(path: str) -> list[dict]:
     return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
 
 
-def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
+def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, source: str) -> dict[str, Any]:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
-    from pytest_relevance.config.settings import SettingError
-    from pytest_relevance.gate.baseline_file import Row, Tolerance
+    from pytest_relevance.config.settings import SettingError, Tolerance
+    from pytest_relevance.gate.baseline_file import Row
     from pytest_relevance.metrics.ranking import higher_is_better
     from pytest_relevance.reports.formatting import value
 
@@ -152,17 +152,18 @@ def _compared(old: dict, new: dict, changed_only: bool, source: str) -> dict:
     return {"test": new["test"], "only_in": None, "rows": rows, "queries": queries}
 
 
-def _query_value(values: dict | None) -> float | None:
+def _query_value(values: dict[str, Any] | None) -> float | None:
     if values is None:
         return None
     return values["current"] if values.get("current") is not None else values.get("baseline")
 
 
-def _problems(old: dict, new: dict) -> list[str]:
+def _problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The gate's own reasons why OLD's numbers cannot be compared with NEW's (judgments, engine, metrics)."""
     from pytest_relevance.gate.baseline_file import incompatibilities
 
-    def definitions(report: dict) -> dict:  # a JSON report written before reports recorded them: specs only
+    # a JSON report written before reports recorded them: specs only
+    def definitions(report: dict[str, Any]) -> dict[str, Any]:
         return report.get("metrics") or dict.fromkeys((row["metric"] for row in report["rows"]), None)
 
     recorded = {"judgments": old.get("judgments"), "engine": old.get("engine"), "metrics": definitions(old)}
@@ -945,7 +946,8 @@ def _from_project(args: argparse.Namespace) -> None:
 
     start = Path.cwd()
     # a command's own needs: `explain` searches the corpus, and takes judgments only for query ids
-    optional, needed = getattr(args, "optional", set()), getattr(args, "needed", set())
+    optional: set[str] = getattr(args, "optional", set())
+    needed: set[str] = getattr(args, "needed", set())
     for dest, value in project.fill(wanted, start).items():
         key, required = _PROJECT[dest]
         required = (required or dest in needed) and dest not in optional
@@ -963,7 +965,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         _from_project(args)
-        code = args.handler(args)
+        code: int = args.handler(args)
         sys.stdout.flush()  # here, not at exit: output still buffered would meet the closed pipe there, unhandled
     except (RelevanceInputError, MetricSpecError) as exc:
         print(f"pytest-relevance: error: {_with_flags(str(exc))}", file=sys.stderr)

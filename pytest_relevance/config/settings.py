@@ -231,7 +231,7 @@ def _metrics(value: object, key: str) -> tuple[Metric, ...]:
     if not isinstance(value, str | list | tuple):
         raise SettingError(key, f"{value!r} is not a list of metrics; write e.g. 'ndcg@10 mrr@10'")
     try:
-        return tuple(parse_metrics(value))  # type: ignore[arg-type]
+        return tuple(parse_metrics(value))
     except MetricSpecError as exc:
         raise SettingError(key, str(exc)) from None
 

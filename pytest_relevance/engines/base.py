@@ -21,7 +21,7 @@ from pytest_relevance.judgments.model import Judgments
 
 Hits = list[tuple[str, float]]
 #: the documents an engine indexes: dicts (each with its id field), in a sequence that may parse its file lazily
-Documents = Sequence[Mapping[str, Any]]
+Documents = Sequence[dict[str, Any]]
 
 
 class Index(Protocol):
@@ -147,7 +147,8 @@ class FixtureIndex:
             )
         text, judged, query_id = self.query_of(text_or_query_id)
         body = render(self.template, text, {**judged, **params}, self.instant, query_id, self.template_source)
-        return explain(body, list(doc_ids), self.depth, self.template_source, query_id)
+        trees: dict[str, Node] = explain(body, list(doc_ids), self.depth, self.template_source, query_id)
+        return trees
 
     def query_of(self, text_or_query_id: str) -> tuple[str, Mapping[str, Any], str]:
         """(text, params, query id) of a judged query's id, or of a free text; a string shaped like the judgments'

@@ -70,7 +70,7 @@ def diagnose(
     else:
         floors = constant_floor(judgments, metrics, depth(metrics), corpus_size, evaluation.corpus)
         notes = hints(evaluation, judgments)
-    exact = {m.spec: not set_answers and floor_is_exact(m) for m in metrics}  # type: ignore[arg-type]
+    exact = {m.spec: not set_answers and floor_is_exact(m) for m in metrics}
     warnings: list[str] = []
     small: dict[str, int] = {}  # stratum -> queries, for strata too small to floor-check: said in one warning
     for stratum, values in evaluation.strata.items():

@@ -52,7 +52,7 @@ import functools
 import json
 import math
 import statistics
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -65,6 +65,7 @@ from pytest_relevance.metrics.ranking import Metric, _discounts
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import NDArray
 
 Values = frozenset[object]
 
@@ -338,7 +339,7 @@ def exposure_gini(
     return gini(exposure.values(), len(population) - len(exposure))
 
 
-def coverage(rankings: Iterable[Sequence[str]], ids: Collection[str], k: int) -> float:
+def coverage(rankings: Iterable[Sequence[str]], ids: Set[str], k: int) -> float:
     if not ids:
         return 0.0
     shown = {doc for ranking in rankings for doc in ranking[:k]}
@@ -402,7 +403,7 @@ def set_value(metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusF
 
 def statistic(
     metric: Metric, rankings: Sequence[Sequence[str]], corpus: CorpusFields
-) -> Callable[[np.ndarray], np.ndarray]:
+) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
     """The metric for each row of query weights (how many times each query is drawn), as one matrix product, for
     `significance.paired_bootstrap_p`: a query drawn twice adds its exposure twice; for coverage, a query drawn at
     all shows its documents. A row of ones is `set_value` of the lists themselves."""
@@ -422,15 +423,15 @@ def statistic(
     values, population = corpus.values(metric.doc_field or ""), corpus.population(metric.doc_field or "")
     lists = [_exposures(ranking, values, k) for ranking in rankings]
     seen = sorted({value for exposure in lists for value in exposure}, key=repr)
-    column = {value: j for j, value in enumerate(seen)}
+    value_column = {value: j for j, value in enumerate(seen)}
     matrix = np.zeros((len(rankings), len(seen)))
     for i, exposure in enumerate(lists):
-        for value, shown in exposure.items():
-            matrix[i, column[value]] = shown
+        for value, exposed in exposure.items():
+            matrix[i, value_column[value]] = exposed
     n = len(population)
     ranks = np.arange(n - len(seen) + 1, n + 1)  # the values never shown sort first, as zeros
 
-    def gini_rows(weights: np.ndarray) -> np.ndarray:
+    def gini_rows(weights: NDArray[np.float64]) -> NDArray[np.float64]:
         exposure = np.sort(weights @ matrix, axis=1)
         total = exposure.sum(axis=1)
         safe = np.where(total > 0, total, 1.0)

@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.judgments.model import Judgments, Query
@@ -29,7 +29,7 @@ class Run(dict[str, list[str]]):
 
     def __init__(
         self,
-        rankings: Mapping[str, Sequence[str]] = (),
+        rankings: Mapping[str, Sequence[str]] | Iterable[tuple[str, Sequence[str]]] = (),
         engine: str = "custom",
         corpus_size: int | None = None,
         repeated: int = 1,
@@ -98,8 +98,8 @@ def check_ids(docs: Iterable[object], qid: str, source: str) -> None:
 
 def _scores(docs: Mapping[str, object], qid: str, source: str) -> dict[str, float]:
     values = list(docs.values())
-    if set(map(type, values)) <= {float, int} and math.isfinite(math.fsum(values)):
-        return {doc: float(score) for doc, score in docs.items()}  # type: ignore[arg-type]
+    if set(map(type, values)) <= {float, int} and math.isfinite(math.fsum(cast("list[float]", values))):
+        return {doc: float(score) for doc, score in cast("Mapping[str, float]", docs).items()}
     out = {}
     for doc, score in docs.items():
         if isinstance(score, bool) or not isinstance(score, numbers.Real) or not math.isfinite(score):
@@ -322,7 +322,8 @@ def _greedy(queries: Sequence[Query], metric: Metric, length: int) -> list[str]:
             return sum((found[i] + 1) / total[i] for i, _ in members[doc])
         if name == "rprec":
             return sum(1 / total[i] for i, _ in members[doc] if position < total[i])
-        return sum(going[i] * (2.0 ** min(g, metric.max_grade) - 1.0) / scale for i, g in members[doc])
+        gained: float = sum(going[i] * (2.0 ** min(g, metric.max_grade) - 1.0) / scale for i, g in members[doc])
+        return gained
 
     current = {doc: adds(doc, 0) for doc in members}
     heap = [(-value, doc) for doc, value in current.items()]

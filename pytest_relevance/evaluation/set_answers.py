@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass
 
 from pytest_relevance.errors import RelevanceInputError
@@ -47,7 +47,7 @@ def expected(judgments: Judgments, threshold: float = 1) -> dict[str, set[str]]:
     return {q.id: {d for d, g in q.grades.items() if g >= threshold} for q in judgments.queries}
 
 
-def score(wanted: Mapping[str, set[str]], answered: Mapping[str, set[str]]) -> dict[str, float]:
+def score(wanted: Mapping[str, Set[str]], answered: Mapping[str, Set[str]]) -> dict[str, float]:
     """Pooled precision/recall/F1 and the shares of exact and containing answers over the queries of `wanted`."""
     hits = sum(len(wanted[q] & answered.get(q, set())) for q in wanted)
     given = sum(len(answered.get(q, set())) for q in wanted)
@@ -61,7 +61,9 @@ def score(wanted: Mapping[str, set[str]], answered: Mapping[str, set[str]]) -> d
     return {"precision": precision, "recall": recall, "f1": f1, "exact": exact, "contains": contains}
 
 
-def best_constants(wanted: Mapping[str, set[str]], max_size: int | None = None) -> list[tuple[frozenset, dict]]:
+def best_constants(
+    wanted: Mapping[str, set[str]], max_size: int | None = None
+) -> list[tuple[frozenset[str], dict[str, float]]]:
     """For each size 1..N, the fixed label set that, answered to every query, contains the most expected sets
     (then the best F1), with its scores. Exhaustive while the combinations are few, else the most frequent labels."""
     counts: dict[str, int] = {}
@@ -71,6 +73,7 @@ def best_constants(wanted: Mapping[str, set[str]], max_size: int | None = None) 
     population = sorted(counts, key=lambda label: (-counts[label], label))
     out = []
     for size in range(1, min(len(population), max_size or len(population)) + 1):
+        candidates: Iterator[frozenset[str]]
         if math.comb(len(population), size) <= EXHAUSTIVE:
             candidates = (frozenset(c) for c in itertools.combinations(population, size))
         else:
@@ -98,11 +101,11 @@ def evaluate_sets(run: Mapping[str, set[str]], judgments: Judgments, threshold: 
     metrics = [SetMetric(name, threshold) for name in NAMES]
     rankings = {q: sorted(answered.get(q, set())) for q in wanted}
     return Evaluation(
-        metrics,
+        metrics,  # type: ignore[arg-type]  # SetMetric stands in for Metric: readers test isinstance(metrics[0], SetMetric)
         per_query,
         strata,
         {n: len(ids) for n, ids in groups.items()},
-        rankings,  # type: ignore[arg-type]
+        rankings,
     )
 
 

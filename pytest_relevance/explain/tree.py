@@ -120,7 +120,8 @@ def line(node: Node) -> str:
 def render(root: Node, indent: str = "  ") -> str:
     """The tree as indented lines, one node per line under its parent, each path shown after the part its nearest
     ancestor's path already says (`.query.multi_match`, `[title:boot]`)."""
-    lines, ancestors = [], []
+    lines: list[str] = []
+    ancestors: list[str] = []
     for depth, node in root.walk():
         del ancestors[depth:]
         prefix = next((a for a in reversed(ancestors) if node.path.startswith(a) and node.path != a), "")

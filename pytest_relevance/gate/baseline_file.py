@@ -80,8 +80,8 @@ def load_baseline(path: Path) -> dict[str, Entry]:
     except json.JSONDecodeError as exc:
         raise RelevanceInputError(path, f"not valid JSON ({exc.msg}); {_HOW_TO_FIX}", exc.lineno) from None
     if reader.damaged:
-        where, problem, line = _damage(data, text)
-        raise RelevanceInputError(path, f"{where}{problem}; {_HOW_TO_FIX}", line)
+        where, damage, damaged_line = _damage(data, text)
+        raise RelevanceInputError(path, f"{where}{damage}; {_HOW_TO_FIX}", damaged_line)
     if (
         not isinstance(data, dict)
         or data.get("pytest-relevance") != FORMAT
@@ -92,7 +92,8 @@ def load_baseline(path: Path) -> dict[str, Entry]:
         problem = _entry_problem(entry)
         if problem:
             raise RelevanceInputError(path, f"entry {nodeid!r}: {problem}; {_HOW_TO_FIX}")
-    return data["entries"]
+    entries: dict[str, Entry] = data["entries"]
+    return entries
 
 
 class _Twice(dict):  # type: ignore[type-arg]
@@ -484,7 +485,7 @@ def make_entry(
     judgments: str,
     engine: str,
     tolerance: Tolerance,
-    reason: str,
+    reason: str | None,
     depth: int | None = None,
     inputs: Mapping[str, Any] | None = None,
 ) -> Entry:
@@ -656,7 +657,8 @@ def since_baseline(entry: Entry, inputs: Mapping[str, Any]) -> str:
         "query template": ("query template",),
         "judgments": ("judgments meaning",),
     }
-    changed, same = [], []
+    changed: list[str] = []
+    same: list[str] = []
     for name in INPUTS:
         if name not in inputs:
             continue

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import mean
@@ -129,21 +130,21 @@ def exceeded(strata: Mapping[str, Mapping[str, float]], limit: float | None) -> 
     return [name for name, values in strata.items() if values["n"] and 1 - values["rbo"] > limit + 1e-9]
 
 
-def failure_lines(report_churn: Mapping[str, object], baseline: str) -> list[str]:
+def failure_lines(report_churn: Mapping[str, Any], baseline: str) -> list[str]:
     """The failure text for churn beyond `relevance_max_churn`, even when no metric moved."""
-    strata = report_churn["per_stratum"]  # type: ignore[index]
+    strata = report_churn["per_stratum"]
     lines = [
         f"relevance churn beyond relevance_max_churn {report_churn['max']:g} against {baseline} "
         f"(1 - mean RBO@{report_churn['k']}, p={report_churn['p']})"
     ]
-    for name in report_churn["exceeded"]:  # type: ignore[attr-defined]
-        values = strata[name]  # type: ignore[index]
+    for name in report_churn["exceeded"]:
+        values = strata[name]
         lines.append(
             f"  {name}: churn {1 - values['rbo']:.4f} (RBO {values['rbo']:.4f}, overlap {values['overlap']:.4f}, "
             f"{values['n']} queries)"
         )
     lines.append("queries that changed most:")
-    for item in report_churn["most_changed"]:  # type: ignore[attr-defined]
+    for item in report_churn["most_changed"]:
         stratum = f" [{item['stratum']}]" if item["stratum"] else ""
         lines.append(
             f"  {item['query']} {_cut(item['text'])!r}{stratum}: RBO {item['rbo']:.4f}, {item['new']} new in the top "

@@ -27,8 +27,9 @@ from pytest_relevance.evaluation.significance import (
     noise_floor,
     query_deltas,
 )
-from pytest_relevance.gate.baseline_file import DIGITS, Comparison, Row
+from pytest_relevance.gate.baseline_file import Comparison, Row
 from pytest_relevance.judgments.model import Judgments
+from pytest_relevance.metrics.ranking import DIGITS
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def weigh(
     if not test_scope:
         raw = {i: honest_p(i) for i in family if beyond[i]}
     else:
+        assert settings.alpha is not None  # test scope is only taken with an alpha
         result, adjustment = _max_t(rows, flipped, deltas, settings.alpha)
         one_sided = dict(zip(flipped, result.raw, strict=True)) if result else {}
         raw = {i: honest_p(i) if set_level[i] else one_sided.get(i, 1.0) for i in family if beyond[i]}

@@ -121,9 +121,9 @@ def decide(
     settings: Settings,
     *,
     update: bool = False,
-    reason: str = "",
+    reason: str | None = "",
     narrowed: bool = False,
-    baseline: Path | str = "relevance-baseline.json",
+    baseline: Path | str | None = "relevance-baseline.json",
     inputs: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's

@@ -42,8 +42,10 @@ def anchor(value: Any, instant: datetime) -> Any:
     return value
 
 
-def resolve_date(value: str | int | float, instant: datetime | None = None) -> datetime:
-    """A date, epoch milliseconds, or anchored date math (`2026-01-15T12:00:00Z||-7d/d`) as an aware datetime."""
+def resolve_date(value: object, instant: datetime | None = None) -> datetime:
+    """A date, epoch milliseconds, or anchored date math (`2026-01-15T12:00:00Z||-7d/d`) as an aware datetime. Any
+    other value is read as its text (a YAML date is one), so a corpus field of any type can be tried: ValueError
+    when the text is no date."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return datetime.fromtimestamp(value / 1000, UTC)
     text = str(value)
@@ -75,6 +77,10 @@ def _round(moment: datetime, unit: str) -> datetime:
     if unit == "w":
         start = moment - timedelta(days=moment.weekday())
         return start.replace(hour=0, minute=0, second=0, microsecond=0)
-    fields = {"d": "hour", "h": "minute", "H": "minute", "m": "second", "s": "microsecond"}
-    order = ["hour", "minute", "second", "microsecond"]
-    return moment.replace(**{name: 0 for name in order[order.index(fields[unit]) :]})
+    if unit == "d":
+        return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if unit in ("h", "H"):
+        return moment.replace(minute=0, second=0, microsecond=0)
+    if unit == "m":
+        return moment.replace(second=0, microsecond=0)
+    return moment.replace(microsecond=0)  # "s", the last unit NOW admits

@@ -81,15 +81,15 @@ def load_corpus(path: str | Path, id_field: str = "id") -> Corpus:
     data = path.read_bytes()
     text = decode_text(path, data)
     suffix = path.suffix.lower()
+    numbered: list[tuple[int | None, Any]]  # (line if known, the parsed document)
     if suffix in (".ndjson", ".jsonl"):
         numbered = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
+        for number, raw in enumerate(text.splitlines(), 1):
+            if not raw.strip():
                 continue
-            numbered.append((number, parse_json(path, line, number, "not a JSON document")))
+            numbered.append((number, parse_json(path, raw, number, "not a JSON document")))
     else:
-        numbered = list(enumerate(_whole(path, text), 1))
-        numbered = [(None, doc) for _, doc in numbered]
+        numbered = [(None, doc) for doc in _whole(path, text)]
     docs: list[Document] = []
     lines: list[int | None] = []
     seen: dict[str, int | None] = {}

@@ -115,7 +115,11 @@ class _PlaceholderInKey(Exception):
 
 
 def _frame(
-    node: Any, instant: datetime, path: list[Any], places: list[tuple[list[Any], str, frozenset[str]]], kept: frozenset
+    node: Any,
+    instant: datetime,
+    path: list[Any],
+    places: list[tuple[list[Any], str, frozenset[str]]],
+    kept: frozenset[str],
 ) -> Any:
     """The template with its own `now` anchored; each string holding a placeholder to fill is noted with its path
     (and the placeholders it keeps, see _kept_in)."""

@@ -12,7 +12,7 @@ Pure logic, no pytest: the CLI and the reports both use it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,7 +65,7 @@ def agreement(pairs: Sequence[tuple[float, float]]) -> Agreement:
     total = len(pairs)
     rows = [sum(row) for row in counts]
     columns = [sum(counts[i][j] for i in range(size)) for j in range(size)]
-    weights = {
+    weights: dict[str, Callable[[int, int], float]] = {
         "unweighted": lambda i, j: float(i != j),
         "linear": lambda i, j: float(abs(i - j)),
         "quadratic": lambda i, j: float((i - j) ** 2),

@@ -167,7 +167,9 @@ def read_log(paths: Sequence[str | Path]) -> Log:
 _NOT_NDJSON = "UBI logs are one JSON object a line (a bulk body, or documents exported from ubi_queries/ubi_events)"
 
 
-def _documents(path: Path, lines: Iterable[bytes], digest: Any) -> Iterator[tuple[int, dict, str | None, str | None]]:
+def _documents(
+    path: Path, lines: Iterable[bytes], digest: Any
+) -> Iterator[tuple[int, dict[str, Any], str | None, str | None]]:
     """(line, document, _id, "query" | "event" | None) for each document; None: told by its fields. The lines are
     read one at a time (a log can be larger than the memory the grades need) and fed to the log's hash."""
     pending: tuple[int, str | None, str | None] | None = None  # a bulk action line waiting for its document
@@ -207,7 +209,7 @@ def _documents(path: Path, lines: Iterable[bytes], digest: Any) -> Iterator[tupl
         raise _no_document(path, pending[0])
 
 
-def _bulk_action(doc: dict) -> str | None:
+def _bulk_action(doc: dict[str, Any]) -> str | None:
     ((key, value),) = doc.items()
     return key if key in ("index", "create") and value.__class__ is dict else None
 
@@ -227,7 +229,7 @@ def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _event(doc: dict, file: int, line: int, doc_id: str | None, strings: dict[str, str]) -> Event:
+def _event(doc: dict[str, Any], file: int, line: int, doc_id: str | None, strings: dict[str, str]) -> Event:
     attributes = doc.get("event_attributes")
     object_id = ordinal = None
     bad_ordinal = False
@@ -400,10 +402,10 @@ def srw(log: Log, events: Sequence[Event], max_rank: int) -> Grades:
     - grade = clicks / (CTR(rank) x impressions), 0 when that is 0, printed with 3 decimals (Java's %.3f rounds
       the shortest decimal of the double half up).
     """
-    kept = [e for e in events if e.ordinal is not None and e.ordinal <= max_rank]
+    kept = [(e, e.ordinal) for e in events if e.ordinal is not None and e.ordinal <= max_rank]
     per_action: dict[str, Counter[int]] = defaultdict(Counter)
-    for e in kept:
-        per_action[e.action][e.ordinal] += 1  # type: ignore[index]
+    for e, ordinal in kept:
+        per_action[e.action][ordinal] += 1
     clicks_at: dict[int, int] = {}
     shown_at: dict[int, int] = {}
     for action in sorted(per_action, key=lambda a: (-sum(per_action[a].values()), a))[:10]:
@@ -418,7 +420,7 @@ def srw(log: Log, events: Sequence[Event], max_rank: int) -> Grades:
     clicks: Counter[tuple[str, str]] = Counter()
     shown: Counter[tuple[str, str]] = Counter()
     best: dict[tuple[str, str], int] = {}
-    for e in kept:
+    for e, ordinal in kept:
         text = log.text(e)
         if text is None or e.object_id is None:
             continue
@@ -427,7 +429,7 @@ def srw(log: Log, events: Sequence[Event], max_rank: int) -> Grades:
         action = e.kind
         if action in (CLICK, IMPRESSION):
             (clicks if action == CLICK else shown)[pair] += 1
-            best[pair] = min(best[pair], e.ordinal)  # type: ignore[type-var]
+            best[pair] = min(best[pair], ordinal)
     result = Grades(defaultdict(dict), defaultdict(dict))
     for pair, rank in best.items():
         expected = ctr.get(rank, 0.0) * shown[pair]
@@ -521,7 +523,7 @@ def parse_strata(text: str) -> tuple[float, float, float]:
         shares = ()
     if len(shares) != 3 or min(shares) < 0 or abs(sum(shares) - 100) > 1e-9:
         raise ValueError(f"{text!r} is not head/torso/tail traffic shares in percent summing to 100 (e.g. 50/30/20)")
-    return shares  # type: ignore[return-value]
+    return shares
 
 
 def strata(traffic: Mapping[str, int], shares: tuple[float, float, float]) -> dict[str, str]:

@@ -69,7 +69,7 @@ def read_expectations(path: Path, node: Any, queries: Collection[str]) -> tuple[
 
 
 def _line(node: Any) -> int:
-    return node.start_mark.line + 1
+    return int(node.start_mark.line) + 1
 
 
 def _expectation(path: Path, node: Any, index: int, queries: Collection[str]) -> Expectation:
@@ -128,7 +128,7 @@ def _id(path: Path, node: Any, where: str, key: str, line: int) -> str | None:
         return None
     if not isinstance(node, yaml.ScalarNode) or not node.value.strip():
         raise RelevanceInputError(path, f"{where}: {key!r} must be one id", _line(node))
-    return node.value
+    return str(node.value)
 
 
 def _docs(path: Path, node: Any, where: str) -> tuple[str, ...]:

@@ -68,11 +68,12 @@ def load_judge(spec: str) -> Judge:
         ) from None
     except USER_CODE_FAILURES as exc:  # the user's module failing as it loads: one line, not a traceback
         raise RelevanceInputError("--judge", f"importing {module_name!r} raised {_failure(exc)}") from None
-    function = getattr(module, function_name or HOOK, None)
-    if not callable(function):
+    found = getattr(module, function_name or HOOK, None)
+    if not callable(found):
         raise RelevanceInputError(
             "--judge", f"module {module_name!r} has no function {function_name or HOOK!r}: name the judge function"
         )
+    function: Callable[..., Any] = found
 
     class Plugin:
         @pluggy.HookimplMarker("pytest")

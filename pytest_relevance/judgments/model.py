@@ -97,15 +97,16 @@ class Judgments:
     version: str
     source: str
     expectations: tuple[Expectation, ...] = ()
+    _by_id: dict[str, Query] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {q.id: q for q in self.queries})
 
     def __getitem__(self, query_id: str) -> Query:
-        return self._by_id[query_id]  # type: ignore[attr-defined]
+        return self._by_id[query_id]
 
     def __contains__(self, query_id: object) -> bool:
-        return query_id in self._by_id  # type: ignore[attr-defined]
+        return query_id in self._by_id
 
     def __len__(self) -> int:
         return len(self.queries)
@@ -374,7 +375,8 @@ class _YamlEvents:
 
 
 def _line(event: Any) -> int:
-    return event.start_mark.line + 1
+    line: int = event.start_mark.line + 1  # libyaml counts from 0
+    return line
 
 
 def _keys_as_written(path: Path, node: Any, where: str) -> None:
@@ -409,10 +411,11 @@ def _as_written(events: _YamlEvents, event: Any, where: str, key: str, nulls: bo
     """A scalar's text as written (ids and texts never change type; `010` stays "010"); with `nulls`, None for a
     null however written (plain, `!!null`, or through an anchor), else an id `null` is the text "null". Any other
     tag says the text means something else (`!!bool maybe`, `!!timestamp x`): refused, not read as its text."""
+    text: str = event.value
     if event.tag in (None, "!"):
-        return None if nulls and event.implicit[0] and event.value in _NULLS else event.value
+        return None if nulls and event.implicit[0] and text in _NULLS else text
     if event.tag == _STR:
-        return event.value
+        return text
     if event.tag == _NULL and nulls:
         return None
     prefix = f"{where}: " if where else ""
@@ -469,7 +472,7 @@ def _key(events: _YamlEvents, event: Any, seen: dict[str, int]) -> str:
     if not isinstance(event, events.yaml.ScalarEvent):
         events.skip(event)
         raise RelevanceInputError(events.path, "a mapping key must be a plain value", _line(event))
-    key = event.value
+    key: str = event.value
     if _is_merge(event):
         raise RelevanceInputError(events.path, _MERGE_PROBLEM, _line(event))
     if key in seen:
@@ -597,7 +600,7 @@ class _GradeReader:
             else:
                 grade = self.value(value, f"{where}, document {doc!r}")
             if grade.__class__ is not int or not 0 <= grade <= MAX_GRADE:  # the common case costs one test
-                _grade(grade, path, f"{where}, document {doc!r}", _line(key))
+                grade = _grade(grade, path, f"{where}, document {doc!r}", _line(key))
             if doc in grades:  # the whole file's node tree, only now, to name the first line
                 check_duplicate_keys(path, events.tree())
             grades[doc] = grade
@@ -774,12 +777,12 @@ def _read_csv(path: Path) -> Judgments:
             if value is None:
                 value = numbers[grade] = _number(grade.strip())
             if value.__class__ is not int or not 0 <= value <= MAX_GRADE:
-                _grade(value, path, f"query {qid!r}, document {doc!r}", line)
-            entry[2][doc] = value  # type: ignore[assignment]
+                value = _grade(value, path, f"query {qid!r}, document {doc!r}", line)
+            entry[2][doc] = value
             if len(row) > 5 and any(cell.strip() for cell in row[5:]):
-                given = [cell.strip() or None for cell in row[5:]]
+                source, date, digest = (cell.strip() or None for cell in row[5:])  # the header has all three
                 where = f"query {qid!r}, document {doc!r}"
-                provenance.setdefault(qid, {})[doc] = checked_provenance(*given, path, where, line)
+                provenance.setdefault(qid, {})[doc] = checked_provenance(source, date, digest, path, where, line)
             rows += 1
     if rows != sum(len(entry[2]) for entry in queries.values()):
         _csv_first_duplicate(path)
@@ -840,9 +843,10 @@ def _from_trec(path: Path, topics: Path) -> Judgments:
         qid = fields[0].strip()
         if qid in texts:
             raise RelevanceInputError(topics, f"duplicate query id {qid!r}", number)
-        texts[qid] = (fields[1].strip(), fields[2].strip() or None if len(fields) == 3 else None)
-        if texts[qid][1] is not None:
-            _check_stratum(texts[qid][1], topics, f"query {qid!r}", number)
+        stratum = fields[2].strip() or None if len(fields) == 3 else None
+        texts[qid] = (fields[1].strip(), stratum)
+        if stratum is not None:
+            _check_stratum(stratum, topics, f"query {qid!r}", number)
     queries = []
     for qid, grades in qrels.items():
         if qid not in texts:

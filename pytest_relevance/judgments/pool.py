@@ -81,16 +81,16 @@ def pool(
                     continue
                 shown[doc] = shown.get(doc, 0) + 1
                 earlier = best.get((qid, doc), "")
-                best[qid, doc] = rank if earlier == "" else min(rank, earlier)  # type: ignore[type-var]
+                best[qid, doc] = rank if isinstance(earlier, str) else min(rank, earlier)
     rows = []
-    for (qid, doc), rank in sorted(best.items(), key=lambda item: (-shown[item[0][1]], item[0][1], item[0][0])):
+    for (qid, doc), first in sorted(best.items(), key=lambda item: (-shown[item[0][1]], item[0][1], item[0][0])):
         query = judgments[qid]
         row: dict[str, Any] = {
             "query_id": qid,
             "query": query.text,
             "stratum": query.stratum or "",
             "doc_id": doc,
-            "rank": rank,
+            "rank": first,
             "shown_in": shown[doc],
         }
         source = (documents or {}).get(doc, {})
@@ -155,6 +155,7 @@ def read_filled(path: Path) -> tuple[list[Graded], int]:
     suffix = path.suffix.lower()
     if not path.is_file():
         raise RelevanceInputError(path, "no such file")
+    raw: list[tuple[str, int | None, dict[str, Any]]]  # (where, line if known, the row)
     if suffix == ".csv":
         # read_text takes the byte order mark a spreadsheet's "CSV UTF-8" writes; csv would keep it in the first name
         lines = io.StringIO(read_text(path), newline="")
@@ -424,7 +425,8 @@ def _last_line(node: Any) -> int | None:
         node = last[1] if isinstance(last, tuple) else last
     if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
         return None
-    return node.end_mark.line
+    line: int = node.end_mark.line
+    return line
 
 
 def _appending(path: Path, newline: str | None = None) -> TextIO:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import compress, islice, pairwise
 from operator import ne
@@ -228,7 +228,7 @@ def read_run(path: str | Path) -> tuple[ScoredRun, list[str]]:
     return {qid.decode(): _decoded(run.pop(qid)) for qid in list(run)}, warnings
 
 
-def _decoded(values: dict[bytes, float]) -> dict[str, float]:
+def _decoded(values: Mapping[bytes, float]) -> dict[str, float]:
     return dict(zip(map(bytes.decode, values), values.values(), strict=True))
 
 

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, truediv
-from typing import Any
+from typing import Any, TypeVar
 
 #: metric name -> (cut-off: "required" | "optional" | "none", options it takes)
 _KINDS: dict[str, tuple[str, frozenset[str]]] = {
@@ -79,6 +79,8 @@ GAINS = ("linear", "exp")
 #: The largest grade (and err's max) accepted anywhere: 2^grade must stay a finite float for exp gain and err, and
 #: no graded scale in use comes near it; a grade beyond it is a typo or a score pasted into the grade column.
 MAX_GRADE = 1000
+#: a document id: text, or the bytes of a TREC file (`pytest-relevance evaluate` compares them undecoded)
+DocId = TypeVar("DocId", str, bytes)
 DEFAULT_METRICS = ("ndcg@10", "map", "mrr", "p@10", "recall@100")
 
 
@@ -293,7 +295,7 @@ def depth(metrics: Iterable[Metric], minimum: int = 10) -> int:
     return max([minimum, *(m.k for m in metrics if m.k is not None)])
 
 
-def rank_scored(scores: Mapping[str, float]) -> list[str]:
+def rank_scored(scores: Mapping[DocId, float]) -> list[DocId]:
     """Order a scored list as trec_eval does: score descending, then document id descending.
 
     Two stable C-level sorts (ids first, then scores) instead of one sort on (score, id) tuples: same order, about
@@ -433,7 +435,8 @@ def _binary(code: int, k: int | None, relevant: list[int], total: int) -> float:
     if code == _MRR:
         return 1.0 / (relevant[0] + 1) if relevant else 0.0
     if code == _MAP:
-        return sum(map(truediv, range(1, len(relevant) + 1), map(add, relevant, repeat(1)))) / total
+        precisions: float = sum(map(truediv, range(1, len(relevant) + 1), map(add, relevant, repeat(1))))
+        return precisions / total
     if code == _P:
         return len(relevant) / k  # type: ignore[operator]
     if code in (_RECALL, _RPREC):
@@ -448,7 +451,7 @@ def _ndcg(
     positions: list[int],
     gains: list[float],
     n: int,
-    ideals: dict,
+    ideals: dict[bool, list[float]],
 ) -> float:
     if exp not in ideals:
         positive = sorted([g for g in grades.values() if g > 0], reverse=True)
@@ -457,8 +460,9 @@ def _ndcg(
     if not ideal:
         return 0.0
     discounts = _discounts(max(n, len(ideal)) if k is None else max(k, len(ideal)))
-    idcg = sum(map(mul, ideal, discounts))
+    idcg: float = sum(map(mul, ideal, discounts))
     cut = len(positions) if k is None else bisect_left(positions, k)
+    dcg: float
     if exp:
         dcg = sum((2.0**g - 1.0) * discounts[i] for i, g in zip(positions[:cut], gains, strict=False) if g > 0)
     elif min(gains[:cut], default=0) >= 0:  # no negative grade: one C-level pass

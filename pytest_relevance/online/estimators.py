@@ -143,10 +143,10 @@ class _Side:
         renumber = np.full(self.dm.shape[0], -1)
         renumber[rows] = np.arange(len(rows))
         keep = renumber[self.hit_row] >= 0
-        tables = [getattr(self, f)[rows] for f in ("dm", "ips", "dr", "supported", "present", "weight", "square")]
-        hits = [self.hit_session[keep], renumber[self.hit_row[keep]], self.hit_slot[keep], self.hit_term[keep]]
-        hits += [self.hit_position[keep], self.hit_click[keep], self.hit_shown[keep]]
-        return _Side(*tables, self.largest[rows], *hits)
+        tables = {f: getattr(self, f)[rows] for f in ("dm", "ips", "dr", "supported", "present", "weight", "square")}
+        hits = {f: getattr(self, f)[keep] for f in ("hit_session", "hit_slot", "hit_term", "hit_position")}
+        hits |= {f: getattr(self, f)[keep] for f in ("hit_click", "hit_shown")}
+        return _Side(**tables, largest=self.largest[rows], hit_row=renumber[self.hit_row[keep]], **hits)
 
 
 def _side(data: Sessions, model: PBM, pairs: _Pairs, used: list[int], ranking: Mapping[str, Sequence[str]]) -> _Side:
@@ -171,7 +171,7 @@ def _side(data: Sessions, model: PBM, pairs: _Pairs, used: list[int], ranking: M
                 arrays["largest"][row, k] = propensity[k] * pairs.largest[key] / shown
     arrays["dr"] = np.where(supported, arrays["ips"], arrays["dm"])
     hits = _hits(data, model, used, ranking, arrays["ips"])
-    return _Side(**arrays, supported=supported, present=present, **hits)  # type: ignore[arg-type]
+    return _Side(**arrays, supported=supported, present=present, **hits)
 
 
 def _hits(

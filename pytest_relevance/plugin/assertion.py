@@ -228,5 +228,5 @@ class RelevanceSnapshot:
                 f"{self.node.nodeid}: {len(new)} warning{'' if len(new) == 1 else 's'} about its numbers: -v lists "
                 "them, as does --relevance-report",
                 self.node.config.rootpath / path,
-                line + 1,
+                (line or 0) + 1,  # 0-based; a node without a line (none a test function) points at the first
             )

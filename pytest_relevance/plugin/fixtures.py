@@ -6,7 +6,8 @@ hooks module when pytest configures. Bad input met while a fixture loads is one 
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pytest
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @pytest.fixture
@@ -80,10 +84,10 @@ def relevance_snapshot(request: pytest.FixtureRequest, relevance_judgments: Judg
     pytest.fail(message, pytrace=False)
 
 
-def _input(load: Any, *args: Any) -> Any:
+def _input(load: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """Call a loader; bad input becomes one clean fixture error instead of a traceback."""
     try:
-        return load(*args)
+        return load(*args, **kwargs)
     except ValueError as exc:
         message = f"relevance: {exc}"
     pytest.fail(message, pytrace=False)
@@ -146,10 +150,12 @@ def relevance_session_index(
         sets = _input(synonyms_sets.parse, setting(config, synonyms_sets.KEY), config.rootpath)
         index_config = _input(synonyms_sets.resolve, relevance_index_config, sets, config_path)
     index = _input(engine.open, corpus, index_config, id_field, source)
-    if getattr(index, "cache_note", None):
-        state.notes.append(index.cache_note)
-    if getattr(index, "cache_warning", None):
-        state.cache_warnings.setdefault(str(engine.cache_dir), index.cache_warning)
+    # the embedded engine's index cache: what it did (a note) or could not do (a warning, one per cache directory)
+    cache_note, cache_warning = getattr(index, "cache_note", None), getattr(index, "cache_warning", None)
+    if cache_note:
+        state.notes.append(cache_note)
+    if cache_warning:
+        state.cache_warnings.setdefault(str(getattr(engine, "cache_dir", None)), cache_warning)
     for message in getattr(index, "config_warnings", ()):  # the embedded engine's: what Elasticsearch ignores
         warn(message, config_path)
     query_path = resolve(config, setting(config, "relevance_query"))

@@ -21,10 +21,11 @@ if TYPE_CHECKING:
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.plugin.assertion import RelevanceSnapshot
 
 #: the session's State, and each relevance test's snapshot, kept on pytest's config and items
 STATE = pytest.StashKey["State"]()
-SNAPSHOT = pytest.StashKey["RelevanceSnapshot"]()
+SNAPSHOT: pytest.StashKey[RelevanceSnapshot] = pytest.StashKey()
 
 
 def state_of(config: pytest.Config) -> State:
@@ -199,7 +200,8 @@ def corpus_ids(index: Any, corpus: CorpusFile, id_field: str) -> list[str]:
     on Elasticsearch never loads it."""
     embedded = sys.modules.get("pytest_relevance.engines.embedded")
     if embedded is not None and isinstance(index, embedded.EmbeddedIndex):
-        return index.ids
+        ids: list[str] = index.ids
+        return ids
     return [doc[id_field] for doc in corpus]
 
 
@@ -355,7 +357,7 @@ def marker_settings(request: pytest.FixtureRequest, state: State) -> Settings:
     the snapshot all ask); a bad argument fails the test, naming it."""
     from pytest_relevance.config.settings import SettingError
 
-    node = request.node
+    node: pytest.Item = request.node
     if _TEST_SETTINGS in node.stash:
         return node.stash[_TEST_SETTINGS]
     marker = node.get_closest_marker("relevance")
@@ -431,7 +433,7 @@ def engine_settings(config: pytest.Config) -> EngineSettings:
 
 def index_cache(config: pytest.Config) -> Path | None:
     """Where the embedded engine caches its index: pytest's cache, so --cache-clear and -p no:cacheprovider apply."""
-    cache = getattr(config, "cache", None)
+    cache: pytest.Cache | None = getattr(config, "cache", None)
     if cache is None:
         return None
     try:

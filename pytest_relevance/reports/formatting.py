@@ -39,7 +39,8 @@ def shallow_moves(report: Mapping[str, Any]) -> str | None:
 
 def value(row: Mapping[str, Any]) -> float:
     """A row's value: the current one, or for a baseline entry the recorded one."""
-    return row["current"] if row["current"] is not None else row["baseline"]
+    shown: float = row["current"] if row["current"] is not None else row["baseline"]
+    return shown
 
 
 FAILING = ("regressed", "cannot compare", "no baseline")
@@ -131,7 +132,7 @@ def headline_row(report: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def brief(report: Mapping[str, Any]) -> str:
     """`passed, ndcg@10 0.6028 (+0.0000)`: the status and the number that stands for the test."""
-    status = report["status"]
+    status: str = report["status"]
     regressions = sum(r["status"] == "regression" for r in report["rows"])
     if status == "regressed" and regressions:
         status = f"regressed in {regressions} value{'' if regressions == 1 else 's'}"

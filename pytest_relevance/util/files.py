@@ -41,6 +41,7 @@ def parse_json(
     text's own, for one line of NDJSON). Besides bad syntax, json.loads refuses two things with errors of their own:
     an integer of more digits than int() converts (sys.get_int_max_str_digits, a plain ValueError) and nesting
     deeper than the recursion limit (a RecursionError); an input file can hold either."""
+    at: int | None
     try:
         return json.loads(text, **options)
     except json.JSONDecodeError as exc:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from pytest_relevance.errors import RelevanceInputError
 
 
-def _git(top: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess:
+def _git(top: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess[Any]:
     try:
         return subprocess.run(["git", "-C", str(top), *args], capture_output=True, text=not binary, check=False)
     except FileNotFoundError:
@@ -39,7 +40,8 @@ def commit_of(top: Path, ref: str) -> str:
     done = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if done.returncode != 0 or not done.stdout.strip():
         raise RelevanceInputError(ref, f"git knows no commit by this name in {top}; give a branch, tag or commit id")
-    return done.stdout.strip()
+    commit: str = done.stdout.strip()
+    return commit
 
 
 def blob(top: Path, blob_id: str) -> bytes | None:

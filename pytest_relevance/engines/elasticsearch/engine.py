@@ -9,6 +9,7 @@ session created is ever deleted, by its exact name.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -149,10 +150,7 @@ class ElasticsearchIndex:
             raise
 
     def _index(self, corpus: Sequence[dict[str, Any]]) -> None:
-        if self.opensearch:
-            from opensearchpy import helpers
-        else:
-            from elasticsearch import helpers
+        helpers = importlib.import_module("opensearchpy.helpers" if self.opensearch else "elasticsearch.helpers")
         self.ids = {str(doc[self.id_field]) for doc in corpus}
         actions = ({"_index": self.name, "_id": str(doc[self.id_field]), "_source": doc} for doc in corpus)
         _, errors = helpers.bulk(self.client, actions, raise_on_error=False, raise_on_exception=False, chunk_size=500)
@@ -218,7 +216,9 @@ class ElasticsearchIndex:
             request["sort"] = [*(own if isinstance(own, list) else [own]), {self.id_field: {"order": "asc"}}]
         return request
 
-    def _msearch(self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str) -> tuple[dict, list[str]]:
+    def _msearch(
+        self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str
+    ) -> tuple[dict[str, Any], list[str]]:
         lines: list[dict[str, Any]] = []
         for _, body in batch:
             lines += [{"index": self.name}, self.request_body(body, size)]

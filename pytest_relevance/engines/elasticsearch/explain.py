@@ -108,8 +108,8 @@ def _combination(description: str, value: float, details: list[Mapping[str, Any]
         return Node(path, "dis_max", value, {"tie_breaker": float(tie["tie"])}, _children(details, path))
     if description == "function score, product of:":
         return Node(path, "function_score", value, {"boost_mode": "multiply"}, _children(details, path))
-    if mode := _SCORE_MODE.match(description):
-        return Node(path, "function_score", value, {"score_mode": mode["mode"]}, _children(details, path))
+    if scored := _SCORE_MODE.match(description):
+        return Node(path, "function_score", value, {"score_mode": scored["mode"]}, _children(details, path))
     if description == "min of:" and details and str(details[-1].get("description")) == "maxBoost":
         max_boost = float(details[-1].get("value") or 0.0)
         return Node(path, "function_score", value, {"max_boost": max_boost}, _children(details[:-1], path))
