@@ -310,6 +310,8 @@ def read(get: Callable[[str], str]) -> Settings:
 
 
 def _scope(text: str) -> str:
+    if text == "test":  # the default, taken on every run: nothing to import for it
+        return text
     from pytest_relevance.evaluation.significance import SCOPES
 
     if text not in SCOPES:
@@ -322,10 +324,10 @@ def _scope(text: str) -> str:
 
 
 def _age(text: str) -> timedelta | None:
-    from pytest_relevance.judgments.provenance import parse_age
-
     if not text:
         return None
+    from pytest_relevance.judgments.provenance import parse_age
+
     try:
         return parse_age(text)
     except ValueError as exc:
