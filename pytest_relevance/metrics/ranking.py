@@ -492,13 +492,6 @@ def mean(values: Iterable[float]) -> float:
     return math.fsum(items) / len(items) if items else 0.0
 
 
-def score_run(
-    qrels: Mapping[str, Mapping[str, float]], run: Mapping[str, Sequence[str]], metrics: Sequence[Metric]
-) -> dict[str, QueryScore]:
-    """Score every query present in both (trec_eval's rule: queries only in one of them are left out)."""
-    return {qid: score_query(qrels[qid], ranking, metrics) for qid, ranking in run.items() if qid in qrels}
-
-
 def score_scored_run(
     qrels: Mapping[Any, Mapping[Any, float]], run: Mapping[Any, Mapping[Any, float]], metrics: Sequence[Metric]
 ) -> dict[Any, dict[str, float]]:
