@@ -15,9 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.evaluation.evaluation import evaluate
 from pytest_relevance.gate import churn
-from pytest_relevance.gate.baseline_file import Tolerance, compare, dumps, load_baseline, make_entry
+from pytest_relevance.gate.baseline_file import dumps, load_baseline
+from pytest_relevance.gate.compare import compare
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics
 

@@ -90,7 +90,7 @@ def settings(scope: str) -> object:
 
 def verdict(judgments: object, baseline: dict, candidate: dict, config: object) -> object:
     from pytest_relevance.evaluation.evaluation import evaluate
-    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.gate.entry import make_entry
     from pytest_relevance.gate.verdict import decide
 
     metrics = config.metrics  # type: ignore[attr-defined]

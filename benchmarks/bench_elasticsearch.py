@@ -22,10 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engin
 
 from test_elasticsearch import PlainJSONNode
 
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.engines.base import FixtureIndex
 from pytest_relevance.engines.elasticsearch.engine import ElasticsearchEngine
 from pytest_relevance.evaluation.evaluation import evaluate
-from pytest_relevance.gate.baseline_file import Tolerance, compare, make_entry
+from pytest_relevance.gate.compare import compare
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.inputs.clock import parse_instant
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics

@@ -22,11 +22,13 @@ sys.path.insert(0, str(ROOT / "tests" / "engines"))
 
 from test_embedded import CRANFIELD, DEMO_TEST, cranfield_to  # noqa: E402
 
+from pytest_relevance.config.settings import Tolerance  # noqa: E402
 from pytest_relevance.engines.base import FixtureIndex  # noqa: E402
 from pytest_relevance.engines.embedded import EmbeddedEngine  # noqa: E402
 from pytest_relevance.engines.embedded.analysis import filters  # noqa: E402
 from pytest_relevance.evaluation.evaluation import evaluate  # noqa: E402
-from pytest_relevance.gate.baseline_file import Tolerance, compare, make_entry  # noqa: E402
+from pytest_relevance.gate.compare import compare  # noqa: E402
+from pytest_relevance.gate.entry import make_entry  # noqa: E402
 from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
 from pytest_relevance.inputs.corpus import load_corpus, load_mapping  # noqa: E402
 from pytest_relevance.inputs.templates import load_template  # noqa: E402

@@ -40,11 +40,13 @@ import test_embedded  # noqa: E402
 from test_embedded import DEMO_TEST, cranfield_to  # noqa: E402
 
 from pytest_relevance.cli import tune as tune_cli  # noqa: E402
+from pytest_relevance.config.settings import Tolerance  # noqa: E402
 from pytest_relevance.engines.base import FixtureIndex  # noqa: E402
 from pytest_relevance.engines.embedded import EmbeddedEngine  # noqa: E402
 from pytest_relevance.evaluation.evaluation import Evaluation, evaluate  # noqa: E402
 from pytest_relevance.evaluation.significance import sign_flip_p  # noqa: E402
-from pytest_relevance.gate.baseline_file import Tolerance, compare, make_entry  # noqa: E402
+from pytest_relevance.gate.compare import compare  # noqa: E402
+from pytest_relevance.gate.entry import make_entry  # noqa: E402
 from pytest_relevance.inputs.clock import parse_instant  # noqa: E402
 from pytest_relevance.inputs.corpus import CorpusFile, load_mapping  # noqa: E402
 from pytest_relevance.inputs.templates import bind, load_template  # noqa: E402

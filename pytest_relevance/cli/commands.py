@@ -116,7 +116,7 @@ def _load(path: str) -> list[dict[str, Any]]:
 def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, source: str) -> dict[str, Any]:
     """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
     from pytest_relevance.config.settings import SettingError, Tolerance
-    from pytest_relevance.gate.baseline_file import Row
+    from pytest_relevance.gate.compare import Row
     from pytest_relevance.metrics.ranking import higher_is_better
     from pytest_relevance.reports.formatting import value
 
@@ -160,7 +160,7 @@ def _query_value(values: dict[str, Any] | None) -> float | None:
 
 def _problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """The gate's own reasons why OLD's numbers cannot be compared with NEW's (judgments, engine, metrics)."""
-    from pytest_relevance.gate.baseline_file import incompatibilities
+    from pytest_relevance.gate.entry import incompatibilities
 
     # a JSON report written before reports recorded them: specs only
     def definitions(report: dict[str, Any]) -> dict[str, Any]:

@@ -24,24 +24,30 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation.evaluation import Evaluation
-from pytest_relevance.metrics.ranking import BEYOND, DIGITS, SET_LEVEL, UNBOUNDED, Metric, mean, score_query
+from pytest_relevance.metrics.ranking import UNBOUNDED
 from pytest_relevance.util import locks
 
 if TYPE_CHECKING:
-    from pytest_relevance.judgments.model import Judgments
+    pass
+
 
 FORMAT = 1
+
+
 LOCK_TIMEOUT = 120
+
+
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+
+
 _HOW_TO_FIX = "the file is left as it is: restore it (git checkout -- FILE) or resolve it, then run again"
+
 
 Entry = dict[str, Any]
 
@@ -55,9 +61,6 @@ def _what_to_do(exc: OSError, access: str) -> str:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return "free some disk space, then run again"
     return "fix that, then run again"
-
-
-# ---------------------------------------------------------------- the file
 
 
 def load_baseline(path: Path) -> dict[str, Entry]:
@@ -229,144 +232,6 @@ def _entry_problem(entry: object) -> str | None:
     return None
 
 
-def missing_values(entry: Entry, strata: Collection[str], metrics: Collection[str]) -> list[str]:
-    """The `stratum.metric` values a comparable entry should hold but does not (deleted by hand, or emptied)."""
-    recorded = entry.get("strata", {})
-    return [f"strata.{s}.{m}" for s in strata for m in metrics if m not in recorded.get(s, {})]
-
-
-def unmet_needs(entry: Entry, queries: Sequence[str], metrics: Collection[str], alpha: bool, churn: bool) -> list[str]:
-    """What the settings need from a comparable entry that it lacks: every query's values for `relevance_alpha` (the
-    sign-flip test pairs them: without them no drop is significant, so none fails), every query's ranking for
-    `relevance_max_churn` (without them no churn is measured). Either would switch a gate off without a word."""
-    needs = []
-    per_query = [m for m in metrics if m.partition("@")[0] not in SET_LEVEL]  # set-level ones have no query values
-    if alpha:
-        recorded = entry.get("queries", {})
-        lacking = [q for q in queries if any(m not in recorded.get(q, {}) for m in per_query)]
-        if lacking:
-            needs.append(f"per-query values for {_some(lacking, queries)}, which relevance_alpha tests")
-    if churn:
-        rankings = entry.get("rankings") if entry.get("rankings_depth") is not None else None
-        lacking = [q for q in queries if q not in (rankings or {})]
-        if lacking:
-            needs.append(f"rankings for {_some(lacking, queries)}, which relevance_max_churn compares")
-    return needs
-
-
-#: how far a value may be from what it is derived from: a stratum value is the mean of per-query values, each rounded
-#: to DIGITS, then rounded itself (each rounding moves it at most half a unit in the last place)
-_DERIVED = 10**-DIGITS + 1e-9
-_POOLED = ("precision", "recall", "f1")  # set answers' stratum values pooled over its queries, not their mean
-
-
-def inconsistency(entry: Entry, metrics: Sequence[Metric], judgments: Judgments) -> str | None:
-    """Where the entry's gated values are not derived from each other (None: nowhere they can be recomputed): each
-    stratum's n is the number of its queries the entry holds, each stratum value the mean of their values (pooled,
-    for set answers), each query's value what its recorded ranking scores, where the ranking is deep enough.
-
-    A hand-merged entry (one re-baseline's strata beside another's per-query values) passes a real drop: the
-    strata gate the means, relevance_alpha tests the per-query values, and neither would notice the other lie."""
-    from pytest_relevance.evaluation.set_answers import SetMetric
-
-    groups = judgments.groups
-    set_answers = bool(metrics) and isinstance(metrics[0], SetMetric)
-    averaged = [
-        m.spec for m in metrics if not getattr(m, "set_level", False) and not (set_answers and m.spec in _POOLED)
-    ]
-    problem = _count_problem(entry, groups) or _mean_problem(entry, groups, averaged)
-    if problem or not entry.get("rankings"):
-        return problem
-    if set_answers:
-        return _set_problem(entry, groups, judgments, metrics[0].threshold)
-    return _ranking_problem(entry, judgments, metrics)
-
-
-def _count_problem(entry: Entry, groups: Mapping[str, Sequence[str]]) -> str | None:
-    """Each stratum's n against the per-query values the entry holds for its queries; an entry with none at all is
-    compared by its strata alone (without relevance_alpha it needs no per-query values), so it has none to count."""
-    queries = entry["queries"]
-    if not queries:
-        return None
-    for stratum, ids in groups.items():
-        n = entry["strata"].get(stratum, {}).get("n")
-        held = sum(1 for qid in ids if qid in queries)
-        if n is not None and n != held:
-            return f"strata.{stratum}.n is {n}, but the entry holds per-query values for {held} of its queries"
-    return None
-
-
-def _mean_problem(entry: Entry, groups: Mapping[str, Sequence[str]], specs: Sequence[str]) -> str | None:
-    queries = entry["queries"]
-    for stratum, ids in groups.items():
-        recorded = entry["strata"].get(stratum, {})
-        for spec in specs:
-            values = [queries[qid][spec] for qid in ids if spec in queries.get(qid, {})]
-            if spec not in recorded or len(values) != len(ids):
-                continue  # a value missing is said elsewhere (missing_values, unmet_needs)
-            derived = mean(values)
-            if abs(recorded[spec] - derived) > _DERIVED:
-                return (
-                    f"strata.{stratum}.{spec} is {recorded[spec]}, but the mean of its {len(ids)} queries' values "
-                    f"is {derived:.4f}"
-                )
-    return None
-
-
-def _ranking_problem(entry: Entry, judgments: Judgments, metrics: Sequence[Metric]) -> str | None:
-    """Per-query values against what the recorded rankings score, for the metrics whose cut-off they reach (a
-    metric without one, or one that reads the corpus, cannot be recomputed from them)."""
-    depth = entry.get("rankings_depth")
-    if depth is None:
-        return None
-    reached = [m for m in metrics if m.name not in BEYOND and m.k is not None and m.k <= depth]
-    for qid, ranking in entry["rankings"].items():
-        recorded = entry["queries"].get(qid)
-        if recorded is None or qid not in judgments or not reached:
-            continue
-        scored = score_query(judgments[qid].grades, ranking, reached).values
-        problem = _query_problem(qid, recorded, scored)
-        if problem:
-            return problem
-    return None
-
-
-def _set_problem(
-    entry: Entry, groups: Mapping[str, Sequence[str]], judgments: Judgments, threshold: float
-) -> str | None:
-    """Set answers are kept whole: every query's values and every stratum's pooled values are recomputed."""
-    from pytest_relevance.evaluation.set_answers import expected, score
-
-    wanted, answers = expected(judgments, threshold), entry["rankings"]
-    answered = {qid: set(labels) for qid, labels in answers.items()}
-    for qid, recorded in entry["queries"].items():
-        if qid in answered and qid in wanted:
-            problem = _query_problem(qid, recorded, score({qid: wanted[qid]}, answered))
-            if problem:
-                return problem
-    for stratum, ids in groups.items():
-        recorded = entry["strata"].get(stratum, {})
-        if not all(qid in answered for qid in ids):
-            continue
-        pooled = score({qid: wanted[qid] for qid in ids}, answered)
-        for spec in _POOLED:
-            if spec in recorded and abs(recorded[spec] - pooled[spec]) > _DERIVED:
-                return f"strata.{stratum}.{spec} is {recorded[spec]}, but its queries' answers give {pooled[spec]:.4f}"
-    return None
-
-
-def _query_problem(qid: str, recorded: Mapping[str, float], scored: Mapping[str, float]) -> str | None:
-    for spec, value in scored.items():
-        if spec in recorded and abs(recorded[spec] - round(value, DIGITS)) > _DERIVED:
-            return f"queries.{qid}.{spec} is {recorded[spec]}, but its recorded ranking scores {value:.4f}"
-    return None
-
-
-def _some(lacking: Sequence[str], queries: Sequence[str]) -> str:
-    shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
-    return f"{len(lacking)} of {len(queries)} queries ({shown})"
-
-
 _DETAIL = ("queries", "rankings")  # an entry's per-query sections, written after its summary
 
 
@@ -480,47 +345,9 @@ def _replace(path: Path, text: str) -> None:
         raise
 
 
-def make_entry(
-    evaluation: Evaluation,
-    judgments: str,
-    engine: str,
-    tolerance: Tolerance,
-    reason: str | None,
-    depth: int | None = None,
-    inputs: Mapping[str, Any] | None = None,
-) -> Entry:
-    """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`);
-    `inputs` the fingerprints of what it was measured on (see `fingerprints`)."""
-    from pytest_relevance.evaluation.set_answers import SetMetric
-    from pytest_relevance.gate.ranking_diff import snapshot_depth
-
-    strata = {
-        name: {**{spec: round(v, DIGITS) for spec, v in values.items()}, "n": evaluation.counts[name]}
-        for name, values in evaluation.strata.items()
-    }
-    queries = {
-        qid: {spec: round(v, DIGITS) for spec, v in values.items()} for qid, values in evaluation.per_query.items()
-    }
-    if isinstance(evaluation.metrics[0], SetMetric):  # set answers are kept whole: a cut would invent changes
-        kept = None
-    else:
-        kept = snapshot_depth(evaluation.metrics) if depth is None else snapshot_depth(evaluation.metrics, depth)
-    return {
-        "judgments": judgments,
-        "engine": engine,
-        "metrics": {m.spec: m.definition() for m in evaluation.metrics},
-        "metric_order": [m.spec for m in evaluation.metrics],  # the file sorts keys; reports keep the configured order
-        "tolerance": str(tolerance),
-        "strata": strata,
-        "queries": queries,
-        "rankings": {qid: evaluation.run.get(qid, [])[:kept] for qid in evaluation.per_query},
-        "rankings_depth": kept,
-        "reason": reason,
-        **({"inputs": dict(inputs)} if inputs else {}),
-    }
-
-
 _STRING_LIST = re.compile(r'\[\n\s+((?:"(?:[^"\\\n]|\\.)*",\n\s+)*"(?:[^"\\\n]|\\.)*")\n\s+\]')
+
+
 _SEPARATOR = re.compile(r",\n\s+")
 
 
@@ -528,244 +355,3 @@ def one_line_lists(text: str) -> str:
     """Put every list of strings of indented JSON on one line: a query's ranking is one line of the baseline, so
     the diff of a re-baseline shows exactly which rankings changed (strings hold no raw newline, so this is safe)."""
     return _STRING_LIST.sub(lambda m: "[" + _SEPARATOR.sub(", ", m.group(1)) + "]", text)
-
-
-# ---------------------------------------------------------------- order
-
-_STRATA = {"all": 0, "head": 1, "torso": 2, "tail": 3}
-_FAMILIES = ("ndcg", "map", "mrr", "p", "recall")
-
-
-def stratum_key(name: str) -> tuple[int, str]:
-    """The pytest reports' order: all, head, torso, tail, then the others by name."""
-    return _STRATA.get(name, len(_STRATA)), name
-
-
-def metric_key(spec: str) -> tuple[int, str, int, str]:
-    """The default metrics' order (ndcg, map, mrr, p, recall; others by name), shallow cut-offs first: for entries
-    written before baselines recorded the configured order (`metric_order`)."""
-    name, _, rest = spec.partition("@")
-    cut = rest.split(",", 1)[0]
-    family = _FAMILIES.index(name) if name in _FAMILIES else len(_FAMILIES)
-    return family, name, int(cut) if cut.isdigit() else 0, spec
-
-
-# ---------------------------------------------------------------- compare
-
-
-@dataclass(frozen=True)
-class Row:
-    stratum: str
-    metric: str
-    before: float | None
-    after: float
-    tolerance: float
-    n: int
-    #: False for age and exposure_gini: a rise is then the regression
-    higher_is_better: bool = True
-
-    @property
-    def delta(self) -> float | None:
-        return None if self.before is None else round(self.after - self.before, DIGITS)
-
-    @property
-    def status(self) -> str:
-        """`regression` when the change for the worse is beyond tolerance (a drop, or a rise where lower is better;
-        a change of exactly the tolerance passes)."""
-        delta = self.delta
-        if delta is None:
-            return "new"
-        better = delta if self.higher_is_better else -delta
-        if better < -self.tolerance - 1e-9:
-            return "regression"
-        if better > self.tolerance + 1e-9:
-            return "improvement"
-        return "same"
-
-
-@dataclass(frozen=True)
-class Mover:
-    query: str
-    before: float
-    after: float
-
-    @property
-    def delta(self) -> float:
-        return round(self.after - self.before, DIGITS)
-
-
-@dataclass
-class Comparison:
-    """Rows per stratum and metric, query movers, and the baseline's rankings (None for entries that predate them;
-    `depth` is how many ids per query they keep, None for set answers, which are kept whole)."""
-
-    rows: list[Row]
-    added: list[str]
-    removed: list[str]
-    movers: list[Mover]
-    rankings: dict[str, list[str]] | None = None
-    depth: int | None = None
-
-
-def incompatibilities(
-    entry: Mapping[str, Any], judgments: str | None, engine: str, definitions: Mapping[str, object | None]
-) -> list[str]:
-    """Why numbers measured with these judgments, engine and metric definitions (spec -> definition) cannot be
-    compared with the entry's at all; each reason says what to do. The gate and `pytest-relevance compare` both ask
-    this. A definition of None is unknown (a JSON report written before reports recorded them): only its presence in
-    the entry is checked."""
-    problems = []
-    if entry.get("judgments") != judgments:
-        problems.append(
-            f"the judgments changed: baseline version {entry.get('judgments')!r}, now {judgments!r}. "
-            "Re-baseline a judgment refresh in a commit of its own (--relevance-update), so that the score change "
-            "it causes is not mixed with a ranking change"
-        )
-    if engine_family(str(entry.get("engine"))) != engine_family(engine):
-        problems.append(
-            f"the engine changed: baseline measured on {entry.get('engine')!r}, now {engine!r}; numbers from "
-            "different engines are never compared. Re-baseline with --relevance-update"
-        )
-    recorded = entry.get("metrics", {})
-    for spec, definition in definitions.items():
-        if spec not in recorded:
-            problems.append(f"metric {spec} is not in the baseline; add it with --relevance-update")
-        elif None not in (definition, recorded[spec]) and recorded[spec] != _jsonable(definition):
-            problems.append(
-                f"metric {spec} is defined differently in the baseline ({recorded[spec]} vs {definition}); "
-                "re-baseline with --relevance-update"
-            )
-    return problems
-
-
-def since_baseline(entry: Entry, inputs: Mapping[str, Any]) -> str:
-    """Which inputs differ from the ones the entry was measured on, in one line: `since the baseline: query template
-    changed; corpus, index config, judgments unchanged`. The index config counts the files it references; the
-    judgments count their meaning (a reformatted file is no change). An input this run has no fingerprint of (a
-    custom ranker's run has no corpus or template) is not named."""
-    from pytest_relevance.util.fingerprints import INPUTS
-
-    recorded = entry.get("inputs")
-    if not recorded:
-        return (
-            "since the baseline: not known, the entry records no input fingerprints (written before they existed); "
-            "re-baseline with --relevance-update to record them"
-        )
-    keys = {
-        "corpus": ("corpus",),
-        "index config": ("index config", "index config files"),
-        "query template": ("query template",),
-        "judgments": ("judgments meaning",),
-    }
-    changed: list[str] = []
-    same: list[str] = []
-    for name in INPUTS:
-        if name not in inputs:
-            continue
-        differs = any(recorded.get(key) != inputs.get(key) for key in keys[name])
-        (changed if differs else same).append(name)
-    parts = [f"{', '.join(changed)} changed"] if changed else []
-    parts += [f"{', '.join(same)} unchanged"] if same else []
-    return f"since the baseline: {'; '.join(parts)}"
-
-
-def unversioned_judgments_change(entry: Entry, inputs: Mapping[str, Any], version: str | None) -> str | None:
-    """Judgments whose content changed while their declared `version:` did not: their numbers cannot be compared
-    (a removed grade would pass as a ranking regression), and re-baselining is not the fix, a new version is."""
-    recorded = entry.get("inputs") or {}
-    before, now = recorded.get("judgments meaning"), inputs.get("judgments meaning")
-    if before is None or now is None or before == now or entry.get("judgments") != version:
-        return None
-    return (
-        f"the judgments changed without a new version: their content differs from the baseline's, but both say "
-        f"version {version!r}. Give the judgments file a new `version:`, then re-baseline with --relevance-update in "
-        "a commit of its own"
-    )
-
-
-def ungated(entry: Entry, metrics: Sequence[Metric]) -> str | None:
-    """What to say when the entry holds metrics this run does not gate: a metric dropped from the settings must not
-    quietly leave the gate (it leaves by re-baselining, like an unused entry)."""
-    gated = {metric.spec for metric in metrics}
-    dropped = [spec for spec in entry.get("metrics", {}) if spec not in gated]
-    if not dropped:
-        return None
-    return (
-        f"{'metrics' if len(dropped) > 1 else 'metric'} {', '.join(dropped)} in the baseline but not gated by this "
-        "run; a metric leaves the gate by re-baselining (--relevance-update), in a commit that says so"
-    )
-
-
-def engine_family(identity: str) -> str:
-    """The engine without its version: `embedded tantivy 0.27.0` -> `embedded tantivy`, `elasticsearch 8.13.4` ->
-    `elasticsearch`. Another family is another engine; another version of the same one is still compared."""
-    return " ".join(token for token in identity.split() if not token[:1].isdigit())
-
-
-def engine_note(entry: Entry, engine: str) -> str | None:
-    """Said next to the numbers when a new version of the same engine measured them (compared anyway, not blind)."""
-    if entry.get("engine") == engine:
-        return None
-    return (
-        f"the engine version changed: baseline measured on {entry.get('engine')!r}, now {engine!r}; compared "
-        "anyway. Once reviewed, re-baseline with --relevance-update to record the new version"
-    )
-
-
-def same_values(old: Entry, new: Entry) -> bool:
-    """Whether an update would change nothing but the reason: then the entry, and its reason, stay as they are."""
-    return {k: v for k, v in old.items() if k != "reason"} == {k: v for k, v in new.items() if k != "reason"}
-
-
-def _jsonable(value: object) -> object:
-    return json.loads(json.dumps(value))
-
-
-def compare(entry: Entry, evaluation: Evaluation, tolerance: Tolerance) -> Comparison:
-    """Current values against the entry, stratum by stratum and metric by metric."""
-    rows = []
-    higher = {m.spec: getattr(m, "higher_is_better", True) for m in evaluation.metrics}  # set answers: all higher
-    for stratum, values in evaluation.strata.items():
-        recorded = entry.get("strata", {}).get(stratum, {})
-        for spec, value in values.items():
-            before = recorded.get(spec)
-            after = round(value, DIGITS)
-            tolerated = tolerance.get(stratum, spec)
-            rows.append(Row(stratum, spec, before, after, tolerated, evaluation.counts[stratum], higher[spec]))
-    old_queries: dict[str, dict[str, float]] = entry.get("queries", {})
-    added = sorted(set(evaluation.per_query) - set(old_queries))
-    removed = sorted(set(old_queries) - set(evaluation.per_query))
-    movers = query_movers(old_queries, evaluation.per_query, evaluation.metrics[0].spec)
-    return Comparison(rows, added, removed, movers, entry.get("rankings"), entry.get("rankings_depth"))
-
-
-def query_movers(
-    old_queries: Mapping[str, Mapping[str, float]],
-    per_query: Mapping[str, Mapping[str, float]],
-    spec: str,
-    members: Collection[str] | None = None,
-) -> list[Mover]:
-    """The queries whose value of `spec` changed, most dropped first; only `members` (a stratum's queries) when
-    given, so that the movers listed for a regressed stratum are that stratum's."""
-    movers = [
-        Mover(qid, old_queries[qid][spec], round(values[spec], DIGITS))
-        for qid, values in per_query.items()
-        if (members is None or qid in members) and qid in old_queries and spec in old_queries[qid]
-    ]
-    movers = [m for m in movers if m.delta != 0]
-    movers.sort(key=lambda m: (m.delta, m.query))
-    return movers
-
-
-def changed_values(old: Entry | None, new: Entry) -> list[tuple[str, float | None, float]]:
-    """(stratum.metric, old, new) for every stratum value an update changes, for the update summary."""
-    changes = []
-    old_strata = (old or {}).get("strata", {})
-    for stratum, values in new["strata"].items():
-        for spec, value in values.items():
-            if spec == "n":
-                continue
-            before = old_strata.get(stratum, {}).get(spec)
-            if before != value:
-                changes.append((f"{stratum}.{spec}", before, value))
-    return changes

@@ -27,7 +27,7 @@ from pytest_relevance.evaluation.significance import (
     noise_floor,
     query_deltas,
 )
-from pytest_relevance.gate.baseline_file import Comparison, Row
+from pytest_relevance.gate.compare import Comparison, Row
 from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import DIGITS
 

@@ -61,8 +61,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_relevance.gate.baseline_file import metric_key, stratum_key
 from pytest_relevance.gate.decisions import as_dict
+from pytest_relevance.gate.entry import metric_key, stratum_key
 from pytest_relevance.metrics.ranking import DIGITS, depth
 
 if TYPE_CHECKING:

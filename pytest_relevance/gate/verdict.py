@@ -21,18 +21,16 @@ from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import Evaluation
 from pytest_relevance.gate import churn
 from pytest_relevance.gate import ranking_diff as rankings
-from pytest_relevance.gate.baseline_file import (
-    Comparison,
-    Entry,
-    Row,
-    compare,
+from pytest_relevance.gate.baseline_file import Entry
+from pytest_relevance.gate.compare import Comparison, Row, compare, query_movers
+from pytest_relevance.gate.decisions import Evidence, weigh
+from pytest_relevance.gate.entry import (
     engine_note,
     incompatibilities,
     inconsistency,
     make_entry,
     metric_key,
     missing_values,
-    query_movers,
     same_values,
     since_baseline,
     stratum_key,
@@ -40,7 +38,6 @@ from pytest_relevance.gate.baseline_file import (
     unmet_needs,
     unversioned_judgments_change,
 )
-from pytest_relevance.gate.decisions import Evidence, weigh
 from pytest_relevance.judgments.model import Judgments
 
 MOVERS = 5  # queries listed as lost, and as gained

@@ -291,7 +291,8 @@ def write_updates(session: pytest.Session, state: State) -> None:
     written`); Ctrl-C during the write ends it as pytest ends an interrupted run, with the old file in place.
     """
     from pytest_relevance.errors import RelevanceInputError
-    from pytest_relevance.gate.baseline_file import changed_values, write_baseline
+    from pytest_relevance.gate.baseline_file import write_baseline
+    from pytest_relevance.gate.entry import changed_values
 
     config, path = session.config, state.baseline_path
     updates = {nodeid: r["entry"] for nodeid, r in state.results.items() if r.get("updated")}

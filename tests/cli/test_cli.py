@@ -191,7 +191,8 @@ def _baseline(
     """A baseline file written by the plugin's own writer (keys sorted: all, head, tail, torso, zeta)."""
     from pytest_relevance.config.settings import Tolerance
     from pytest_relevance.evaluation.evaluation import evaluate
-    from pytest_relevance.gate.baseline_file import make_entry, write_baseline
+    from pytest_relevance.gate.baseline_file import write_baseline
+    from pytest_relevance.gate.entry import make_entry
     from pytest_relevance.judgments.model import Judgments, Query
     from pytest_relevance.metrics.ranking import parse_metrics
 
@@ -284,7 +285,7 @@ def test_compare_changed_only_lists_the_changed_rows_and_queries(tmp_path: Path,
 
 
 def test_compare_refuses_what_the_gate_cannot_compare_with_the_gates_reasons(tmp_path: Path) -> None:
-    from pytest_relevance.gate.baseline_file import incompatibilities
+    from pytest_relevance.gate.entry import incompatibilities
 
     old = _baseline(tmp_path, "old.json", GOOD)
     new = _baseline(tmp_path, "new.json", {**GOOD, "q1": ["b", "x", "a"]}, version="v2")  # a refresh, and a drop

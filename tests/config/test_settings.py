@@ -81,7 +81,7 @@ def test_an_alpha_no_p_value_can_reach_is_refused(alpha: str) -> None:
 
 def test_an_alpha_just_above_the_smallest_p_value_fails_a_drop_of_many_queries() -> None:
     """p is compared unrounded: 1/10001 shows as 0.0001, but it is below an alpha of 0.0001."""
-    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.gate.entry import make_entry
     from pytest_relevance.judgments.model import Judgments, Query
     from pytest_relevance.metrics.ranking import parse_metrics
 

@@ -396,14 +396,14 @@ def test_exposure_gini_is_over_the_corpus_values_when_a_ranking_returns_ids_the_
 
 def _entry(evaluation, tolerance: str = "0.005") -> dict:
     from pytest_relevance.config.settings import Tolerance
-    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.gate.entry import make_entry
 
     return make_entry(evaluation, "v", "custom", Tolerance.parse(tolerance), "why")
 
 
 def test_a_rise_is_the_regression_where_lower_is_better() -> None:
     from pytest_relevance.config.settings import Tolerance
-    from pytest_relevance.gate.baseline_file import compare
+    from pytest_relevance.gate.compare import compare
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("age@2(field=released) fresh@2(field=released,within=30d) exposure_gini@2(field=brand)")
@@ -425,7 +425,8 @@ def test_a_rise_is_the_regression_where_lower_is_better() -> None:
 
 
 def test_a_baseline_holds_ages_and_novelty_above_1_but_no_negative_one(tmp_path) -> None:
-    from pytest_relevance.gate.baseline_file import dumps, load_baseline, unmet_needs
+    from pytest_relevance.gate.baseline_file import dumps, load_baseline
+    from pytest_relevance.gate.entry import unmet_needs
 
     judgments = _judgments(("q1", "s"), ("q2", "s"))
     metrics = parse_metrics("age@2(field=released) novelty@2 coverage@2")

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from report_model import default_settings, report_of
 
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.evaluation.evaluation import evaluate
 from pytest_relevance.evaluation.significance import holm, intervals, max_t, mde
-from pytest_relevance.gate.baseline_file import Tolerance, make_entry
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.gate.verdict import decide
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics

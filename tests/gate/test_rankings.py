@@ -6,10 +6,13 @@ import json
 
 import pytest
 
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.evaluation.diagnostics import missing_queries
 from pytest_relevance.evaluation.evaluation import evaluate
 from pytest_relevance.gate import churn
-from pytest_relevance.gate.baseline_file import Tolerance, compare, dumps, load_baseline, make_entry
+from pytest_relevance.gate.baseline_file import dumps, load_baseline
+from pytest_relevance.gate.compare import compare
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.gate.ranking_diff import diff, render, set_diff, snapshot_depth
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics

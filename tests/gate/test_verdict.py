@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from report_model import default_settings
 
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.evaluation import evaluate
-from pytest_relevance.gate.baseline_file import Tolerance, make_entry
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.gate.verdict import STATUSES, decide
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics

@@ -12,8 +12,10 @@ import pytest
 import yaml
 
 from pytest_relevance.cli.commands import main
+from pytest_relevance.config.settings import Tolerance
 from pytest_relevance.evaluation.evaluation import evaluate
-from pytest_relevance.gate.baseline_file import Tolerance, dumps, make_entry
+from pytest_relevance.gate.baseline_file import dumps
+from pytest_relevance.gate.entry import make_entry
 from pytest_relevance.judgments.model import load_judgments
 from pytest_relevance.judgments.pool import next_version
 from pytest_relevance.metrics.ranking import parse_metrics

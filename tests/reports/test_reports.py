@@ -239,7 +239,8 @@ def _small() -> tuple[Judgments, dict[str, list[str]]]:
 
 
 def _report(judgments: Judgments, before: dict, after: dict, entry_edit=None, **settings):
-    from pytest_relevance.gate.baseline_file import Tolerance, make_entry
+    from pytest_relevance.config.settings import Tolerance
+    from pytest_relevance.gate.entry import make_entry
 
     metrics = parse_metrics("ndcg@10 mrr")
     entry = make_entry(evaluate(before, judgments, metrics), "v1", "custom", Tolerance(), "")
@@ -374,8 +375,9 @@ def test_missing_queries_warn_with_count_and_ids() -> None:
 
 
 def test_set_answers_show_missing_and_extra_labels() -> None:
+    from pytest_relevance.config.settings import Tolerance
     from pytest_relevance.evaluation.set_answers import evaluate_sets
-    from pytest_relevance.gate.baseline_file import Tolerance, make_entry
+    from pytest_relevance.gate.entry import make_entry
     from pytest_relevance.reports.terminal import failure_text
 
     judgments = Judgments((Query("t1", "ticket", None, {}, {"repo-a": 1, "repo-b": 1}),), "v", "j")
@@ -623,7 +625,7 @@ def test_a_p_value_is_rounded_once_from_the_exact_value_to_the_printed_digits() 
     512 sign patterns: 10 are at least as extreme, p = 10/512 = 0.01953125, which prints 0.020 (rounded to 4
     decimals first it was 0.0195, then 0.019). The report keeps the exact p; every rendering prints it once."""
     from pytest_relevance.config.settings import Tolerance
-    from pytest_relevance.gate.baseline_file import make_entry
+    from pytest_relevance.gate.entry import make_entry
     from pytest_relevance.metrics.ranking import parse_metrics
     from pytest_relevance.reports import html, markdown
     from pytest_relevance.reports.formatting import p_text
