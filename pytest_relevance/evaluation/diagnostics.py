@@ -11,16 +11,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_relevance.evaluation.evaluation import (
-    Evaluation,
-    constant_floor,
-    coverage,
-    floor_is_exact,
-    hints,
-    judged_at,
-)
+from pytest_relevance.evaluation.evaluation import Evaluation
+from pytest_relevance.evaluation.floors import constant_floor, floor_is_exact
 from pytest_relevance.judgments.model import Judgments
-from pytest_relevance.metrics.ranking import DIGITS, depth
+from pytest_relevance.metrics.ranking import DIGITS, Metric, depth, mean, score_query
 
 SMALL = 10  # queries a stratum needs for the floor check and for p-values that are not coarse
 
@@ -145,3 +139,56 @@ def missing_queries(run: Collection[str], judgments: Judgments, shown: int = 5) 
         f"{len(missing)} judged quer{'y is' if len(missing) == 1 else 'ies are'} not in the run and score 0: "
         f"{', '.join(missing[:shown])}{more}"
     )
+
+
+def judged_at(evaluation: Evaluation, judgments: Judgments, k: int) -> tuple[dict[str, float], list[tuple[str, int]]]:
+    """judged@k per stratum, and the queries with the most unjudged documents in their top k (most first).
+
+    Unjudged documents score 0 everywhere, so a ranker that surfaces new, good documents can look worse: this says
+    how much of each number rests on guesses.
+    """
+    metric = Metric("judged", k)
+    shares = {
+        q.id: score_query(q.grades, evaluation.run.get(q.id, []), [metric]).values[metric.spec]
+        for q in judgments.queries
+    }
+    per_stratum = {name: mean(shares[qid] for qid in ids) for name, ids in judgments.groups.items()}
+    unjudged = [
+        (q.id, sum(1 for d in evaluation.run.get(q.id, [])[:k] if d not in q.grades)) for q in judgments.queries
+    ]
+    unjudged = sorted((item for item in unjudged if item[1]), key=lambda item: (-item[1], item[0]))
+    return per_stratum, unjudged
+
+
+def hints(evaluation: Evaluation, judgments: Judgments) -> list[str]:
+    """The NDCG@1 versus NDCG@k diagnosis: where the relevant documents are, and so where to look."""
+    cut = next((m for m in evaluation.metrics if m.name == "ndcg" and (m.k or 0) > 1), None)
+    if cut is None:
+        return []
+    first = Metric("ndcg", 1, gain=cut.gain)
+    top = {  # each query once, though it is in two groups
+        q.id: score_query(q.grades, evaluation.run.get(q.id, [])[:1], [first]).values[first.spec]
+        for q in judgments.queries
+    }
+    out = []
+    for name, ids in judgments.groups.items():
+        at_k = evaluation.strata[name][cut.spec]
+        at_1 = mean(top[q] for q in ids)
+        if at_k >= 0.5 and at_1 < 0.6 * at_k:
+            out.append(
+                f"{name}: ndcg@1 {at_1:.4f} vs {cut.spec} {at_k:.4f}: the relevant documents are retrieved "
+                "but not on top; look at re-ranking (boosts, function scores)"
+            )
+        elif at_k < 0.3 and at_1 < 0.3:
+            out.append(
+                f"{name}: ndcg@1 {at_1:.4f} and {cut.spec} {at_k:.4f}: the relevant documents are not "
+                "retrieved; look at retrieval (analyzers, fields, synonyms)"
+            )
+    return out
+
+
+def coverage(evaluation: Evaluation, k: int, corpus_size: int | None) -> float | None:
+    """The share of the corpus that appears in any top k: a ranker showing the same few documents shows up here."""
+    if not corpus_size:
+        return None
+    return len({doc for docs in evaluation.run.values() for doc in docs[:k]}) / corpus_size

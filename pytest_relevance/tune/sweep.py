@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.evaluation.evaluation import Evaluation, judged_at
+from pytest_relevance.evaluation.diagnostics import judged_at
+from pytest_relevance.evaluation.evaluation import Evaluation
 from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import Metric, mean
 from pytest_relevance.tune.correction import Tested, family_test

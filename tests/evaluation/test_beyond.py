@@ -14,7 +14,8 @@ import pytest
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation import diversity as beyond
 from pytest_relevance.evaluation.diversity import CorpusFields, Missing
-from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, floor_is_exact
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.evaluation.floors import constant_floor, floor_is_exact
 from pytest_relevance.evaluation.significance import paired_bootstrap_p, set_level_p, sign_flip_p
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import MetricSpecError, parse_metric, parse_metrics
@@ -162,7 +163,8 @@ def test_alpha_ndcg_breaks_ideal_ties_as_ndeval_does() -> None:
 _HASH_SCRIPT = """
 import json, random
 from pytest_relevance.evaluation.diversity import CorpusFields
-from pytest_relevance.evaluation.evaluation import constant_floor, evaluate
+from pytest_relevance.evaluation.floors import constant_floor
+from pytest_relevance.evaluation.evaluation import evaluate
 from pytest_relevance.evaluation.significance import set_level_p
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_model import report_of
 
-from pytest_relevance.evaluation.evaluation import constant_floor, floor_is_exact
+from pytest_relevance.evaluation.floors import constant_floor, floor_is_exact
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import mean, parse_metrics, score_query
 

@@ -9,7 +9,9 @@ import pytest
 from report_model import report_of
 
 from pytest_relevance.cli.commands import main
-from pytest_relevance.evaluation.evaluation import constant_floor, evaluate, hints
+from pytest_relevance.evaluation.diagnostics import hints
+from pytest_relevance.evaluation.evaluation import evaluate
+from pytest_relevance.evaluation.floors import constant_floor
 from pytest_relevance.evaluation.significance import sign_flip_p
 from pytest_relevance.judgments.model import Judgments, Query
 from pytest_relevance.metrics.ranking import parse_metrics
