@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.metrics.ranking import MAX_GRADE
@@ -480,30 +481,52 @@ def pbm(
     rank_of = np.array([rank for _, _, rank in groups], dtype=np.int64)
     shown, hits = np.array(n, dtype=float), np.array(c, dtype=float)
     per_pair = np.bincount(pair_of, weights=shown, minlength=len(index))
-    per_rank = np.bincount(rank_of, weights=shown, minlength=max_rank)
-    alpha = np.full(len(index), 0.5)
-    gamma = np.full(max_rank, 0.5)
-    for _ in range(iterations):
-        a, g = alpha[pair_of], gamma[rank_of]
-        skipped = (shown - hits) / (1 - a * g)
-        new_alpha = np.bincount(pair_of, weights=hits + skipped * a * (1 - g), minlength=len(index)) / per_pair
-        new_gamma = np.divide(
-            np.bincount(rank_of, weights=hits + skipped * g * (1 - a), minlength=max_rank),
-            per_rank,
-            out=np.full(max_rank, 0.5),
-            where=per_rank > 0,
-        )
-        # kept inside (0, 1): a rank or pair clicked every time would make 1 - a * g zero
-        new_alpha, new_gamma = np.clip(new_alpha, 1e-6, 1 - 1e-6), np.clip(new_gamma, 1e-6, 1 - 1e-6)
-        done = np.abs(new_alpha - alpha).max(initial=0) < 1e-7 and np.abs(new_gamma - gamma).max() < 1e-7
-        alpha, gamma = new_alpha, new_gamma
-        if done:
-            break
+    alpha, _ = pbm_em(pair_of, rank_of, shown, hits, len(index), max_rank, iterations)
     result = Grades(defaultdict(dict), defaultdict(dict))
     for (text, doc), i in index.items():
         result.grades[text][doc] = float(alpha[i]) if alpha[i] > 1e-6 else 0.0
         result.impressions[text][doc] = int(per_pair[i])
     return result
+
+
+#: probabilities are kept inside (0, 1): a rank or pair clicked every time would make 1 - a * g zero
+PBM_FLOOR = 1e-6
+
+
+def pbm_em(
+    pair_of: NDArray[np.int64],
+    rank_of: NDArray[np.int64],
+    shown: NDArray[np.float64],
+    hits: NDArray[Any],
+    pairs: int,
+    ranks: int,
+    iterations: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The position-based model's EM (Chuklin et al. 2015, 4.2) over groups of impressions: group i shows pair
+    `pair_of[i]` at rank `rank_of[i]` `shown[i]` times, clicked `hits[i]` times. Returns (attractiveness per pair,
+    examination per rank), both started at 0.5 and iterated until neither moves by 1e-7. Shared by the grades of
+    `pbm` and the online estimators' click model."""
+    per_pair = np.bincount(pair_of, weights=shown, minlength=pairs)
+    per_rank = np.bincount(rank_of, weights=shown, minlength=ranks)
+    alpha = np.full(pairs, 0.5)
+    gamma = np.full(ranks, 0.5)
+    for _ in range(iterations):
+        a, g = alpha[pair_of], gamma[rank_of]
+        skipped = (shown - hits) / (1 - a * g)
+        new_alpha = np.bincount(pair_of, weights=hits + skipped * a * (1 - g), minlength=pairs) / per_pair
+        new_gamma = np.divide(
+            np.bincount(rank_of, weights=hits + skipped * g * (1 - a), minlength=ranks),
+            per_rank,
+            out=np.full(ranks, 0.5),
+            where=per_rank > 0,
+        )
+        new_alpha = np.clip(new_alpha, PBM_FLOOR, 1 - PBM_FLOOR)
+        new_gamma = np.clip(new_gamma, PBM_FLOOR, 1 - PBM_FLOOR)
+        done = np.abs(new_alpha - alpha).max(initial=0) < 1e-7 and np.abs(new_gamma - gamma).max() < 1e-7
+        alpha, gamma = new_alpha, new_gamma
+        if done:
+            break
+    return alpha, gamma
 
 
 # ---------------------------------------------------------------- queries, strata, sample, file

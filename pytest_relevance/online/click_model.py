@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pytest_relevance.judgments.clicks import pbm_em
 from pytest_relevance.online.logged import Sessions
-
-FLOOR = 1e-6  # probabilities are kept inside (0, 1): a pair clicked every time would make 1 - a * g zero
 
 
 @dataclass(frozen=True)
@@ -47,25 +46,7 @@ def fit_pbm(data: Sessions, iterations: int = 200, draws: int = 50, seed: int = 
     hits = np.bincount(group_of, weights=data.clicks[rows, ranks].astype(float))
     pair_g, rank_g = ids // depth, ids % depth
     per_pair = np.bincount(pair_g, weights=shown, minlength=len(keys))
-    per_rank = np.bincount(rank_g, weights=shown, minlength=depth)
-    alpha = np.full(len(keys), 0.5)
-    gamma = np.full(depth, 0.5)
-    for _ in range(iterations):
-        a, g = alpha[pair_g], gamma[rank_g]
-        skipped = (shown - hits) / (1 - a * g)
-        new_alpha = np.bincount(pair_g, weights=hits + skipped * a * (1 - g), minlength=len(keys)) / per_pair
-        new_gamma = np.divide(
-            np.bincount(rank_g, weights=hits + skipped * g * (1 - a), minlength=depth),
-            per_rank,
-            out=np.full(depth, 0.5),
-            where=per_rank > 0,
-        )
-        new_alpha = np.clip(new_alpha, FLOOR, 1 - FLOOR)
-        new_gamma = np.clip(new_gamma, FLOOR, 1 - FLOOR)
-        done = np.abs(new_alpha - alpha).max(initial=0) < 1e-7 and np.abs(new_gamma - gamma).max() < 1e-7
-        alpha, gamma = new_alpha, new_gamma
-        if done:
-            break
+    alpha, gamma = pbm_em(pair_g, rank_g, shown, hits, len(keys), depth, iterations)
     # EM identifies examination x attractiveness only up to a factor; the largest examination is taken as 1 (every
     # estimate here uses their products or the ratios of examinations, which the factor leaves alone)
     factor = gamma.max()
