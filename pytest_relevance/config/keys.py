@@ -41,6 +41,11 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_paths": ("globs: with --relevance-changed-since, run relevance tests only if one of these changed", ""),
     "relevance_snapshot_depth": ("ranked ids per query kept in the baseline (at most the deepest cut-off)", "10"),
     "relevance_max_churn": ("if set (e.g. 0.2), fail when 1 - mean RBO vs the baseline's rankings exceeds it", ""),
+    "relevance_max_cost": (
+        "if set (e.g. 'docs_scored=1.5x p95'), count each query's work and fail when a stratum's median or p95 of a "
+        "counter rises beyond that factor of the baseline's",
+        "",
+    ),
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
     "relevance_max_judgment_age": ("if set (e.g. 180d), warn of grades dated longer ago than this before now", ""),
     "relevance_judge_agreement": ("`pytest-relevance agreement --format json` output: the judge's kappa", ""),

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.metrics.ranking import (
     UNBOUNDED,
@@ -23,6 +23,9 @@ from pytest_relevance.metrics.ranking import (
     parse_metrics,
     reads_as_metric,
 )
+
+if TYPE_CHECKING:
+    from pytest_relevance.evaluation.cost import CostLimit
 
 UNUSED_MODES = ("warn", "fail")
 
@@ -190,6 +193,8 @@ class Settings:
     judge_agreement: str = ""
     #: what `alpha` bounds: "test" (any false regression verdict of a test) or "comparison" (each row's)
     alpha_scope: str = "test"
+    #: relevance_max_cost's rules (empty: the work of a query is neither counted nor gated)
+    max_cost: tuple[CostLimit, ...] = ()
 
     @property
     def depth(self) -> int:
@@ -306,7 +311,19 @@ def read(get: Callable[[str], str]) -> Settings:
         max_judgment_age=_age(get("relevance_max_judgment_age")),
         judge_agreement=get("relevance_judge_agreement"),
         alpha_scope=scope,
+        max_cost=_max_cost(get("relevance_max_cost")),
     )
+
+
+def _max_cost(text: str) -> tuple[CostLimit, ...]:
+    if not text.strip():  # the default, taken on every run: nothing to import for it
+        return ()
+    from pytest_relevance.evaluation.cost import parse_limits
+
+    try:
+        return parse_limits(text)
+    except ValueError as exc:
+        raise SettingError("relevance_max_cost", str(exc)) from None
 
 
 def _scope(text: str) -> str:

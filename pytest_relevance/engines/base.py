@@ -20,6 +20,8 @@ from pytest_relevance.inputs.templates import render, render_all
 from pytest_relevance.judgments.model import Judgments
 
 Hits = list[tuple[str, float]]
+#: how many times a counted run times each query: the advisory wall-clock is the median of these
+TIMED_REPEATS = 3
 #: the documents an engine indexes: dicts (each with its id field), in a sequence that may parse its file lazily
 Documents = Sequence[dict[str, Any]]
 
@@ -32,7 +34,9 @@ class Index(Protocol):
     with a clear message where an index lacks it: `analyze(texts, analyzer, field) -> list[dict]` (Elasticsearch's
     `_analyze` tokens, for `relevance_index.analyze`) and `explain(body, doc_ids, size, source, query_id) ->
     dict[str, Node]` (score trees, for `relevance_index.explain` and the why-lines of a failure). An index may also
-    expose `ids`, its documents' ids in corpus order, so that the plugin need not read the corpus to list them.
+    expose `ids`, its documents' ids in corpus order, so that the plugin need not read the corpus to list them, and
+    `profile(bodies, size, source, repeats) -> dict[str, QueryCost]` (`evaluation.cost`: the counts of each body's
+    search and the seconds of each of `repeats` runs), which relevance_max_cost needs.
     """
 
     identity: str
@@ -83,10 +87,12 @@ class FixtureIndex:
         repeat: int = 1,
         corpus_size: int | None = None,
         inputs: dict[str, Any] | None = None,
+        counted: bool = False,
     ) -> None:
-        #: `inputs`: the fingerprints of the corpus, index config and template (fingerprints.index_inputs)
+        #: `inputs`: the fingerprints of the corpus, index config and template (fingerprints.index_inputs);
+        #: `counted`: run() also counts each query's work (relevance_max_cost), when the index can (`profile`)
         self.index, self.template, self.judgments, self.corpus_size = index, template, judgments, corpus_size
-        self.inputs = inputs
+        self.inputs, self.counted = inputs, counted
         self.instant, self.depth, self.template_source, self.repeat = instant, depth, template_source, repeat
 
     def for_test(self, judgments: Judgments, instant: datetime, depth: int) -> FixtureIndex:
@@ -124,7 +130,9 @@ class FixtureIndex:
                         "is not deterministic for it (ties without a tiebreak, or a refresh race)",
                     )
         rankings = {qid: [doc for doc, _ in hits] for qid, hits in first.items()}
-        return Run(rankings, self.identity, self.corpus_size, self.repeat, self.inputs, self)
+        profile = getattr(self.index, "profile", None) if self.counted else None  # optional in the protocol
+        cost = profile(bodies, depth, self.template_source, TIMED_REPEATS) if profile is not None else None
+        return Run(rankings, self.identity, self.corpus_size, self.repeat, self.inputs, self, cost)
 
     def search(self, text: str, size: int | None = None, **params: Any) -> Hits:
         """One query through the template, e.g. ``relevance_index.search("usb cable", category="computers")``."""

@@ -20,6 +20,7 @@ from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import BEYOND, Metric, mean, rank_scored, score_query
 
 if TYPE_CHECKING:
+    from pytest_relevance.evaluation.cost import QueryCost
     from pytest_relevance.evaluation.diversity import CorpusFields
 
 
@@ -34,14 +35,17 @@ class Run(dict[str, list[str]]):
         repeated: int = 1,
         inputs: Mapping[str, object] | None = None,
         index: Any = None,
+        cost: Mapping[str, QueryCost] | None = None,
     ) -> None:
         super().__init__({qid: list(docs) for qid, docs in dict(rankings).items()})
         #: `repeated`: how many times every query ran with identical rankings (--relevance-repeat); `inputs`: the
         #: fingerprints of the files the run was made from (fingerprints.index_inputs), None for a custom ranker's;
-        #: `index`: the fixture index that ran it, which explains a failure's movers (None for a custom ranker's)
+        #: `index`: the fixture index that ran it, which explains a failure's movers (None for a custom ranker's);
+        #: `cost`: query id -> the work the engine did for it (`cost`), when the run was counted
         self.engine, self.corpus_size, self.repeated = engine, corpus_size, repeated
         self.inputs = dict(inputs) if inputs is not None else None
         self.index = index
+        self.cost = dict(cost) if cost is not None else None
 
 
 @dataclass

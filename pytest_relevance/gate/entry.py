@@ -166,9 +166,11 @@ def make_entry(
     reason: str | None,
     depth: int | None = None,
     inputs: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> Entry:
     """The entry for one test; `depth` is `relevance_snapshot_depth` (None: the default rule of `snapshot_depth`);
-    `inputs` the fingerprints of what it was measured on (see `fingerprints`)."""
+    `inputs` the fingerprints of what it was measured on (see `fingerprints`); `cost` the counted work of each query
+    and stratum (`gate.cost.cost_record`) under relevance_max_cost."""
     from pytest_relevance.evaluation.set_answers import SetMetric
     from pytest_relevance.gate.ranking_diff import snapshot_depth
 
@@ -195,6 +197,7 @@ def make_entry(
         "rankings_depth": kept,
         "reason": reason,
         **({"inputs": dict(inputs)} if inputs else {}),
+        **({"cost": dict(cost)} if cost is not None else {}),
     }
 
 

@@ -18,18 +18,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.evaluation.diagnostics import Diagnostics, diagnose
 from pytest_relevance.evaluation.evaluation import Evaluation, Run, evaluate
 from pytest_relevance.evaluation.expectations import Result, check_expectations
 from pytest_relevance.evaluation.set_answers import evaluate_sets, is_set_run
 from pytest_relevance.evaluation.significance import change_p
+from pytest_relevance.gate.cost import CostCheck, check_cost, cost_record
+from pytest_relevance.gate.cost import inconsistency as cost_inconsistency
 from pytest_relevance.gate.report import build
-from pytest_relevance.gate.verdict import Compared, Verdict, decide
+from pytest_relevance.gate.verdict import Compared, Verdict, decide, update_command
 from pytest_relevance.judgments.provenance import assess
 from pytest_relevance.metrics.ranking import DIGITS
 
 if TYPE_CHECKING:
     from pytest_relevance.config.settings import Settings
+    from pytest_relevance.evaluation.cost import QueryCost
     from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.judgments.model import Judgments
@@ -90,6 +94,9 @@ class Checked:
     diagnostics: Diagnostics
     report: dict[str, Any]
     expectations: tuple[Result, ...] = ()
+    #: the cost counters against the entry's under relevance_max_cost (None: not set); an exceeded rule fails the
+    #: test, as a failed expectation does
+    cost: CostCheck | None = None
 
     @property
     def failed(self) -> list[Result]:
@@ -99,13 +106,23 @@ class Checked:
 
 def check(run: Mapping[str, Any], spec: Check) -> Checked:
     """Evaluate `run` (rankings, scored rankings or set answers) and take the gate's decision on it."""
-    engine = run.engine if isinstance(run, Run) else "custom"
-    return check_evaluation(evaluate_run(run, spec), spec, engine)
+    if not isinstance(run, Run):
+        return check_evaluation(evaluate_run(run, spec), spec)
+    template = getattr(run.index, "template", None)  # a riser's clause is quoted from it
+    return check_evaluation(evaluate_run(run, spec), spec, run.engine, run.cost, template)
 
 
-def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom") -> Checked:
+def check_evaluation(
+    evaluation: Evaluation,
+    spec: Check,
+    engine: str = "custom",
+    cost: Mapping[str, QueryCost] | None = None,
+    template: Mapping[str, Any] | None = None,
+) -> Checked:
     """The check of a run already evaluated (the tests of the reports start from an evaluation); `engine` is the
-    identity of the engine that made the run ("custom" for a user's ranker)."""
+    identity of the engine that made the run ("custom" for a user's ranker), `cost` its counted work per query (None:
+    not counted) and `template` the query template it rendered."""
+    limits = spec.settings.max_cost
     verdict = decide(
         spec.nodeid,
         spec.entry,
@@ -118,7 +135,9 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
         narrowed=spec.narrowed,
         baseline=spec.baseline,
         inputs=dict(spec.inputs),
+        cost=cost_record(cost, spec.judgments.groups, limits, template) if limits and cost is not None else None,
     )
+    costed = cost_of(spec, verdict, cost, template) if limits else None
     if spec.every_p and spec.entry is not None:
         verdict = with_every_p(verdict, spec.entry, evaluation, spec.judgments)
     compared = verdict.reference is not None and not spec.update
@@ -135,7 +154,32 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
     )
     results = expectations_of(evaluation, spec.judgments)
     report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict))
-    return Checked(evaluation, verdict, diagnostics, report, tuple(results))
+    if costed is not None:
+        report["cost"] = costed.as_dict()
+    return Checked(evaluation, verdict, diagnostics, report, tuple(results), costed)
+
+
+def cost_of(
+    spec: Check, verdict: Verdict, cost: Mapping[str, QueryCost] | None, template: Mapping[str, Any] | None
+) -> CostCheck:
+    """Today's counts against the entry's under relevance_max_cost. On a check, an entry it can compare with must
+    hold counts derived from each other (else bad input, as for its metrics); an update compares with the old
+    entry's counts where it has them, and never fails on them."""
+    groups, texts = spec.judgments.groups, {q.id: q.text for q in spec.judgments.queries}
+    compared = verdict.status in ("passed", "regressed") or (spec.update and verdict.against is None)
+    recorded = spec.entry.get("cost") if compared and spec.entry is not None else None
+    if compared and cost is not None and not spec.update:
+        problem = "no cost counters" if recorded is None else cost_inconsistency(recorded, groups)
+        if problem:
+            raise RelevanceInputError(
+                spec.baseline or "the baseline",
+                f"entry {spec.nodeid!r} has {problem}: relevance_max_cost compares them (the entry predates the "
+                f"setting, or was edited by hand); re-baseline: {update_command(spec.nodeid, '<why>')}",
+            )
+    if recorded is not None and cost_inconsistency(recorded, groups):
+        recorded = None  # an update replaces a damaged record; there is nothing to show it against
+    checked = check_cost(spec.settings.max_cost, cost, recorded, groups, texts, template)
+    return replace(checked, rows=tuple({**row, "exceeded": False} for row in checked.rows)) if spec.update else checked
 
 
 def expectations_of(evaluation: Evaluation, judgments: Judgments) -> list[Result]:

@@ -122,6 +122,7 @@ def decide(
     narrowed: bool = False,
     baseline: Path | str | None = "relevance-baseline.json",
     inputs: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's
     metrics, so a metric the entry holds and the run does not gate is a note (as -k is), never a failure.
@@ -129,7 +130,7 @@ def decide(
     A hand-edited entry that lacks values the comparison needs, or whose values are not derived from each other, is
     bad input (RelevanceInputError naming `baseline`) on a check; an update replaces it. `inputs` are the
     fingerprints of what the run was measured on: the entry records them, and the verdict says which differ from the
-    entry's.
+    entry's; `cost` the counted work an update records (`gate.cost.cost_record`; None: not counted).
     """
     from pytest_relevance.evaluation.set_answers import SetMetric
 
@@ -170,7 +171,7 @@ def decide(
     new = None
     if update:
         new = make_entry(
-            evaluation, judgments.version, engine, settings.tolerance, reason, settings.snapshot_depth, inputs
+            evaluation, judgments.version, engine, settings.tolerance, reason, settings.snapshot_depth, inputs, cost
         )
         if entry is not None and same_values(entry, new):
             new = entry  # nothing changed: the entry keeps its reason

@@ -84,6 +84,7 @@ class RelevanceSnapshot:
         from pytest_relevance.gate.pipeline import Check, check
         from pytest_relevance.reports.terminal import (
             cannot_compare_text,
+            cost_lines,
             expectation_lines,
             failure_text,
             no_baseline_text,
@@ -120,7 +121,8 @@ class RelevanceSnapshot:
         )
         verdict, report = checked.verdict, checked.report
         self._properties(report)
-        expected = expectation_lines(report)  # failed expectations fail the test, after any metric lines
+        # failed expectations and a cost beyond relevance_max_cost fail the test, after any metric lines
+        expected = expectation_lines(report) + cost_lines(report, baseline)
         if update:  # the metrics are re-baselined; an expectation is not a baseline value, so it still fails
             self._record({**result, "report": report, "entry": verdict.entry, "updated": verdict.status == "updated"})
             self.explanation = expected

@@ -179,6 +179,7 @@ def relevance_session_index(
         config.getoption("relevance_repeat"),
         len(ids),
         index_inputs(corpus.fingerprint, config_path, index_config, query_path),
+        counted=bool(state.settings.max_cost),
     )
     # What exists now (the index, the judgments, every module loaded) lives until the session ends; moved out of the
     # cyclic collector's sight, it is not walked again by each full collection the queries' and the evaluation's

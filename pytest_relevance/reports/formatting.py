@@ -67,6 +67,40 @@ def failed_expectations(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [item for item in report.get("expectations") or [] if not item["passed"]]
 
 
+def exceeded_cost(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The report's cost rows beyond relevance_max_cost (they fail the test whatever its metrics did)."""
+    return [row for row in (report.get("cost") or {}).get("rows", []) if row["exceeded"]]
+
+
+def cost_row_text(row: Mapping[str, Any]) -> str:
+    """`all.docs_scored p95: 1204 -> 4380 (3.64x, at most 1.5x)`; without a baseline value, today's alone."""
+    name = f"{row['stratum']}.{row['counter']} {row['stat']}"
+    if row["baseline"] is None:
+        return f"{name}: {row['current']} (no baseline count)"
+    ratio = "no work before" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+    return f"{name}: {row['baseline']} -> {row['current']} ({ratio}, at most {row['factor']:g}x)"
+
+
+def riser_text(riser: Mapping[str, Any]) -> str:
+    """`q017 'laws of similarity': 980 -> 3912; most of the rise in match {...}: 0 -> 2932`."""
+    text = f"{riser['query']} {riser['text']!r}: {riser['baseline']} -> {riser['current']}"
+    if riser.get("clause"):
+        before = riser.get("clause_baseline")
+        if before is None:  # the entry has no counts per clause: today's largest
+            text += f"; most of it today in {riser['clause']} ({riser['clause_current']})"
+        else:
+            text += f"; most of the rise in {riser['clause']}: {before} -> {riser['clause_current']}"
+    return text
+
+
+def wall_clock_text(timed: Mapping[str, Any]) -> str:
+    """`wall-clock (advisory, never gated): 12.3 ms for 60 queries, median of 3 repeats (totals 11.9-13.0 ms)`."""
+    return (
+        f"wall-clock (advisory, never gated): {timed['median'] * 1000:.1f} ms for {timed['queries']} queries, median "
+        f"of {timed['repeats']} repeats (totals {timed['low'] * 1000:.1f}-{timed['high'] * 1000:.1f} ms)"
+    )
+
+
 def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
     """(shown, collapsed): regressions, then tests that could not compare, then those without a baseline, then
     baseline entries (read from a file: there is nothing else to see), then passed or updated tests with a failed
@@ -76,7 +110,7 @@ def failing_first(reports: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[st
     def rank(report: Mapping[str, Any]) -> int:
         return order.index(report["status"]) if report["status"] in order else len(order)
 
-    shown = [r for r in reports if r["status"] in order or failed_expectations(r)]
+    shown = [r for r in reports if r["status"] in order or failed_expectations(r) or exceeded_cost(r)]
     return sorted(shown, key=rank), [r for r in reports if r not in shown]
 
 

@@ -13,8 +13,10 @@ from pytest_relevance.reports.formatting import (
     changed_inputs,
     churn_line,
     ci_text,
+    cost_row_text,
     delta,
     evidence_text,
+    exceeded_cost,
     failed_expectations,
     floor_text,
     judged_line,
@@ -23,10 +25,12 @@ from pytest_relevance.reports.formatting import (
     movers_label,
     number,
     p_text,
+    riser_text,
     set_level_line,
     shallow_moves,
     significance_line,
     stale_line,
+    wall_clock_text,
 )
 
 if TYPE_CHECKING:
@@ -132,6 +136,38 @@ def expectation_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def cost_lines(report: Mapping[str, Any], baseline: str) -> list[str]:
+    """The counters beyond relevance_max_cost (none: no lines), the queries whose count rose most with the clause
+    doing most of it today, and what to do; they fail the test whatever its metrics did."""
+    exceeded = exceeded_cost(report)
+    if not exceeded:
+        return []
+    cost = report["cost"]
+    lines = [f"relevance: cost rose beyond relevance_max_cost ({', '.join(cost['limits'])}) in {baseline}:"]
+    lines += [f"  {cost_row_text(row)}" for row in exceeded]
+    for counter in dict.fromkeys(riser["counter"] for riser in cost["risers"]):
+        lines.append(f"queries whose {counter} rose most:")
+        lines += [f"  {riser_text(riser)}" for riser in cost["risers"] if riser["counter"] == counter]
+    lines.append(
+        f"if the cost is intended: {update_command(report['test'], '<why>')}, then commit {baseline} in a commit of "
+        "its own"
+    )
+    return lines
+
+
+def _cost_summary(report: Mapping[str, Any]) -> list[str]:
+    """With -v: each gated counter per stratum against the baseline, the advisory wall-clock, and why cost was not
+    compared, if it was not."""
+    cost = report.get("cost")
+    if not cost:
+        return []
+    lines = [f"  cost ({', '.join(cost['limits'])}):"]
+    lines += [f"    {cost_row_text(row)}{' !' if row['exceeded'] else ''}" for row in cost["rows"]]
+    lines += [f"  {wall_clock_text(cost['wall_clock'])}"] if cost.get("wall_clock") else []
+    lines += [f"  cost: {cost['note']}"] if cost.get("note") else []
+    return lines
+
+
 def _measured(report: Mapping[str, Any]) -> list[str]:
     """The values measured now, stratum x metric, for a test that has nothing to compare them with."""
     metrics = list(dict.fromkeys(r["metric"] for r in report["rows"]))
@@ -188,6 +224,8 @@ def count_line(results: Iterable[Mapping[str, Any]]) -> str:
     parts = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
     unmet = sum(bool(failed_expectations(result["report"])) for result in results if result.get("report"))
     parts += f" ({unmet} with failed expectations)" if unmet else ""
+    costly = sum(bool(exceeded_cost(result["report"])) for result in results if result.get("report"))
+    parts += f" ({costly} over relevance_max_cost)" if costly else ""
     return f"relevance: {len(statuses)} test{'' if len(statuses) == 1 else 's'}: {parts or 'none'}"
 
 
@@ -229,6 +267,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             f"  expectations: {len(report['expectations']) - len(failed)} of {len(report['expectations'])} met"
         )
         lines += [f"  expectation failed: {item['reason']}" for item in failed]
+    lines += _cost_summary(report)
     return [*lines, *change_lines(result)]
 
 

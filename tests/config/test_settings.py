@@ -69,6 +69,7 @@ def _settings(**values: str) -> object:
         "relevance_max_judgment_age": "",
         "relevance_judge_agreement": "",
         "relevance_alpha_scope": "test",
+        "relevance_max_cost": "",
     }
     return read({**defaults, **values}.__getitem__)
 

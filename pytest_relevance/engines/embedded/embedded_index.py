@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ import numpy as np
 from pytest_relevance.engines.base import Hits
 from pytest_relevance.engines.embedded.analysis import Analyzer
 from pytest_relevance.engines.embedded.analysis.filters import StackedTokens
+from pytest_relevance.engines.embedded.cost import COUNTING, Counting
 from pytest_relevance.engines.embedded.dates import (
     DEFAULT_FORMAT,
     DEFAULT_NANOS_FORMAT,
@@ -38,6 +40,7 @@ from pytest_relevance.engines.embedded.queries.registry import HANDLERS
 from pytest_relevance.engines.embedded.scores import Scores
 from pytest_relevance.engines.embedded.search import explain, search
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation.cost import COUNTERS, QueryCost
 from pytest_relevance.explain.tree import Node
 
 ENGINE_VERSION = "9"  # bumped when scoring or analysis changes, so baselines from an older engine are not compared
@@ -665,6 +668,32 @@ class EmbeddedIndex:
             with _as_input_error(source, qid):
                 results[qid] = search(self, body, size)
         return results
+
+    def profile(
+        self, bodies: Mapping[str, dict[str, Any]], size: int, source: str, repeats: int
+    ) -> dict[str, QueryCost]:
+        """The counts of each body's search (`cost`), the same on every one of `repeats` timed runs."""
+        self.template_source = source
+        costs = {}
+        for qid, body in bodies.items():
+            seconds, counted = [], []
+            with _as_input_error(source, qid):
+                for _ in range(repeats):
+                    counting = Counting()
+                    token = COUNTING.set(counting)
+                    started = time.perf_counter()
+                    try:
+                        search(self, body, size)
+                    finally:
+                        seconds.append(time.perf_counter() - started)
+                        COUNTING.reset(token)
+                    counted.append(counting)
+            first = counted[0]
+            if any(c.totals != first.totals for c in counted[1:]):  # the counts describe the query, not a run
+                raise RelevanceInputError(source, f"query {qid!r}: the embedded engine counted its work differently "
+                                          "on a repeat; please report this as a bug of pytest-relevance")  # fmt: skip
+            costs[qid] = QueryCost({c: first.totals.get(c, 0) for c in COUNTERS}, first.clauses, tuple(seconds))
+        return costs
 
     def explain(
         self, body: dict[str, Any], doc_ids: Sequence[str], size: int, source: str, query_id: str

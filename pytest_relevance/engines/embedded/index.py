@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pytest_relevance.engines.embedded.analysis.bulk import BATCH
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.scoring import BM25, BooleanSimilarity, encode_lengths
 
 if TYPE_CHECKING:
@@ -275,6 +276,7 @@ class TextField(TermDictionary):
         if tid is None:
             return None
         lo, hi = int(self.offsets[tid]), int(self.offsets[tid + 1])
+        tally("postings_read", hi - lo)
         return Postings(self.docs[lo:hi], self.freqs[lo:hi], lo)
 
     def positions_of(self, postings: Postings, index: int) -> np.ndarray:
@@ -367,6 +369,7 @@ class KeywordField(TermDictionary):
 
     def postings(self, term: str) -> Postings | None:
         docs = self.docs_of(term)
+        tally("postings_read", docs.size)
         return Postings(docs, np.ones(docs.size, dtype=np.float32), 0) if docs.size else None
 
 

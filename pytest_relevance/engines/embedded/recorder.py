@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.cost import FILTER_PLACE
 from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.scoring import BM25, LENGTH_TABLE
 from pytest_relevance.explain.tree import Node
@@ -34,9 +35,6 @@ CLAUSE_KINDS = {
     "ids": "constant", "terms": "constant", "prefix": "constant", "wildcard": "constant", "regexp": "constant",
     "match_none": "no_match", "script_score": "script", "script": "constant", "knn": "knn",
 }  # fmt: skip
-# a clause whose place makes it decide matching only: bool's filter and must_not, function and constant_score
-# filters, the post_filter
-_FILTER_PLACE = re.compile(r"(?:^|\.)(?:filter|must_not|post_filter)(?:\[\d+\])?$")
 
 
 class Draft:
@@ -160,7 +158,7 @@ class Recorder:
 
     def clause(self, name: str, place: str, scores: Scores) -> None:
         """The node of a query clause `{name: ...}` evaluated at `place` (its path without the name)."""
-        kind = "filter" if _FILTER_PLACE.search(place) else CLAUSE_KINDS.get(name, "other")
+        kind = "filter" if FILTER_PLACE.search(place) else CLAUSE_KINDS.get(name, "other")
         self.close(f"{place}.{name}" if place else name, kind, scores, query=name)
 
     def bm25(

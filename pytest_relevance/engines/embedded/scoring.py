@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.java import F32
 
 
@@ -87,6 +88,7 @@ class BM25:
 
     def score(self, weight: np.float32, freqs: np.ndarray, norms: np.ndarray) -> np.ndarray:
         """Scores of the documents with these float32 frequencies and norm bytes (BM25Scorer.score)."""
+        tally("docs_scored", freqs.size)
         norm_inverse = self.cache[norms]
         return weight - weight / (F32(1) + freqs * norm_inverse)
 
@@ -101,4 +103,5 @@ class BooleanSimilarity:
         return F32(boost)
 
     def score(self, weight: np.float32, freqs: np.ndarray, norms: np.ndarray) -> np.ndarray:
+        tally("docs_scored", freqs.size)
         return np.full(freqs.shape, weight, dtype=F32)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.mapping import flag
 from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
@@ -90,6 +91,7 @@ def search(index: EmbeddedIndex, body: dict[str, Any], size: int) -> Hits:
     else:
         scores = _query_and_knn(index, body, max(size, 10))
     docs, values = scores.docs, scores.values
+    tally("docs_matched", docs.size)
     if body.get("min_score") is not None:
         keep = values >= number(body, "min_score", "the search body")
         docs, values = docs[keep], values[keep]
@@ -304,6 +306,7 @@ def _rescore(index: EmbeddedIndex, spec: Any, docs: np.ndarray, values: np.ndarr
             recorder.open()
         second = evaluate(index, inner["rescore_query"], f"{path}.query.rescore_query")
         window = min(windows[i], docs.size)
+        tally("rescored", window)
         primary = (values * query_weight).astype(F32)
         hit = second.matched[docs[:window]]
         combined = _RESCORE_MODES[mode](primary[:window], (second.score[docs[:window]] * rescore_weight).astype(F32))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from pytest_relevance.engines.embedded.analysis.filters import fixed_shingles
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.java import F32, utf16_length
 from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.options import (
@@ -361,6 +362,7 @@ def prefix_terms(index: EmbeddedIndex, field: str, prefix: str, limit: int) -> l
         if not term.startswith(prefix) or len(out) >= limit:
             break
         out.append(term)
+    tally("expansions", len(out))
     return out
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.java import F32, utf16_length
 from pytest_relevance.engines.embedded.queries.errors import Invalid, Unsupported
 from pytest_relevance.engines.embedded.queries.options import (
@@ -67,12 +68,18 @@ def fuzzy_expansions(
     """[(term, boost)] as Lucene's FuzzyQuery with TopTermsBlendedFreqScoringRewrite keeps them."""
     key = (term, max_edits, prefix_length, transpositions, max_expansions)
     cache = target.expansions
-    if key in cache:
-        return cache[key]
+    if key not in cache:
+        cache[key] = _fuzzy_expansions(target, term, max_edits, prefix_length, transpositions, max_expansions)
+    tally("expansions", len(cache[key]))
+    return cache[key]
+
+
+def _fuzzy_expansions(
+    target: TextField | KeywordField, term: str, max_edits: int, prefix_length: int, transpositions: bool,
+    max_expansions: int,
+) -> list[tuple[str, float]]:  # fmt: skip
     if max_edits == 0:
-        found = [(term, 1.0)] if term in target.vocab else []
-        cache[key] = found
-        return found
+        return [(term, 1.0)] if term in target.vocab else []
     from rapidfuzz import process
     from rapidfuzz.distance import OSA, Levenshtein
 
@@ -94,9 +101,7 @@ def fuzzy_expansions(
         boost = 1.0 if edits == 0 else float(F32(1.0) - F32(edits) / F32(min(len(candidate), len(term))))
         scored.append((-boost, candidate))
     scored.sort()
-    found = [(t, -b) for b, t in scored[:max_expansions]]
-    cache[key] = found
-    return found
+    return [(t, -b) for b, t in scored[:max_expansions]]
 
 
 def blended(
@@ -256,7 +261,9 @@ def _terms(target: Any, accept: Any, prefix: str) -> list[str]:
     terms = target.sorted_terms
     lo = bisect.bisect_left(terms, prefix)
     hi = bisect.bisect_left(terms, prefix + "\U0010ffff") if prefix else len(terms)
-    return [term for term in terms[lo:hi] if accept is None or accept(term)]
+    found = [term for term in terms[lo:hi] if accept is None or accept(term)]
+    tally("expansions", len(found))
+    return found
 
 
 def expanded_terms(index: EmbeddedIndex, node: Any, path: str) -> tuple[str, list[str], float]:

@@ -7,6 +7,7 @@ import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pytest_relevance.engines.embedded.cost import COUNTING
 from pytest_relevance.engines.embedded.plugins import plugin_query
 from pytest_relevance.engines.embedded.queries.errors import Invalid, Unmapped, Unsupported
 from pytest_relevance.engines.embedded.recorder import RECORDING
@@ -98,9 +99,15 @@ def evaluate(index: EmbeddedIndex, node: Any, path: str, boost: float = 1.0) -> 
 
 
 def _run(handler: Handler, index: EmbeddedIndex, spec: Any, path: str, name: str, boost: float) -> Scores:
+    counting = COUNTING.get()
+    if counting is not None:  # the counts made below are this clause's, unless an inner clause takes them
+        counting.enter(path, f"{path}.{name}")
     try:
         return handler(index, spec, f"{path}.{name}", boost)
     except Unmapped:
         if name in MATCH_NONE_WHEN_UNMAPPED:
             return Scores.none(index.n)
         raise
+    finally:
+        if counting is not None:
+            counting.stack.pop()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from pytest_relevance.engines.embedded.cost import tally
 from pytest_relevance.engines.embedded.dates import DEFAULT_FORMAT, DateParseError, date_format, query_millis
 from pytest_relevance.engines.embedded.java import F32
 from pytest_relevance.engines.embedded.painless import (
@@ -583,6 +584,7 @@ def run_script(
     """The script's value for each document of `docs` (float64), or one error naming a document it fails on.
     `vectorize=False` runs statements per document (the reference the array form of statements is tested on)."""
     path = script.path
+    tally("docs_scored", docs.size)
     vector = _vector(index, script)
     statements = _statements(index, script) if vector is None and vectorize else None
     if statements is not None:
