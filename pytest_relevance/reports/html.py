@@ -10,12 +10,16 @@ from pytest_relevance.gate import ranking_diff as rankings
 from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports import formatting
 from pytest_relevance.reports.formatting import (
+    cost_row_text,
+    exceeded_cost,
     failed_expectations,
     failing_first,
     floor_text,
     headline,
     note_lines,
     p_text,
+    riser_text,
+    wall_clock_text,
 )
 
 _CSS = """
@@ -260,6 +264,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     if report.get("churn"):
         body.append(_churn(report["churn"]))
     body += _expectations(report)
+    body += _cost(report)
     notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
     if notes:
         body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
@@ -286,6 +291,24 @@ def _expectations(report: Mapping[str, Any]) -> list[str]:
     body.append("</table>")
     notes = dict.fromkeys(item["explained"] for item in failed if item.get("explained"))
     return body + [f'<p class="notes">{escape(note)}</p>' for note in notes]
+
+
+def _cost(report: Mapping[str, Any]) -> list[str]:
+    """Each counter relevance_max_cost gates, per stratum (beyond its rule first), the queries whose count rose
+    most with the clause that did it, and the advisory wall-clock."""
+    cost = report.get("cost")
+    if not cost:
+        return []
+    exceeded = exceeded_cost(report)
+    state = f"cost rose beyond the rule in {len(exceeded)}" if exceeded else "within the rule"
+    body = [f"<h3>Cost ({escape(', '.join(cost['limits']))}): {state}</h3>", '<ul class="cost">']
+    for row in [*exceeded, *(row for row in cost["rows"] if not row["exceeded"])]:
+        body.append(f'<li class="{"regression" if row["exceeded"] else "same"}">{escape(cost_row_text(row))}</li>')
+    body += [f"<li>rose: {escape(riser_text(riser))}</li>" for riser in cost["risers"]]
+    body.append("</ul>")
+    extra = [wall_clock_text(cost["wall_clock"])] if cost.get("wall_clock") else []
+    extra += [cost["note"]] if cost.get("note") else []
+    return body + [f'<p class="notes">{escape(line)}</p>' for line in extra]
 
 
 def _trees(mover: Mapping[str, Any]) -> str:

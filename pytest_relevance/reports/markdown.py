@@ -12,7 +12,9 @@ from pytest_relevance.reports.formatting import (
     brief,
     churn_line,
     ci_text,
+    cost_row_text,
     delta,
+    exceeded_cost,
     failed_expectations,
     failing_first,
     floor_text,
@@ -22,7 +24,9 @@ from pytest_relevance.reports.formatting import (
     note_lines,
     number,
     p_text,
+    riser_text,
     significance_line,
+    wall_clock_text,
 )
 
 _MARKS = {
@@ -123,7 +127,25 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     if report.get("explained"):
         lines += ["", _text(report["explained"])]
     lines += _expectations(report)
+    lines += _cost(report)
     lines.append("")
+    return lines
+
+
+def _cost(report: Mapping[str, Any]) -> list[str]:
+    """Each counter relevance_max_cost gates, per stratum (beyond its rule first), the queries whose count rose
+    most with the clause that did it, and the advisory wall-clock."""
+    cost = report.get("cost")
+    if not cost:
+        return []
+    exceeded = exceeded_cost(report)
+    state = f"**{len(exceeded)} beyond the rule**" if exceeded else "within the rule"
+    lines = ["", f"Cost ({_text(', '.join(cost['limits']))}): {state}", ""]
+    ordered = [*exceeded, *(row for row in cost["rows"] if not row["exceeded"])]
+    lines += [f"- {'**exceeded**' if row['exceeded'] else 'ok'}: {_text(cost_row_text(row))}" for row in ordered]
+    lines += [f"- rose: {_text(riser_text(riser))}" for riser in cost["risers"]]
+    lines += [f"- {_text(wall_clock_text(cost['wall_clock']))}"] if cost.get("wall_clock") else []
+    lines += [f"- {_text(cost['note'])}"] if cost.get("note") else []
     return lines
 
 

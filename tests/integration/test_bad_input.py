@@ -173,6 +173,17 @@ SETTINGS = [
         "relevance_now: 'tomorrow' is not an ISO 8601 instant; write e.g. 2026-01-15T12:00:00Z",
     ),
     ("unused-mode", "relevance_unused = maybe", "relevance_unused: 'maybe' is not one of warn, fail"),
+    (
+        "max-cost-counter",
+        "relevance_max_cost = docs_score=1.5x",
+        "relevance_max_cost: 'docs_score=1.5x': no counter 'docs_score' (the counters: docs_matched, docs_scored, "
+        "postings_read, expansions, rescored)",
+    ),
+    (
+        "max-cost-form",
+        "relevance_max_cost = docs_scored<2",
+        "relevance_max_cost: 'docs_scored<2' is not COUNTER=FACTORx [median|p95]; write e.g. 'docs_scored=1.5x p95'",
+    ),
     ("snapshot-depth-zero", "relevance_snapshot_depth = 0", "relevance_snapshot_depth: 0 must be >= 1"),
     ("max-churn-range", "relevance_max_churn = 2", "relevance_max_churn: '2' is out of range: it must be in (0, 1]"),
     ("max-churn-word", "relevance_max_churn = lots", "relevance_max_churn: 'lots' is not a number"),
