@@ -154,6 +154,33 @@ def test_request_bodies_are_pinned(server: Any) -> None:
     client.close()
 
 
+def test_profile_asks_the_server_for_its_profile_and_counts_over_http(server: Any) -> None:
+    from elasticsearch import Elasticsearch
+
+    sent: list[bytes] = []
+
+    class Recording(PlainJSONNode):  # type: ignore[misc,valid-type]
+        def perform_request(self, method, target, body=None, headers=None, **kwargs):  # type: ignore[no-untyped-def]
+            if "_msearch" in target:
+                sent.append(body or b"")
+            return super().perform_request(method, target, body=body, headers=headers, **kwargs)
+
+    client = Elasticsearch(server.url, node_class=Recording)
+    index = ElasticsearchEngine(client, "relevance-prof-main", server.url).open(DOCS, CONFIG, "id")
+    costs = index.profile({"q1": {"query": {"match": {"title": "red shoe"}}}}, 10, "query.yaml", 2)
+    assert len(sent) == 2  # one profiled msearch a repeat
+    _, request = (json.loads(line) for line in sent[0].decode().splitlines() if line.strip())
+    assert (request["profile"], request["track_total_hits"]) == (True, True)
+    cost = costs["q1"]
+    # the documents matching red or shoe: d0, d1, d2, d3 (osmem's profile counts nothing else: zeros, but present)
+    assert cost.counters["docs_matched"] == 4
+    assert set(cost.counters) == {"docs_matched", "docs_scored", "postings_read"}
+    assert len(cost.seconds) == 2
+    assert index.search_many({"q1": {"query": {"match": {"title": "red"}}}}, 10, "query.yaml")["q1"]  # unchanged
+    index.close()
+    client.close()
+
+
 def test_the_id_tiebreak_follows_the_templates_sort_and_a_rescore_is_sent_without_one(es: Any, server: Any) -> None:
     index = ElasticsearchEngine(es, "relevance-sort-main", server.url).open(DOCS, CONFIG, "id")
     query = {"match": {"title": "shoe"}}

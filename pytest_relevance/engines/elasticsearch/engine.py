@@ -18,7 +18,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from pytest_relevance.engines.base import Hits
+from pytest_relevance.engines.elasticsearch.profile import counted
 from pytest_relevance.errors import RelevanceInputError
+from pytest_relevance.evaluation.cost import QueryCost
 from pytest_relevance.explain.tree import Node
 
 _CREDENTIALS = re.compile(r"(?<=://)\S*@")  # up to the last @: a password may hold an @ of its own
@@ -189,11 +191,25 @@ class ElasticsearchIndex:
         return RelevanceInputError(self.engine.url, f"the server answered {status}: {_reason(exc)}")
 
     def search_many(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str) -> dict[str, Hits]:
+        return self._answered(bodies, size, source, profiled=False)
+
+    def profile(
+        self, bodies: Mapping[str, dict[str, Any]], size: int, source: str, repeats: int
+    ) -> dict[str, QueryCost]:
+        """Each body's counts from the server's profile (`profile`), and the profiled time of each of `repeats`."""
+        runs = [self._answered(bodies, size, source, profiled=True) for _ in range(repeats)]
+        costs = {}
+        for qid in bodies:
+            counters, clauses, _ = counted(runs[0][qid])
+            costs[qid] = QueryCost(counters, clauses, tuple(counted(run[qid])[2] for run in runs))
+        return costs
+
+    def _answered(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str, profiled: bool) -> dict[str, Any]:
         items = list(bodies.items())
         batches = [items[i : i + self.engine.batch] for i in range(0, len(items), self.engine.batch)]
         with _quiet(), ThreadPoolExecutor(self.engine.concurrency) as pool:
-            answers = list(pool.map(lambda batch: self._msearch(batch, size, source), batches))
-        results: dict[str, Hits] = {}
+            answers = list(pool.map(lambda batch: self._msearch(batch, size, source, profiled), batches))
+        results: dict[str, Any] = {}
         failures: list[str] = []
         for batch_results, batch_failures in answers:
             results.update(batch_results)
@@ -217,18 +233,22 @@ class ElasticsearchIndex:
         return request
 
     def _msearch(
-        self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str
+        self, batch: list[tuple[str, dict[str, Any]]], size: int, source: str, profiled: bool = False
     ) -> tuple[dict[str, Any], list[str]]:
+        """query id -> its hits (`profiled`: the whole response, with its profile and total), and the failures."""
         lines: list[dict[str, Any]] = []
         for _, body in batch:
-            lines += [{"index": self.name}, self.request_body(body, size)]
+            request = self.request_body(body, size)
+            if profiled:
+                request.update(profile=True, track_total_hits=True)
+            lines += [{"index": self.name}, request]
         try:
             search = self.client.msearch
             response = search(body=lines) if self.opensearch else search(searches=lines)
         except Exception as exc:
             if _status(exc) == 400 and len(batch) > 1:  # some servers reject the whole request for one bad query
                 halves = [batch[: len(batch) // 2], batch[len(batch) // 2 :]]
-                parts = [self._msearch(half, size, source) for half in halves]
+                parts = [self._msearch(half, size, source, profiled) for half in halves]
                 return {**parts[0][0], **parts[1][0]}, parts[0][1] + parts[1][1]
             if _status(exc) == 400:
                 return {}, [f"query {batch[0][0]!r}: {_reason(exc)}"]
@@ -238,6 +258,9 @@ class ElasticsearchIndex:
         for (qid, body), answer in zip(batch, answers, strict=True):
             if "error" in answer:
                 failures.append(f"query {qid!r}: {_reason(answer)}")
+                continue
+            if profiled:
+                results[qid] = answer
                 continue
             hits = [(hit["_id"], float(hit.get("_score") or 0.0)) for hit in answer["hits"]["hits"]]
             results[qid] = sorted(hits, key=lambda hit: (-hit[1], hit[0])) if _UNSORTED.intersection(body) else hits
