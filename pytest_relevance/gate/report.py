@@ -53,7 +53,13 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             or cut-off (null for above and absent), "expected": what, in words, "passed", "reason": one line,
             "ranks": {doc: 1-based rank now or null}, "line": where the judgments file says it, and for a failed
             one "why": [line] (each document's explanation, as a mover's) and "explained" when its trees are
-            today's only}]: the judgments' known-item expectations, checked with or without a baseline}]}
+            today's only}]: the judgments' known-item expectations, checked with or without a baseline,
+        "cost" (only under relevance_max_cost): {"limits": [rule], "rows": [{"stratum", "counter", "stat": "median" |
+            "p95", "baseline" (null: no entry to compare), "current", "ratio" (null: no baseline, or 0), "factor",
+            "exceeded"}], "risers": [{"query", "text", "counter", "baseline", "current", "clause" (the template's
+            clause or the engine's name for it), "clause_baseline" (null: the entry has no counts per clause),
+            "clause_current"}], "wall_clock": {"median", "low", "high" (seconds), "repeats", "queries"} or null,
+            "note": why cost was not compared, or null}}]}
 """
 
 from __future__ import annotations
