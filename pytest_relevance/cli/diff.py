@@ -193,7 +193,10 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
     inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
     template = load_template(query_path)
-    fixture = FixtureIndex(index, template, judgments, settings.now, settings.depth, str(query_path), 1, None, inputs)
+    fixture = FixtureIndex(
+        index, template, judgments, settings.now, settings.depth, str(query_path), 1, None, inputs,
+        counted=bool(settings.max_cost),
+    )  # fmt: skip
     result = fixture.run()
     fields = None
     if any(m.name in BEYOND for m in settings.metrics):

@@ -239,4 +239,5 @@ def render_diff(diff: Mapping[str, Any]) -> str:
             f"{_code('pytest-relevance pool')} before trusting these numbers.",
             "",
         ]
+    lines += _cost(report)
     return "\n".join(lines) + "\n"

@@ -387,7 +387,7 @@ def diff_lines(diff: Mapping[str, Any]) -> list[str]:
             f"unjudged documents that came in: {count} in {len(came)} queries ({shown}{more}); grade them: "
             "pytest-relevance pool"
         )
-    return lines
+    return lines + _cost_summary(report)
 
 
 #: a row's status as diff names it: no baseline is involved, so a rise is an improvement, not a stale baseline

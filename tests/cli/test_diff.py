@@ -114,6 +114,23 @@ def test_a_boost_change_gives_both_values_the_delta_its_p_and_the_movers(
     assert "RBO" in out
 
 
+def test_cost_is_counted_on_both_sides_and_compared(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "pytest.ini").write_text(INI + "relevance_max_cost = docs_scored=1.5x p95\n")
+    wide = '    should:\n      - match: {body: {query: "{{query}} hiking for a", boost: 0.01}}\n'
+    query = 'query:\n  bool:\n    must:\n      - multi_match: {query: "{{query}}", fields: ["title^3", "body"]}\n'
+    (repo / "rel" / "query.yaml").write_text(query + wide)
+    code, out, err = _diff(capsys, "--format", "json")
+    assert code == 0, err
+    cost = json.loads(out)["report"]["cost"]
+    rows = {row["stratum"]: row for row in cost["rows"]}
+    assert rows["all"]["exceeded"] and rows["all"]["current"] > 1.5 * rows["all"]["baseline"]
+    assert cost["risers"][0]["clause"] == 'match {"body":{"boost":0.01,"query":"{{query}} hiking for a"}}'
+    code, out, err = _diff(capsys)
+    assert "cost (docs_scored=1.5x p95):" in out and "all.docs_scored p95: " in out and " !" in out
+    code, md, err = _diff(capsys, "--format", "md")
+    assert "Cost (docs_scored=1.5x p95): **" in md
+
+
 def test_fail_on_regression_and_one_markdown_comment(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / "rel" / "query.yaml").write_text(QUERY.replace('"title^3", "body"', '"body"'))
     code, out, _ = _diff(capsys, "--fail-on-regression")
