@@ -75,6 +75,9 @@ class Check:
     explain_every_change: bool = False
     #: a p-value for every row that changed, not only for the regressions the gate tests (a diff shows them all)
     every_p: bool = False
+    #: people's grades of a sample of the judge-graded queries (relevance_human_judgments): the judge-corrected
+    #: estimates beside the plain numbers, and what relevance_judge_correction = ppi gates on
+    human: Judgments | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
         narrowed=spec.narrowed,
         baseline=spec.baseline,
         inputs=dict(spec.inputs),
+        human=spec.human,
     )
     if spec.every_p and spec.entry is not None:
         verdict = with_every_p(verdict, spec.entry, evaluation, spec.judgments)

@@ -69,6 +69,8 @@ def _settings(**values: str) -> object:
         "relevance_max_judgment_age": "",
         "relevance_judge_agreement": "",
         "relevance_alpha_scope": "test",
+        "relevance_human_judgments": "",
+        "relevance_judge_correction": "none",
     }
     return read({**defaults, **values}.__getitem__)
 
