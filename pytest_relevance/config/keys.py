@@ -49,5 +49,14 @@ SETTINGS: dict[str, tuple[str, str]] = {
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
     "relevance_max_judgment_age": ("if set (e.g. 180d), warn of grades dated longer ago than this before now", ""),
     "relevance_judge_agreement": ("`pytest-relevance agreement --format json` output: the judge's kappa", ""),
+    "relevance_human_judgments": (
+        "people's grades of the judge-graded documents of a sample of the queries (a judgments file): the "
+        "judge-corrected (PPI) estimates beside the plain numbers",
+        "",
+    ),
+    "relevance_judge_correction": (
+        "none (report the judge-corrected estimates) or ppi (gate on them where they apply)",
+        "none",
+    ),
     "relevance_tune": ("`pytest-relevance tune`'s space: 'title_boost=1..5 step 0.5; tie=0,0.3,0.7; msm=1,2,3'", ""),
 }

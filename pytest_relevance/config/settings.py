@@ -195,6 +195,10 @@ class Settings:
     alpha_scope: str = "test"
     #: relevance_max_cost's rules (empty: the work of a query is neither counted nor gated)
     max_cost: tuple[CostLimit, ...] = ()
+    #: people's grades of a sample of the judge-graded queries (a judgments file; "": none), and whether the gate
+    #: compares the judge-corrected estimates they give ("ppi") or reports them beside the plain numbers ("none")
+    human_judgments: str = ""
+    judge_correction: str = "none"
 
     @property
     def depth(self) -> int:
@@ -312,6 +316,8 @@ def read(get: Callable[[str], str]) -> Settings:
         judge_agreement=get("relevance_judge_agreement"),
         alpha_scope=scope,
         max_cost=_max_cost(get("relevance_max_cost")),
+        human_judgments=get("relevance_human_judgments"),
+        judge_correction=_correction(get("relevance_judge_correction"), get("relevance_human_judgments")),
     )
 
 
@@ -336,6 +342,27 @@ def _scope(text: str) -> str:
             "relevance_alpha_scope",
             f"{text!r} is not one of {', '.join(SCOPES)}: test bounds a test's chance of any false regression "
             "verdict by relevance_alpha, comparison each stratum x metric's",
+        )
+    return text
+
+
+def _correction(text: str, human: str) -> str:
+    """`none` or `ppi`; `ppi` needs the human grades it corrects the judge by."""
+    if text == "none":  # the default, taken on every run: nothing to import for it
+        return text
+    from pytest_relevance.evaluation.ppi import MODES
+
+    if text not in MODES:
+        raise SettingError(
+            "relevance_judge_correction",
+            f"{text!r} is not one of {', '.join(MODES)}: none reports the judge-corrected (PPI) estimates beside the "
+            "plain numbers, ppi gates on them",
+        )
+    if not human:
+        raise SettingError(
+            "relevance_judge_correction",
+            "ppi corrects the judge's grades by people's grades of a sample of the same queries, and none are "
+            "named: set relevance_human_judgments = FILE (a judgments file), or relevance_judge_correction = none",
         )
     return text
 

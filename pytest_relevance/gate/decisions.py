@@ -6,13 +6,18 @@ most alpha over all its rows: one sign per query is drawn once and shared by eve
 row beyond tolerance regresses only when its adjusted p-value is below alpha. A set-level metric has no per-query
 values to flip, so a test gating one falls back to Holm's adjustment, named as such. `comparison` tests each row on
 its own at alpha, as the gate did before the test-level bound: a test of 16 rows then fails on noise far more often.
+
+With `relevance_judge_correction = ppi` a row whose judge-corrected (PPI) delta is known is decided on that delta
+instead of the plain one: beyond tolerance or not, and with alpha its p-value from the PPI estimate's normal
+interval (sign flips cannot test it: the correction is a second, human-graded sample). A test with such rows adjusts
+by Holm, as with a set-level metric.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.config.settings import Settings
 from pytest_relevance.evaluation.evaluation import Evaluation
@@ -30,6 +35,9 @@ from pytest_relevance.evaluation.significance import (
 from pytest_relevance.gate.compare import Comparison, Row
 from pytest_relevance.judgments.model import Judgments
 from pytest_relevance.metrics.ranking import DIGITS
+
+if TYPE_CHECKING:
+    from pytest_relevance.evaluation.ppi import Correction, Estimate
 
 
 @dataclass(frozen=True)
@@ -62,8 +70,10 @@ def weigh(
     judgments: Judgments,
     settings: Settings,
     old_queries: Mapping[str, Mapping[str, float]],
+    correction: Correction | None = None,
 ) -> Weighed:
-    """The evidence for each row of `comparison` against the baseline's per-query values `old_queries`."""
+    """The evidence for each row of `comparison` against the baseline's per-query values `old_queries`; with
+    `relevance_judge_correction = ppi`, the rows `correction` has a corrected delta for are decided on it."""
     rows = comparison.rows
     groups = judgments.groups
     by_spec = {m.spec: m for m in evaluation.metrics}
@@ -73,8 +83,12 @@ def weigh(
     deltas = {
         i: query_deltas(rows[i].metric, groups[rows[i].stratum], evaluation, old_queries, DIGITS) for i in flipped
     }
-    beyond = [row.status == "regression" for row in rows]
+    gated = judge_corrected(rows, correction, settings)
+    statuses = [_corrected_status(row, gated[i]) if i in gated else row.status for i, row in enumerate(rows)]
+    beyond = [status == "regression" for status in statuses]
     test_scope = settings.alpha is not None and settings.alpha_scope == "test"
+    # one-sided where the test's rows are adjusted together (as max-T's), two-sided per comparison (as sign flips')
+    ppi_p = {i: gated[i].worse_p(rows[i].higher_is_better, two_sided=not test_scope) for i in gated}
 
     def honest_p(i: int) -> float | None:
         row = rows[i]
@@ -84,19 +98,28 @@ def weigh(
     adjusted: dict[int, float | None] = {}
     adjustment, critical = None, critical_value(settings.alpha, settings.alpha_scope, len(family))
     if not test_scope:
-        raw = {i: honest_p(i) for i in family if beyond[i]}
+        raw = {i: ppi_p[i] if i in ppi_p else honest_p(i) for i in family if beyond[i]}
     else:
         assert settings.alpha is not None  # test scope is only taken with an alpha
         result, adjustment = _max_t(rows, flipped, deltas, settings.alpha)
         one_sided = dict(zip(flipped, result.raw, strict=True)) if result else {}
-        raw = {i: honest_p(i) if set_level[i] else one_sided.get(i, 1.0) for i in family if beyond[i]}
-        if any(set_level[i] for i in family):
-            ps = [raw[i] if i in raw else None if set_level[i] else one_sided.get(i, 1.0) for i in family]
+        raw = {
+            i: ppi_p[i] if i in ppi_p else honest_p(i) if set_level[i] else one_sided.get(i, 1.0)
+            for i in family
+            if beyond[i]
+        }
+        if any(set_level[i] for i in family) or ppi_p:
+            ps = [
+                ppi_p[i] if i in ppi_p else raw[i] if i in raw else None if set_level[i] else one_sided.get(i, 1.0)
+                for i in family
+            ]
             adjusted = dict(zip(family, holm(ps), strict=True))
-            adjustment = (
-                f"Holm over {len(family)} stratum x metric rows (a set-level metric has no per-query values for "
-                "the sign flips of max-T)"
-            )
+            why = []
+            if any(set_level[i] for i in family):
+                why.append("a set-level metric has no per-query values for the sign flips of max-T")
+            if ppi_p:
+                why.append(f"{len(ppi_p)} judge-corrected rows' p-values come from the PPI interval")
+            adjustment = f"Holm over {len(family)} stratum x metric rows ({'; '.join(why)})"
         else:
             adjusted = dict(zip(flipped, result.adjusted, strict=True)) if result else dict.fromkeys(flipped, 1.0)
         critical = result.critical if result else critical
@@ -105,7 +128,7 @@ def weigh(
     for i, row in enumerate(rows):
         p = raw.get(i)
         decided = adjusted.get(i) if test_scope else p
-        status = row.status
+        status = statuses[i]
         if beyond[i] and settings.alpha is not None and decided is not None and decided >= settings.alpha:
             status = "not significant"
         effect = None
@@ -116,6 +139,25 @@ def weigh(
                 warnings.append(_unseen(row, effect, count))
         evidence.append(Evidence(p, adjusted.get(i) if beyond[i] else None, spans.get(i), effect, status))
     return Weighed(evidence, adjustment, warnings)
+
+
+def judge_corrected(rows: Sequence[Row], correction: Correction | None, settings: Settings) -> dict[int, Estimate]:
+    """Row index -> the judge-corrected delta the gate decides the row on: with `relevance_judge_correction = ppi`,
+    every compared row whose PPI delta is known (see `ppi.corrected` for where it is not)."""
+    if correction is None or settings.judge_correction != "ppi":
+        return {}
+    found = {}
+    for i, row in enumerate(rows):
+        corrected = correction.get(row.stratum, row.metric)
+        if row.before is not None and corrected is not None and corrected.delta is not None:
+            found[i] = corrected.delta
+    return found
+
+
+def _corrected_status(row: Row, delta: Estimate) -> str:
+    """The row's status had its delta been the corrected one: the same tolerance, the same direction."""
+    assert row.before is not None
+    return replace(row, after=round(row.before + delta.value, DIGITS)).status
 
 
 def _max_t(

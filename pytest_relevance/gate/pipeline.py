@@ -79,6 +79,9 @@ class Check:
     explain_every_change: bool = False
     #: a p-value for every row that changed, not only for the regressions the gate tests (a diff shows them all)
     every_p: bool = False
+    #: people's grades of a sample of the judge-graded queries (relevance_human_judgments): the judge-corrected
+    #: estimates beside the plain numbers, and what relevance_judge_correction = ppi gates on
+    human: Judgments | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ def check_evaluation(
         baseline=spec.baseline,
         inputs=dict(spec.inputs),
         cost=cost_record(cost, spec.judgments.groups, limits, template) if limits and cost is not None else None,
+        human=spec.human,
     )
     costed = cost_of(spec, verdict, cost, template) if limits else None
     if spec.every_p and spec.entry is not None:

@@ -19,9 +19,17 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
                   (the smallest drop flagged 80% of the time, see `gate.decisions`; null where unknown),
                   "higher_is_better"
                   (false for age and exposure_gini: a rise is the regression), "set_level" (true for
-                  exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap)}],
+                  exposure_gini and coverage: one value per stratum, none per query, p by paired bootstrap),
+                  "ppi": null (no judge-corrected estimate: see "judge_correction") or {"value", "ci": [low, high]:
+                  the PPI estimate of the current value and its 95% interval, "queries", "human": how many queries
+                  it rests on and how many of them people graded, "delta", "delta_ci": the same of the change
+                  against the baseline (null: nothing to compare, or the baseline's rankings are too shallow to
+                  re-score), "gated": whether the row was decided on it (then "p" and "p_adjusted" are its)}}],
         "significance": {"alpha": relevance_alpha or null, "scope": "test" | "comparison", "adjustment": how the
             p-values were adjusted (max-T or Holm, named) or null},
+        "judge_correction": null (no relevance_human_judgments) or {"mode": relevance_judge_correction ("none":
+            reported only, "ppi": gated on), "plain": {what: why}: the strata or metrics left without a corrected
+            estimate, which are gated on the plain numbers},
         "judged": {"k", "min", "per_stratum": {stratum: share}, "most_unjudged": [[query, count], ...]},
         "coverage": share of the corpus in any top k, or null, "duplicates": {query: count},
         (p, the judged shares, coverage and model_graded's share and kappa are unrounded: each rendering rounds them
@@ -73,7 +81,7 @@ from pytest_relevance.metrics.ranking import DIGITS, depth
 
 if TYPE_CHECKING:
     from pytest_relevance.evaluation.diagnostics import Diagnostics
-    from pytest_relevance.gate.verdict import Verdict
+    from pytest_relevance.gate.verdict import Compared, Verdict
 
 
 def build(
@@ -104,6 +112,7 @@ def build(
             **(as_dict(c.evidence) if c.evidence else {"p_adjusted": None, "ci": None, "mde": None}),
             "higher_is_better": c.row.higher_is_better,
             "set_level": getattr(by_spec[c.row.metric], "set_level", False),
+            "ppi": _ppi(c, verdict),
         }
         for c in verdict.rows
     ]
@@ -122,6 +131,11 @@ def build(
             "scope": verdict.scope,
             "adjustment": verdict.adjustment,
         },
+        "judge_correction": (
+            None
+            if verdict.correction is None
+            else {"mode": verdict.judge_correction, "plain": dict(verdict.correction.plain)}
+        ),
         "judged": {
             "k": diagnostics.k,
             "min": diagnostics.min_judged,
@@ -156,6 +170,24 @@ def build(
     if verdict.notes:
         report["notes"] = verdict.notes
     return report
+
+
+def _ppi(compared: Compared, verdict: Verdict) -> dict[str, Any] | None:
+    """A row's judge-corrected estimates as report data, or None where there are none."""
+    found = verdict.correction.get(compared.row.stratum, compared.row.metric) if verdict.correction else None
+    if found is None:
+        return None
+    value = found.value
+    delta = found.delta if compared.row.before is not None else None  # a new row has nothing to compare with
+    return {
+        "value": round(value.value, DIGITS),
+        "ci": [round(value.low, DIGITS), round(value.high, DIGITS)],
+        "queries": value.queries,
+        "human": value.human,
+        "delta": None if delta is None else round(delta.value, DIGITS),
+        "delta_ci": None if delta is None else [round(delta.low, DIGITS), round(delta.high, DIGITS)],
+        "gated": delta is not None and verdict.judge_correction == "ppi",  # as `decisions.judge_corrected` decides
+    }
 
 
 def _round(value: float | None) -> float | None:

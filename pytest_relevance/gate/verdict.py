@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_relevance.config.settings import Settings
 from pytest_relevance.errors import RelevanceInputError
@@ -39,6 +39,9 @@ from pytest_relevance.gate.entry import (
     unversioned_judgments_change,
 )
 from pytest_relevance.judgments.model import Judgments
+
+if TYPE_CHECKING:
+    from pytest_relevance.evaluation.ppi import Correction
 
 MOVERS = 5  # queries listed as lost, and as gained
 STATUSES = ("passed", "regressed", "no baseline", "cannot compare", "updated", "unchanged")
@@ -102,6 +105,9 @@ class Verdict:
     scope: str = "test"
     #: how the p-values were adjusted over the test's rows (max-T or Holm, named); None: each row on its own
     adjustment: str | None = None
+    #: the judge-corrected (PPI) estimates (None: no human grades were given), and relevance_judge_correction
+    correction: Correction | None = None
+    judge_correction: str = "none"
 
     @property
     def notes(self) -> list[str]:
@@ -123,6 +129,7 @@ def decide(
     baseline: Path | str | None = "relevance-baseline.json",
     inputs: Mapping[str, Any] | None = None,
     cost: Mapping[str, Any] | None = None,
+    human: Judgments | None = None,
 ) -> Verdict:
     """The verdict on `evaluation` against `entry`. `narrowed`: a --relevance-metrics flag narrowed this run's
     metrics, so a metric the entry holds and the run does not gate is a note (as -k is), never a failure.
@@ -130,7 +137,9 @@ def decide(
     A hand-edited entry that lacks values the comparison needs, or whose values are not derived from each other, is
     bad input (RelevanceInputError naming `baseline`) on a check; an update replaces it. `inputs` are the
     fingerprints of what the run was measured on: the entry records them, and the verdict says which differ from the
-    entry's; `cost` the counted work an update records (`gate.cost.cost_record`; None: not counted).
+    entry's; `cost` the counted work an update records (`gate.cost.cost_record`; None: not counted). `human`:
+    people's grades of a sample of the judge-graded queries (`ppi.corrected`), whose estimates the verdict carries
+    and, with `relevance_judge_correction = ppi`, decides on.
     """
     from pytest_relevance.evaluation.set_answers import SetMetric
 
@@ -179,7 +188,10 @@ def decide(
     # comparable entry is compared with an empty one, so its numbers are still shown
     reference = entry if comparable else new
     comparison = compare(reference or {}, evaluation, settings.tolerance)
-    rows, movers, churned, warnings, adjustment = _assess(reference, comparison, evaluation, judgments, settings)
+    correction = _correction(reference, comparison, evaluation, judgments, human)
+    rows, movers, churned, warnings, adjustment = _assess(
+        reference, comparison, evaluation, judgments, settings, correction
+    )
     note = engine_note(entry, engine) if comparable else None  # type: ignore[arg-type]
     against = None
     if update:
@@ -213,11 +225,37 @@ def decide(
         alpha=settings.alpha,
         scope=settings.alpha_scope,
         adjustment=adjustment,
+        correction=correction,
+        judge_correction=settings.judge_correction,
     )
 
 
+def _correction(
+    reference: Entry | None,
+    comparison: Comparison,
+    evaluation: Evaluation,
+    judgments: Judgments,
+    human: Judgments | None,
+) -> Correction | None:
+    """The judge-corrected estimates of the values, and of their changes against `reference` (None: no human grades
+    given, or set answers, which have no ranking to score on human grades)."""
+    from pytest_relevance.evaluation.set_answers import SetMetric
+
+    if human is None or isinstance(evaluation.metrics[0], SetMetric):
+        return None
+    from pytest_relevance.evaluation.ppi import corrected
+
+    old = (reference or {}).get("queries") or None
+    return corrected(evaluation, judgments, human, old, comparison.rankings, comparison.depth)
+
+
 def _assess(
-    reference: Entry | None, comparison: Comparison, evaluation: Evaluation, judgments: Judgments, settings: Settings
+    reference: Entry | None,
+    comparison: Comparison,
+    evaluation: Evaluation,
+    judgments: Judgments,
+    settings: Settings,
+    correction: Correction | None = None,
 ) -> tuple[list[Compared], dict[str, Any], dict[str, Any] | None, list[str], str | None]:
     """The comparison's rows with their significance, the movers and what moved in them, churn, what the reports
     should warn about the comparison, and how the p-values were adjusted over the test."""
@@ -228,7 +266,7 @@ def _assess(
     set_answers = isinstance(metrics[0], SetMetric)
     old_queries = (reference or {}).get("queries", {})
     groups = judgments.groups
-    weighed = weigh(comparison, evaluation, judgments, settings, old_queries)
+    weighed = weigh(comparison, evaluation, judgments, settings, old_queries, correction)
     # p unrounded: reports round it once, to the digits they print (`formatting.p_text`)
     rows = [Compared(row, e.p, e.status, e) for row, e in zip(comparison.rows, weighed.evidence, strict=True)]
     mover_stratum, mover_metric, moved = "all", metrics[0].spec, comparison.movers

@@ -117,6 +117,7 @@ class RelevanceSnapshot:
                 corpus_size=self._corpus_size(run),
                 provenance=self._provenance(),
                 explain=explain,
+                human=self._human(),
             ),
         )
         verdict, report = checked.verdict, checked.report
@@ -194,6 +195,22 @@ class RelevanceSnapshot:
             for index in opened:
                 index.close()
         return f"why they moved: today's score trees only; {reason}" if reason else None
+
+    def _human(self) -> Judgments | None:
+        """relevance_human_judgments, loaded once a session (None when it is not set)."""
+        from pytest_relevance.errors import RelevanceInputError
+
+        value = self.settings.human_judgments
+        if not value:
+            return None
+        path = resolve(self.state.config, value)
+        if not path.is_file():
+            raise RelevanceInputError(
+                path,
+                "human judgments file not found; set relevance_human_judgments to the judgments file of people's "
+                "grades of the judge-graded documents (or leave it empty)",
+            )
+        return self.state.load_judgments(value)
 
     def _provenance(self) -> Provenance:
         """Where the stale-grade check and the model-graded share read from (see `provenance.assess`)."""

@@ -146,6 +146,53 @@ def evidence_text(row: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def corrected_evidence(row: Mapping[str, Any]) -> str | None:
+    """`judge-corrected -0.0412, p=0.004, 95% CI [-0.0710, -0.0114]`: what a row gated on its judge-corrected delta
+    rests on (relevance_judge_correction = ppi), or None for a row decided on the plain numbers."""
+    ppi = row.get("ppi")
+    if not ppi or not ppi["gated"]:
+        return None
+    parts = [f"judge-corrected {ppi['delta']:+.4f}"]
+    parts += [p_text(row["p"])] if row.get("p") is not None else []
+    parts += [f"adjusted {p_text(row['p_adjusted'])}"] if row.get("p_adjusted") is not None else []
+    low, high = ppi["delta_ci"]
+    return ", ".join([*parts, f"95% CI [{low:+.4f}, {high:+.4f}]"])
+
+
+def judge_correction_lines(report: Mapping[str, Any]) -> list[str]:
+    """The judge-corrected (PPI) estimate of each value beside the plain one, a stratum a line, whether the gate
+    decided on them, and, said once, what stayed plain and why; no lines without relevance_human_judgments."""
+    corrected = report.get("judge_correction")
+    if not corrected:
+        return []
+    gated = corrected["mode"] == "ppi"
+    rows = [row for row in report["rows"] if row.get("ppi")]
+    lines = []
+    if rows:
+        how = (
+            "the gate decides on them (relevance_judge_correction = ppi)"
+            if gated
+            else "beside the plain numbers the gate decides on (relevance_judge_correction = none)"
+        )
+        lines.append(f"judge-corrected (PPI) estimates with 95% intervals, {how}:")
+    for stratum in dict.fromkeys(row["stratum"] for row in rows):
+        cells = []
+        for row in (r for r in rows if r["stratum"] == stratum):
+            ppi = row["ppi"]
+            low, high = ppi["ci"]
+            cell = f"{row['metric']} {ppi['value']:.4f} [{low:.4f}, {high:.4f}] (plain {row['current']:.4f})"
+            if ppi["delta"] is not None:
+                low, high = ppi["delta_ci"]
+                cell += f", change {ppi['delta']:+.4f} [{low:+.4f}, {high:+.4f}] (plain {row['delta']:+.4f})"
+            cells.append(cell)
+        first = next(r["ppi"] for r in rows if r["stratum"] == stratum)
+        lines.append(f"  {stratum} ({first['human']} of {first['queries']} queries human-graded): " + "; ".join(cells))
+    if corrected["plain"]:
+        said = "; ".join(f"{what}: {why}" for what, why in corrected["plain"].items())
+        lines.append(f"{'gated on the plain numbers' if gated else 'no judge-corrected estimate'} for {said}")
+    return lines
+
+
 def significance_line(report: Mapping[str, Any]) -> str | None:
     """What relevance_alpha bounds in this report, and how its p-values were adjusted; None without alpha."""
     decided = report.get("significance") or {}
@@ -262,4 +309,4 @@ def note_lines(report: Mapping[str, Any]) -> list[str]:
         model_line(report),
         set_level_line(report),
     )
-    return [line for line in lines if line]
+    return [line for line in lines if line] + judge_correction_lines(report)

@@ -13,12 +13,14 @@ from pytest_relevance.reports.formatting import (
     changed_inputs,
     churn_line,
     ci_text,
+    corrected_evidence,
     cost_row_text,
     delta,
     evidence_text,
     exceeded_cost,
     failed_expectations,
     floor_text,
+    judge_correction_lines,
     judged_line,
     mde_text,
     model_line,
@@ -42,7 +44,9 @@ def _signed(value: float) -> str:
 
 
 def regression_line(row: Mapping[str, Any]) -> str:
-    evidence = ", ".join([_signed(row["delta"]), *([evidence_text(row)] if evidence_text(row) else [])])
+    corrected = corrected_evidence(row)  # a row gated on its judge-corrected delta: its plain delta, then that
+    shown = [f"{_signed(row['delta'])} plain", corrected] if corrected else [_signed(row["delta"]), evidence_text(row)]
+    evidence = ", ".join(part for part in shown if part)
     change = f"{row['baseline']:.4f} -> {row['current']:.4f} ({evidence})"
     direction = "" if row.get("higher_is_better", True) else ": lower is better, so this rise is the regression"
     return f"  {row['stratum']}.{row['metric']}: {change}{direction}"
@@ -85,6 +89,7 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
         )
         lines += [regression_line(row) for row in regressions]
         lines += [f"  {line}" for line in [significance_line(report)] if line]
+        lines += [f"  {line}" for line in judge_correction_lines(report)]
         lines += [f"  {report['since_baseline']}"] if report.get("since_baseline") else []
         improved = [
             f"{row['stratum']}.{row['metric']} ({_signed(row['delta'])})"
@@ -255,6 +260,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
             row.append(f"{cell['current']:.4f} ({delta}{mark}) floor {floor_text(cell)}".ljust(width))
         lines.append("".join(row).rstrip())
     lines += _decision_lines(report)
+    lines += [f"  {line}" for line in judge_correction_lines(report)]
     lines += [f"  {line}" for line in (judged_line(report), report.get("since_baseline")) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")

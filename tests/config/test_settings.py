@@ -70,6 +70,8 @@ def _settings(**values: str) -> object:
         "relevance_judge_agreement": "",
         "relevance_alpha_scope": "test",
         "relevance_max_cost": "",
+        "relevance_human_judgments": "",
+        "relevance_judge_correction": "none",
     }
     return read({**defaults, **values}.__getitem__)
 

@@ -228,32 +228,46 @@ def test_ppi_corrects_a_biased_judge_and_beats_the_human_only_interval() -> None
 
 
 def test_judge_corrected_estimates_per_stratum_use_the_human_grades_of_the_shared_queries() -> None:
-    """The judgments the gate uses call every document of the first 8 queries' rankings relevant (a lenient
-    judge); people graded 12 queries. The corrected all.ndcg@10 is the judge's mean plus the mean human - judge
-    difference on those 12, each query's human NDCG@10 as ir_measures computes it."""
+    """The judgments the gate uses call the unjudged documents of the first 8 queries' top 3 relevant (a lenient
+    judge, its grades marked as the judge's); people re-graded those documents of 6 of them (all irrelevant) and
+    q9 (no judge grade: its correction is 0 whatever people say, so it is not counted). The corrected all.ndcg@10
+    is the judge's mean plus 8/48 of the mean human - judge difference on the 6, each query's human NDCG@10 as
+    ir_measures computes it."""
     import ir_measures
 
     from pytest_relevance.evaluation.ppi import corrected
+    from pytest_relevance.judgments.model import Provenance
 
     run = _ranker(1)
-    lenient = Judgments(
-        tuple(
-            Query(q.id, q.text, q.stratum, {}, {**q.grades, **dict.fromkeys(run[q.id][:3], 1)})
-            if int(q.id[1:]) < 8
-            else q
-            for q in JUDGMENTS.queries
-        ),
-        "v1",
-        "judgments.yaml",
+    queries = []
+    for q in JUDGMENTS.queries:
+        added = [d for d in run[q.id][:3] if d not in q.grades] if int(q.id[1:]) < 8 else []
+        provenance = {d: Provenance("judge:lenient") for d in added}
+        queries.append(Query(q.id, q.text, q.stratum, {}, {**q.grades, **dict.fromkeys(added, 1)}, provenance))
+    lenient = Judgments(tuple(queries), "v1", "judgments.yaml")
+    regraded = [q for q in queries if 2 <= int(q.id[1:]) < 8 or q.id == "q9"]
+    human = Judgments(
+        tuple(Query(q.id, q.text, None, {}, dict.fromkeys(q.judges, 0) or {"d9-0": 1}) for q in regraded),
+        "h",
+        "human.yaml",
     )
-    human = Judgments(tuple(q for q in JUDGMENTS.queries if int(q.id[1:]) < 12), "h", "human.yaml")
     evaluation = evaluate(run, lenient, parse_metrics("ndcg@10"))
     estimates = corrected(evaluation, lenient, human)
-    qrels = [ir_measures.Qrel(q.id, d, int(g)) for q in human.queries for d, g in q.grades.items()]
-    scored = [ir_measures.ScoredDoc(q, d, -r) for q in run for r, d in enumerate(run[q]) if int(q[1:]) < 12]
+    sample = [q.id for q in regraded if q.judges]
+    truth = {q.id: q.grades for q in JUDGMENTS.queries}
+    qrels = [ir_measures.Qrel(q, d, int(g)) for q in sample for d, g in truth[q].items()]
+    scored = [ir_measures.ScoredDoc(q, d, -r) for q in sample for r, d in enumerate(run[q])]
     people = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, scored)}
     judge = {q: v["ndcg@10"] for q, v in evaluation.per_query.items()}
-    expected = sum(judge.values()) / QUERIES + sum(people[q] - judge[q] for q in people) / len(people)
-    assert estimates["all"]["ndcg@10"].value == pytest.approx(expected)
-    assert estimates["all"]["ndcg@10"].human == 12 and estimates["head"]["ndcg@10"].human == 4
-    assert estimates["all"]["ndcg@10"].value < evaluation.strata["all"]["ndcg@10"]  # the judge's lenience removed
+    assert len(people) == 6
+    expected = sum(judge.values()) / QUERIES + 8 / QUERIES * sum(people[q] - judge[q] for q in people) / len(people)
+    found = estimates.get("all", "ndcg@10")
+    assert found is not None and found.value.value == pytest.approx(expected)
+    assert found.value.human == 6 and found.delta is None  # no baseline: no change to estimate
+    assert found.value.value < evaluation.strata["all"]["ndcg@10"]  # the judge's lenience removed
+    # re-graded: head q3, q6; torso q4, q7; tail q2, q5 (q0 and q1, judged, were not)
+    assert {s: estimates.estimates[s]["ndcg@10"].value.human for s in ("head", "torso", "tail")} == {
+        "head": 2,
+        "torso": 2,
+        "tail": 2,
+    }
