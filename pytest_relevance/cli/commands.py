@@ -383,12 +383,12 @@ def _diff(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.cli import diff
+    from pytest_relevance.config.project import OVERRIDES
+    from pytest_relevance.explain.why import DEFAULT_DOCUMENTS
     from pytest_relevance.reports.markdown import render_diff
     from pytest_relevance.reports.terminal import diff_lines
 
-    overrides = {dest: getattr(args, dest) for dest in diff.OVERRIDES}
-    from pytest_relevance.explain.why import DEFAULT_DOCUMENTS
-
+    overrides = {dest: getattr(args, dest) for dest in OVERRIDES}
     model = diff.run(Path.cwd(), args.ref, args.against, overrides, None if args.verbose else DEFAULT_DOCUMENTS)
     if args.format == "md":
         print(render_diff(model), end="")
@@ -782,10 +782,10 @@ def _parser() -> argparse.ArgumentParser:
     diffs.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when a drop is beyond tolerance (default: exit 0)"
     )
-    from pytest_relevance.cli.diff import OVERRIDES
+    from pytest_relevance.cli.diff import add_overrides
+    from pytest_relevance.config.project import OVERRIDES
 
-    for dest, key in OVERRIDES.items():
-        diffs.add_argument(f"--{dest.replace('_', '-')}", help=f"overrides {key}{_FROM_INI}")
+    add_overrides(diffs, OVERRIDES, _FROM_INI)
     diffs.set_defaults(handler=_diff)
     from pytest_relevance.cli.tune import add_parser as add_tune
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,17 +30,6 @@ if TYPE_CHECKING:
     from pytest_relevance.gate.pipeline import Explainer
 
 NODEID = "pytest-relevance diff"
-#: settings a flag may override (flag dest -> ini key)
-OVERRIDES = {
-    "judgments": "relevance_judgments",
-    "topics": "relevance_topics",
-    "corpus": "relevance_corpus",
-    "index_config": "relevance_index_config",
-    "query": "relevance_query",
-    "metrics": "relevance_metrics",
-    "tolerance": "relevance_tolerance",
-    "id_field": "relevance_id_field",
-}
 _SIDE_INPUTS = ("relevance_corpus", "relevance_index_config", "relevance_query")
 
 
@@ -65,7 +54,7 @@ class Project:
             raise RelevanceInputError(start, "no pytest ini file was found from here up; run diff inside the project")
         self.ini, keys = found
         self.root, self.ini_keys = self.ini.parent, keys
-        flags = {OVERRIDES[dest]: value for dest, value in overrides.items() if value is not None}
+        flags = {project.OVERRIDES[dest]: value for dest, value in overrides.items() if value is not None}
         settings = project.resolver(start, flags)
         self.values = {key: settings.value(key) for key in SETTINGS}
 
@@ -119,6 +108,14 @@ def run(
                 explain_movers(movers, old.fixture, new.fixture, limit)
 
             return _compare(proj, before.label, after.label, old, new, judgments, settings, explain)
+
+
+def add_overrides(parser: Any, dests: Iterable[str], from_ini: str) -> None:
+    """A `--FLAG` for each setting of `project.OVERRIDES` named in `dests`, the same for every command."""
+    for dest in dests:
+        parser.add_argument(
+            f"--{dest.replace('_', '-')}", dest=dest, help=f"overrides {project.OVERRIDES[dest]}{from_ini}"
+        )
 
 
 def project_judgments(proj: Project) -> Any:

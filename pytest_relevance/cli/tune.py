@@ -17,20 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.cli.diff import Project, engine_for, frozen, project_judgments
+from pytest_relevance.cli.diff import Project, add_overrides, engine_for, frozen, project_judgments
+from pytest_relevance.config import project
 from pytest_relevance.errors import RelevanceInputError
 from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.tune.space import FILES, Space, parse_space
 
-#: settings a flag may override (flag dest -> ini key), as diff's
-OVERRIDES = {
-    "judgments": "relevance_judgments",
-    "topics": "relevance_topics",
-    "corpus": "relevance_corpus",
-    "index_config": "relevance_index_config",
-    "query": "relevance_query",
-    "metrics": "relevance_metrics",
-}
+#: the flags that override the project's settings (see `project.OVERRIDES`): the tolerance is not the sweep's
+OVERRIDES = [dest for dest in project.OVERRIDES if dest != "tolerance"]
 TOP_POOLED = 5  # the variants whose unjudged documents the pool file holds: the best on the tune part
 
 
@@ -267,8 +261,7 @@ def add_parser(commands: Any, handler: Callable[[Any], int], from_ini: str) -> N
         "--pool", metavar="PATH", help="write the best variants' unjudged documents to grade (.csv/.yaml)"
     )
     tune.add_argument("--format", choices=("table", "md", "json"), default="table", help="md: one pull-request comment")
-    for dest, key in OVERRIDES.items():
-        tune.add_argument(f"--{dest.replace('_', '-')}", dest=dest, help=f"overrides {key}{from_ini}")
+    add_overrides(tune, OVERRIDES, from_ini)
     tune.set_defaults(handler=handler)
 
 
