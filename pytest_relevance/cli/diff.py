@@ -172,31 +172,49 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     """One side's index built (or loaded from the index cache pytest's runs share), every judged query run, and
     the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.evaluation.diversity import CorpusFields
-    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
+    from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import content_version
-    from pytest_relevance.metrics.ranking import BEYOND
     from pytest_relevance.util.fingerprints import index_inputs, judgments_inputs
 
-    id_field = proj.values["relevance_id_field"]
-    corpus = CorpusFile(side.paths["relevance_corpus"], id_field)
+    corpus = CorpusFile(side.paths["relevance_corpus"], proj.values["relevance_id_field"])
     config_path, query_path = side.paths["relevance_index_config"], side.paths["relevance_query"]
-    config = load_mapping(config_path)
-    if proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
-        config = synonyms_sets.resolve(config, side.sets, config_path)
-    index = engine_for(proj, side.key).open(corpus, config, id_field, str(config_path))
-    opened.callback(index.close)
+    index, config = open_index(proj, corpus, config_path, side.sets, side.key, opened)
     inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
     inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
     template = load_template(query_path)
     fixture = FixtureIndex(index, template, judgments, settings.now, settings.depth, str(query_path), 1, None, inputs)
     result = fixture.run()
-    fields = None
-    if any(m.name in BEYOND for m in settings.metrics):
-        documents = corpus.load()
-        fields = CorpusFields(documents, id_field, corpus.path, documents.lines)
+    fields = corpus_fields(corpus, settings.metrics)
     return Measured(result, inputs, fields, fixture, len(getattr(index, "ids", None) or corpus), corpus.path)
+
+
+def open_index(
+    proj: Project, corpus: Any, config_path: Path, sets: Mapping[str, Path], key: str, opened: contextlib.ExitStack
+) -> tuple[Any, Any]:
+    """(the index, the index config it was opened with) of `config_path` on the project's engine (`key` names it
+    apart from the command's other indexes), the embedded engine given the synonyms sets `sets` (a server keeps its
+    own); closed when `opened` is. diff opens one per side, tune one per index config it sweeps."""
+    from pytest_relevance.inputs.corpus import load_mapping
+
+    config = load_mapping(config_path)
+    if proj.values["relevance_engine"] == "embedded":
+        config = synonyms_sets.resolve(config, sets, config_path)
+    index = engine_for(proj, key).open(corpus, config, corpus.id_field, str(config_path))
+    opened.callback(index.close)
+    return index, config
+
+
+def corpus_fields(corpus: Any, metrics: Sequence[Any]) -> Any:
+    """The corpus fields the metrics beyond relevance read, None when none of them is measured (the corpus is then
+    never loaded whole)."""
+    from pytest_relevance.evaluation.diversity import CorpusFields
+    from pytest_relevance.metrics.ranking import BEYOND
+
+    if not any(m.name in BEYOND for m in metrics):
+        return None
+    documents = corpus.load()
+    return CorpusFields(documents, corpus.id_field, corpus.path, documents.lines)
 
 
 def engine_for(proj: Project, side: str) -> Engine:
