@@ -113,9 +113,10 @@ def _load(path: str) -> list[dict[str, Any]]:
     return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
 
 
-def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, source: str) -> dict[str, Any]:
+def _compared(old: dict[str, Any], new: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """One test's rows (stratum.metric) and queries, old against new: the rows and the reasons they cannot be
-    compared are the gate's own check of NEW (as an evaluation) against OLD (as the entry), see `gate.recorded`."""
+    compared are the gate's own check of NEW (as an evaluation) against OLD (as the entry), see `gate.recorded`; bad
+    input names the file it is in (a bad tolerance NEW's, an entry the gate refuses OLD's)."""
     from pathlib import Path
 
     from pytest_relevance.config.keys import SETTINGS
@@ -123,12 +124,12 @@ def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, sour
     from pytest_relevance.gate import recorded
     from pytest_relevance.gate.pipeline import Check, check_evaluation
 
-    settings = recorded.settings_of(new, read(lambda name: SETTINGS[name][1]), source)
+    settings = recorded.settings_of(new, read(lambda name: SETTINGS[name][1]), args.new)
     problems, rows = [], []
     if new["rows"]:  # a record without rows (none the plugin writes) has nothing the check decides
-        judgments = recorded.judgments_of(new, source)
+        judgments = recorded.judgments_of(new, args.new)
         # narrowed: a metric OLD holds and NEW does not is not compared, as it never was
-        spec = Check(new["test"], judgments, settings, recorded.entry_of(old), narrowed=True, baseline=Path(source))
+        spec = Check(new["test"], judgments, settings, recorded.entry_of(old), narrowed=True, baseline=Path(args.old))
         verdict = check_evaluation(recorded.evaluation_of(new), spec, str(new.get("engine"))).verdict
         problems = verdict.problems
         rows = [
@@ -150,7 +151,7 @@ def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, sour
             a, b = before.get(metric), after.get(metric)
             delta = None if a is None or b is None else round(b - a, 4)
             queries.append({"query": qid, "metric": metric, "old": a, "new": b, "delta": delta})
-    if changed_only:
+    if args.changed_only:
         rows = [r for r in rows if r["delta"] != 0]
         queries = [q for q in queries if q["delta"] != 0]
     if problems:
@@ -164,7 +165,7 @@ def _compare(args: argparse.Namespace) -> int:
     tests = []
     for test in sorted(set(old) | set(new)):
         if test in old and test in new:
-            tests.append(_compared(old[test], new[test], args.changed_only, args.new))
+            tests.append(_compared(old[test], new[test], args))
         else:
             tests.append({"test": test, "only_in": "old" if test in old else "new", "rows": [], "queries": []})
     regressed = any(r["status"] == "regression" for t in tests for r in t["rows"])

@@ -342,6 +342,19 @@ def test_compare_decides_as_the_gate_with_the_alpha_new_recorded(tmp_path: Path,
     assert out.splitlines()[1].endswith("REGRESSION" if alpha is None else "not significant")
 
 
+def test_compare_refuses_an_old_entry_the_gate_refuses_naming_its_file(tmp_path: Path, capsys) -> None:
+    # the gate's check reads OLD as a baseline entry: a stratum value that is not the mean of its queries' values (a
+    # hand edit) is bad input there, as it is under pytest, and the message names OLD
+    old, new = _baseline(tmp_path, "old.json", GOOD), _baseline(tmp_path, "new.json", GOOD)
+    data = json.loads(Path(old).read_text())
+    data["entries"]["t.py::test_a"]["strata"]["all"]["ndcg@10"] = 0.5
+    Path(old).write_text(json.dumps(data))
+    code, out, err = run_cli(capsys, "compare", old, new)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"pytest-relevance: error: {old}: entry 't.py::test_a': strata.all.ndcg@10 is 0.5, but the ")
+    assert "its values are not derived from each other" in err
+
+
 def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> None:
     old = _baseline(tmp_path, "old.json", GOOD)
     new = _baseline(tmp_path, "new.json", GOOD, test="t.py::test_b")
