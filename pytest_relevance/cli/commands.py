@@ -113,61 +113,50 @@ def _load(path: str) -> list[dict[str, Any]]:
     return [from_baseline(test, entry) for test, entry in sorted(load_baseline(source).items())]
 
 
-def _compared(old: dict[str, Any], new: dict[str, Any], changed_only: bool, source: str) -> dict[str, Any]:
-    """One test's rows (stratum.metric) and queries, old against new; a row's status is the gate's own rule."""
-    from pytest_relevance.config.settings import SettingError, Tolerance
-    from pytest_relevance.gate.compare import Row
-    from pytest_relevance.metrics.ranking import higher_is_better
-    from pytest_relevance.reports.formatting import value
+def _compared(old: dict[str, Any], new: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """One test's rows (stratum.metric) and queries, old against new: the rows and the reasons they cannot be
+    compared are the gate's own check of NEW (as an evaluation) against OLD (as the entry), see `gate.recorded`; bad
+    input names the file it is in (a bad tolerance NEW's, an entry the gate refuses OLD's)."""
+    from pathlib import Path
 
-    try:  # the tolerance NEW recorded: a bad one (a hand edit) is the file's error, not the plugin's ini key's
-        tolerance = Tolerance.parse(new.get("tolerance") or "0.005", f"test {new['test']!r}")
-    except SettingError as exc:
-        raise RelevanceInputError(source, str(exc)) from None
-    before = {(r["stratum"], r["metric"]): value(r) for r in old["rows"]}
-    rows = []
-    for row in new["rows"]:
-        key = (row["stratum"], row["metric"])
-        change = Row(*key, before.get(key), value(row), tolerance.get(*key), row["n"], higher_is_better(key[1]))
-        rows.append(
+    from pytest_relevance.config.keys import SETTINGS
+    from pytest_relevance.config.settings import read
+    from pytest_relevance.gate import recorded
+    from pytest_relevance.gate.pipeline import Check, check_evaluation
+
+    settings = recorded.settings_of(new, read(lambda name: SETTINGS[name][1]), args.new)
+    problems, rows = [], []
+    if new["rows"]:  # a record without rows (none the plugin writes) has nothing the check decides
+        judgments = recorded.judgments_of(new, args.new)
+        # narrowed: a metric OLD holds and NEW does not is not compared, as it never was
+        spec = Check(new["test"], judgments, settings, recorded.entry_of(old), narrowed=True, baseline=Path(args.old))
+        verdict = check_evaluation(recorded.evaluation_of(new), spec, str(new.get("engine"))).verdict
+        problems = verdict.problems
+        rows = [
             {
-                "stratum": key[0],
-                "metric": key[1],
-                "old": change.before,
-                "new": change.after,
-                "delta": change.delta,
-                "status": change.status,
+                "stratum": c.row.stratum,
+                "metric": c.row.metric,
+                "old": c.row.before,
+                "new": c.row.after,
+                "delta": c.row.delta,
+                "status": c.status,
             }
-        )
+            for c in ([] if problems else verdict.rows)
+        ]
+    olds, news = recorded.per_query(old), recorded.per_query(new)
     queries = []
-    for qid in sorted(set(old["per_query"]) | set(new["per_query"])):
-        olds, news = old["per_query"].get(qid, {}), new["per_query"].get(qid, {})
-        for metric in dict.fromkeys([*news, *olds]):
-            a, b = _query_value(olds.get(metric)), _query_value(news.get(metric))
+    for qid in sorted(set(olds) | set(news)):
+        before, after = olds.get(qid, {}), news.get(qid, {})
+        for metric in dict.fromkeys([*after, *before]):
+            a, b = before.get(metric), after.get(metric)
             delta = None if a is None or b is None else round(b - a, 4)
             queries.append({"query": qid, "metric": metric, "old": a, "new": b, "delta": delta})
-    if changed_only:
+    if args.changed_only:
         rows = [r for r in rows if r["delta"] != 0]
         queries = [q for q in queries if q["delta"] != 0]
+    if problems:
+        return {"test": new["test"], "only_in": None, "problems": problems, "rows": [], "queries": []}
     return {"test": new["test"], "only_in": None, "rows": rows, "queries": queries}
-
-
-def _query_value(values: dict[str, Any] | None) -> float | None:
-    if values is None:
-        return None
-    return values["current"] if values.get("current") is not None else values.get("baseline")
-
-
-def _problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """The gate's own reasons why OLD's numbers cannot be compared with NEW's (judgments, engine, metrics)."""
-    from pytest_relevance.gate.entry import incompatibilities
-
-    # a JSON report written before reports recorded them: specs only
-    def definitions(report: dict[str, Any]) -> dict[str, Any]:
-        return report.get("metrics") or dict.fromkeys((row["metric"] for row in report["rows"]), None)
-
-    recorded = {"judgments": old.get("judgments"), "engine": old.get("engine"), "metrics": definitions(old)}
-    return incompatibilities(recorded, new.get("judgments"), str(new.get("engine")), definitions(new))
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -176,11 +165,7 @@ def _compare(args: argparse.Namespace) -> int:
     tests = []
     for test in sorted(set(old) | set(new)):
         if test in old and test in new:
-            problems = _problems(old[test], new[test])
-            if problems:
-                tests.append({"test": test, "only_in": None, "problems": problems, "rows": [], "queries": []})
-            else:
-                tests.append(_compared(old[test], new[test], args.changed_only, args.new))
+            tests.append(_compared(old[test], new[test], args))
         else:
             tests.append({"test": test, "only_in": "old" if test in old else "new", "rows": [], "queries": []})
     regressed = any(r["status"] == "regression" for t in tests for r in t["rows"])
@@ -202,7 +187,14 @@ def _compare(args: argparse.Namespace) -> int:
             lines.append((t["test"], "", "", "", "", f"only in {t['only_in'].upper()}"))
         lines += [(t["test"], "", "", "", "", f"CANNOT COMPARE: {problem}") for problem in t.get("problems", [])]
         for r in t["rows"]:
-            status = {"regression": "REGRESSION", "improvement": "improved", "new": "new"}.get(r["status"], "")
+            # "not significant": beyond tolerance, but relevance_alpha (as NEW recorded it) forgives it, as the gate did
+            shown = {
+                "regression": "REGRESSION",
+                "improvement": "improved",
+                "new": "new",
+                "not significant": "not significant",
+            }
+            status = shown.get(r["status"], "")
             cells = (number(r["old"]), number(r["new"]), number(r["delta"], "+"), status)
             lines.append((t["test"], f"{r['stratum']}.{r['metric']}", *cells))
         if args.changed_only:  # every query of a suite would drown the table: only the changed ones
@@ -392,12 +384,12 @@ def _diff(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pytest_relevance.cli import diff
+    from pytest_relevance.config.project import OVERRIDES
+    from pytest_relevance.explain.why import DEFAULT_DOCUMENTS
     from pytest_relevance.reports.markdown import render_diff
     from pytest_relevance.reports.terminal import diff_lines
 
-    overrides = {dest: getattr(args, dest) for dest in diff.OVERRIDES}
-    from pytest_relevance.explain.why import DEFAULT_DOCUMENTS
-
+    overrides = {dest: getattr(args, dest) for dest in OVERRIDES}
     model = diff.run(Path.cwd(), args.ref, args.against, overrides, None if args.verbose else DEFAULT_DOCUMENTS)
     if args.format == "md":
         print(render_diff(model), end="")
@@ -791,10 +783,10 @@ def _parser() -> argparse.ArgumentParser:
     diffs.add_argument(
         "--fail-on-regression", action="store_true", help="exit 1 when a drop is beyond tolerance (default: exit 0)"
     )
-    from pytest_relevance.cli.diff import OVERRIDES
+    from pytest_relevance.cli.diff import add_overrides
+    from pytest_relevance.config.project import OVERRIDES
 
-    for dest, key in OVERRIDES.items():
-        diffs.add_argument(f"--{dest.replace('_', '-')}", help=f"overrides {key}{_FROM_INI}")
+    add_overrides(diffs, OVERRIDES, _FROM_INI)
     diffs.set_defaults(handler=_diff)
     from pytest_relevance.cli.tune import add_parser as add_tune
 

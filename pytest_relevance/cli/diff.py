@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,17 +30,6 @@ if TYPE_CHECKING:
     from pytest_relevance.gate.pipeline import Explainer
 
 NODEID = "pytest-relevance diff"
-#: settings a flag may override (flag dest -> ini key)
-OVERRIDES = {
-    "judgments": "relevance_judgments",
-    "topics": "relevance_topics",
-    "corpus": "relevance_corpus",
-    "index_config": "relevance_index_config",
-    "query": "relevance_query",
-    "metrics": "relevance_metrics",
-    "tolerance": "relevance_tolerance",
-    "id_field": "relevance_id_field",
-}
 _SIDE_INPUTS = ("relevance_corpus", "relevance_index_config", "relevance_query")
 
 
@@ -65,7 +54,7 @@ class Project:
             raise RelevanceInputError(start, "no pytest ini file was found from here up; run diff inside the project")
         self.ini, keys = found
         self.root, self.ini_keys = self.ini.parent, keys
-        flags = {OVERRIDES[dest]: value for dest, value in overrides.items() if value is not None}
+        flags = {project.OVERRIDES[dest]: value for dest, value in overrides.items() if value is not None}
         settings = project.resolver(start, flags)
         self.values = {key: settings.value(key) for key in SETTINGS}
 
@@ -119,6 +108,14 @@ def run(
                 explain_movers(movers, old.fixture, new.fixture, limit)
 
             return _compare(proj, before.label, after.label, old, new, judgments, settings, explain)
+
+
+def add_overrides(parser: Any, dests: Iterable[str], from_ini: str) -> None:
+    """A `--FLAG` for each setting of `project.OVERRIDES` named in `dests`, the same for every command."""
+    for dest in dests:
+        parser.add_argument(
+            f"--{dest.replace('_', '-')}", dest=dest, help=f"overrides {project.OVERRIDES[dest]}{from_ini}"
+        )
 
 
 def project_judgments(proj: Project) -> Any:
@@ -175,21 +172,14 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
     """One side's index built (or loaded from the index cache pytest's runs share), every judged query run, and
     the run evaluated as the gate evaluates it; the index is closed when `opened` is."""
     from pytest_relevance.engines.base import FixtureIndex
-    from pytest_relevance.evaluation.diversity import CorpusFields
-    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
+    from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.inputs.templates import load_template
     from pytest_relevance.judgments.model import content_version
-    from pytest_relevance.metrics.ranking import BEYOND
     from pytest_relevance.util.fingerprints import index_inputs, judgments_inputs
 
-    id_field = proj.values["relevance_id_field"]
-    corpus = CorpusFile(side.paths["relevance_corpus"], id_field)
+    corpus = CorpusFile(side.paths["relevance_corpus"], proj.values["relevance_id_field"])
     config_path, query_path = side.paths["relevance_index_config"], side.paths["relevance_query"]
-    config = load_mapping(config_path)
-    if proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
-        config = synonyms_sets.resolve(config, side.sets, config_path)
-    index = engine_for(proj, side.key).open(corpus, config, id_field, str(config_path))
-    opened.callback(index.close)
+    index, config = open_index(proj, corpus, config_path, side.sets, side.key, opened)
     inputs = index_inputs(corpus.fingerprint, config_path, config, query_path)
     inputs |= judgments_inputs(Path(judgments.source), content_version(judgments.queries))
     template = load_template(query_path)
@@ -198,11 +188,36 @@ def _measure(proj: Project, side: Side, judgments: Any, settings: Any, opened: c
         counted=bool(settings.max_cost),
     )  # fmt: skip
     result = fixture.run()
-    fields = None
-    if any(m.name in BEYOND for m in settings.metrics):
-        documents = corpus.load()
-        fields = CorpusFields(documents, id_field, corpus.path, documents.lines)
+    fields = corpus_fields(corpus, settings.metrics)
     return Measured(result, inputs, fields, fixture, len(getattr(index, "ids", None) or corpus), corpus.path)
+
+
+def open_index(
+    proj: Project, corpus: Any, config_path: Path, sets: Mapping[str, Path], key: str, opened: contextlib.ExitStack
+) -> tuple[Any, Any]:
+    """(the index, the index config it was opened with) of `config_path` on the project's engine (`key` names it
+    apart from the command's other indexes), the embedded engine given the synonyms sets `sets` (a server keeps its
+    own); closed when `opened` is. diff opens one per side, tune one per index config it sweeps."""
+    from pytest_relevance.inputs.corpus import load_mapping
+
+    config = load_mapping(config_path)
+    if proj.values["relevance_engine"] == "embedded":
+        config = synonyms_sets.resolve(config, sets, config_path)
+    index = engine_for(proj, key).open(corpus, config, corpus.id_field, str(config_path))
+    opened.callback(index.close)
+    return index, config
+
+
+def corpus_fields(corpus: Any, metrics: Sequence[Any]) -> Any:
+    """The corpus fields the metrics beyond relevance read, None when none of them is measured (the corpus is then
+    never loaded whole)."""
+    from pytest_relevance.evaluation.diversity import CorpusFields
+    from pytest_relevance.metrics.ranking import BEYOND
+
+    if not any(m.name in BEYOND for m in metrics):
+        return None
+    documents = corpus.load()
+    return CorpusFields(documents, corpus.id_field, corpus.path, documents.lines)
 
 
 def engine_for(proj: Project, side: str) -> Engine:

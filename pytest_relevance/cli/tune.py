@@ -17,20 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_relevance.cli.diff import Project, engine_for, frozen, project_judgments
+from pytest_relevance.cli.diff import Project, add_overrides, corpus_fields, frozen, open_index, project_judgments
+from pytest_relevance.config import project
 from pytest_relevance.errors import RelevanceInputError
-from pytest_relevance.inputs import synonyms_sets
 from pytest_relevance.tune.space import FILES, Space, parse_space
 
-#: settings a flag may override (flag dest -> ini key), as diff's
-OVERRIDES = {
-    "judgments": "relevance_judgments",
-    "topics": "relevance_topics",
-    "corpus": "relevance_corpus",
-    "index_config": "relevance_index_config",
-    "query": "relevance_query",
-    "metrics": "relevance_metrics",
-}
+#: the flags that override the project's settings (see `project.OVERRIDES`): the tolerance is not the sweep's
+OVERRIDES = [dest for dest in project.OVERRIDES if dest != "tolerance"]
 TOP_POOLED = 5  # the variants whose unjudged documents the pool file holds: the best on the tune part
 
 
@@ -102,10 +95,8 @@ class _Measure:
     def __init__(
         self, proj: Project, space: Space, source: str, judgments: Any, settings: Any, opened: contextlib.ExitStack
     ) -> None:
-        from pytest_relevance.evaluation.diversity import CorpusFields
         from pytest_relevance.inputs.corpus import CorpusFile
         from pytest_relevance.inputs.templates import load_template, placeholders
-        from pytest_relevance.metrics.ranking import BEYOND
         from pytest_relevance.tune.space import check_placeholders
 
         self.proj, self.space, self.judgments, self.settings, self.opened = proj, space, judgments, settings, opened
@@ -121,10 +112,7 @@ class _Measure:
             source,
         )
         self.indexes: dict[Path, Any] = {}
-        self.fields = None
-        if any(m.name in BEYOND for m in settings.metrics):
-            documents = self.corpus.load()
-            self.fields = CorpusFields(documents, self.corpus.id_field, self.corpus.path, documents.lines)
+        self.fields = corpus_fields(self.corpus, settings.metrics)
 
     def current(self) -> Any:
         """The project's template as the gate runs it (parameters it has at their current values)."""
@@ -147,17 +135,11 @@ class _Measure:
         return evaluate(fixture.run(), self.judgments, self.settings.metrics, self.fields, self.settings.now)
 
     def _index(self, config_path: Path) -> Any:
-        from pytest_relevance.inputs.corpus import load_mapping
-
         if config_path not in self.indexes:
-            config = load_mapping(config_path)
-            if self.proj.values["relevance_engine"] == "embedded":  # the server keeps its own synonyms sets
-                config = synonyms_sets.resolve(config, self.proj.sets(), config_path)
-            index = engine_for(self.proj, f"tune{len(self.indexes)}").open(
-                self.corpus, config, self.corpus.id_field, str(config_path)
-            )
-            self.opened.callback(index.close)
-            self.indexes[config_path] = index
+            key = f"tune{len(self.indexes)}"
+            self.indexes[config_path] = open_index(
+                self.proj, self.corpus, config_path, self.proj.sets(), key, self.opened
+            )[0]
         return self.indexes[config_path]
 
 
@@ -267,8 +249,7 @@ def add_parser(commands: Any, handler: Callable[[Any], int], from_ini: str) -> N
         "--pool", metavar="PATH", help="write the best variants' unjudged documents to grade (.csv/.yaml)"
     )
     tune.add_argument("--format", choices=("table", "md", "json"), default="table", help="md: one pull-request comment")
-    for dest, key in OVERRIDES.items():
-        tune.add_argument(f"--{dest.replace('_', '-')}", dest=dest, help=f"overrides {key}{from_ini}")
+    add_overrides(tune, OVERRIDES, from_ini)
     tune.set_defaults(handler=handler)
 
 

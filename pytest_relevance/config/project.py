@@ -16,6 +16,19 @@ from pathlib import Path
 from pytest_relevance.config.resolver import Resolver
 from pytest_relevance.errors import RelevanceInputError
 
+#: the settings a command that measures the project (`diff`, `tune`) takes as flags too, each overriding its ini key
+#: (flag dest -> ini key); `tune` takes all but the tolerance, which its decision does not read
+OVERRIDES = {
+    "judgments": "relevance_judgments",
+    "topics": "relevance_topics",
+    "corpus": "relevance_corpus",
+    "index_config": "relevance_index_config",
+    "query": "relevance_query",
+    "metrics": "relevance_metrics",
+    "tolerance": "relevance_tolerance",
+    "id_field": "relevance_id_field",
+}
+
 
 def find_ini(start: Path) -> tuple[Path, dict[str, str]] | None:
     """(the ini file, its pytest keys) of the nearest directory from `start` up that has one, or None."""

@@ -74,7 +74,7 @@ def diagnose(
                 small[stratum] = n
             else:
                 warnings += _floor_warning(
-                    f"{stratum}.{spec}", round(value, DIGITS), floors[stratum].get(spec), exact[spec], margin
+                    f"{stratum}.{spec}", round(value, DIGITS), floors.get(stratum, {}).get(spec), exact[spec], margin
                 )
     if small:
         counted = ", ".join(f"{stratum} {n}" for stratum, n in small.items())

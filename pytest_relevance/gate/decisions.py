@@ -73,13 +73,17 @@ def weigh(
     correction: Correction | None = None,
 ) -> Weighed:
     """The evidence for each row of `comparison` against the baseline's per-query values `old_queries`; with
-    `relevance_judge_correction = ppi`, the rows `correction` has a corrected delta for are decided on it."""
+    `relevance_judge_correction = ppi`, the rows `correction` has a corrected delta for are decided on it.
+
+    A stratum the judgments do not name (a record compared by `pytest-relevance compare` names the queries of "all"
+    only, see `gate.recorded`) has no per-query evidence: its rows get no p-value, interval or MDE, and compare
+    applies no relevance_alpha to a record with such a stratum."""
     rows = comparison.rows
     groups = judgments.groups
     by_spec = {m.spec: m for m in evaluation.metrics}
     set_level = [getattr(by_spec[r.metric], "set_level", False) for r in rows]
     family = [i for i, row in enumerate(rows) if row.before is not None]
-    flipped = [i for i in family if not set_level[i]]
+    flipped = [i for i in family if not set_level[i] and rows[i].stratum in groups]
     deltas = {
         i: query_deltas(rows[i].metric, groups[rows[i].stratum], evaluation, old_queries, DIGITS) for i in flipped
     }
@@ -92,6 +96,8 @@ def weigh(
 
     def honest_p(i: int) -> float | None:
         row = rows[i]
+        if row.stratum not in groups:
+            return None
         metric, ids = by_spec[row.metric], groups[row.stratum]
         return change_p(metric, ids, evaluation, old_queries, comparison.rankings, comparison.depth, DIGITS)
 

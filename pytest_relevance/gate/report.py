@@ -106,7 +106,8 @@ def build(
             "delta": c.row.delta,
             "status": c.status,
             "tolerance": c.row.tolerance,
-            "floor": _round(diagnostics.floors[c.row.stratum].get(c.row.metric)),  # None: it has none (see beyond)
+            # None: it has none (see beyond), or the stratum's queries are not known (a record, see gate.recorded)
+            "floor": _round(diagnostics.floors.get(c.row.stratum, {}).get(c.row.metric)),
             "floor_exact": diagnostics.exact[c.row.metric],
             "p": c.p,
             **(as_dict(c.evidence) if c.evidence else {"p_adjusted": None, "ci": None, "mde": None}),

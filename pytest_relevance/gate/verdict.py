@@ -274,7 +274,7 @@ def _assess(
     if regressed:  # the queries that dropped most on what regressed, not on the first metric over all queries
         worst = min(regressed, key=lambda c: (_worse(c.row), stratum_key(c.row.stratum), metric_key(c.row.metric)))
         mover_stratum, mover_metric = worst.row.stratum, worst.row.metric
-        moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups[mover_stratum]))
+        moved = query_movers(old_queries, evaluation.per_query, mover_metric, set(groups.get(mover_stratum, ())))
     sign = 1 if getattr(by_spec[mover_metric], "higher_is_better", True) else -1  # age: a query that aged lost
     movers = [_mover(m, judgments) for m in moved]
     lost = sorted((m for m in movers if sign * m["delta"] < 0), key=lambda m: (sign * m["delta"], m["query"]))

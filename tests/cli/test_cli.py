@@ -313,6 +313,48 @@ def test_compare_refuses_what_the_gate_cannot_compare_with_the_gates_reasons(tmp
     assert [line.split(None, 3)[1:3] for line in done.stdout.splitlines()[1:]] == [["CANNOT", "COMPARE:"]] * 3
 
 
+@pytest.mark.parametrize("alpha", [None, 0.05])
+def test_compare_decides_as_the_gate_with_the_alpha_new_recorded(tmp_path: Path, capsys, alpha: float | None) -> None:
+    # one query of twelve drops: beyond tolerance on "all", and no evidence of a change under relevance_alpha; the
+    # gate's check (gate.pipeline) says "not significant" there, and so must compare, which decides with it
+    from report_model import report_of
+
+    from pytest_relevance.config.settings import Tolerance
+    from pytest_relevance.evaluation.evaluation import evaluate
+    from pytest_relevance.gate.baseline_file import write_baseline
+    from pytest_relevance.gate.entry import make_entry
+    from pytest_relevance.judgments.model import Judgments, Query
+    from pytest_relevance.metrics.ranking import parse_metrics
+
+    judgments = Judgments(tuple(Query(f"q{i}", f"text {i}", None, {}, {"a": 2, "b": 1}) for i in range(12)), "v1", "j")
+    metrics = parse_metrics("ndcg@10")
+    before = evaluate({f"q{i}": ["a", "b"] for i in range(12)}, judgments, metrics)
+    after = evaluate({f"q{i}": ["a", "b"] for i in range(12)} | {"q1": ["b", "x", "a"]}, judgments, metrics)
+    entry = make_entry(before, "v1", "custom", Tolerance.parse("0.005"), "why")
+    write_baseline(tmp_path / "old.json", {"t.py::test_a": entry})
+    report = report_of("t.py::test_a", after, judgments, entry, alpha=alpha)
+    assert report["rows"][0]["status"] == ("regression" if alpha is None else "not significant")
+    new = write(tmp_path, "new.json", json.dumps({"pytest-relevance-report": 1, "tests": [report]}))
+    code, out, _ = run_cli(capsys, "compare", str(tmp_path / "old.json"), new, "--format", "json")
+    (row,) = json.loads(out)["tests"][0]["rows"]
+    assert (code, row["delta"], row["status"]) == (1 if alpha is None else 0, -0.02, report["rows"][0]["status"])
+    code, out, _ = run_cli(capsys, "compare", str(tmp_path / "old.json"), new)
+    assert out.splitlines()[1].endswith("REGRESSION" if alpha is None else "not significant")
+
+
+def test_compare_refuses_an_old_entry_the_gate_refuses_naming_its_file(tmp_path: Path, capsys) -> None:
+    # the gate's check reads OLD as a baseline entry: a stratum value that is not the mean of its queries' values (a
+    # hand edit) is bad input there, as it is under pytest, and the message names OLD
+    old, new = _baseline(tmp_path, "old.json", GOOD), _baseline(tmp_path, "new.json", GOOD)
+    data = json.loads(Path(old).read_text())
+    data["entries"]["t.py::test_a"]["strata"]["all"]["ndcg@10"] = 0.5
+    Path(old).write_text(json.dumps(data))
+    code, out, err = run_cli(capsys, "compare", old, new)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"pytest-relevance: error: {old}: entry 't.py::test_a': strata.all.ndcg@10 is 0.5, but the ")
+    assert "its values are not derived from each other" in err
+
+
 def test_compare_names_tests_found_on_one_side_only(tmp_path: Path, capsys) -> None:
     old = _baseline(tmp_path, "old.json", GOOD)
     new = _baseline(tmp_path, "new.json", GOOD, test="t.py::test_b")

@@ -6,53 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from plugin_project import GOOD, JUDGMENTS, NODE, TEST_FILE, rank, run
 
-JUDGMENTS = """\
-version: v1
-queries:
-  - {id: h1, text: alpha, stratum: head, grades: {a: 3, b: 1}}
-  - {id: h2, text: beta, stratum: head, grades: {c: 2}}
-  - {id: t1, text: gamma, stratum: tail, grades: {d: 1}}
-  - {id: t2, text: delta, stratum: tail, grades: {e: 2}}
-"""
-GOOD = {"h1": ["a", "b"], "h2": ["c"], "t1": ["x", "d"], "t2": ["e"]}
 WORSE = {"h1": ["b", "x", "a"], "h2": ["x", "y", "c"], "t1": ["x", "y", "z", "d"], "t2": ["e"]}
-TEST_FILE = """\
-import json, pathlib, pytest
-
-def ranker(name="ranker.json"):
-    return json.loads((pathlib.Path(__file__).parent / name).read_text())
-
-def test_quality(relevance_snapshot):
-    assert relevance_snapshot == ranker()
-"""
-INI = "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10 mrr@10\n"
-NODE = "test_rel.py::test_quality"
-
-
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
-def mode(request: pytest.FixtureRequest) -> list[str]:
-    return request.param
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".yaml", judgments=JUDGMENTS)
-    pytester.makeini(INI)
-    pytester.makepyfile(test_rel=TEST_FILE)
-    rank(pytester, GOOD)
-    return pytester
-
-
-def rank(pytester: pytest.Pytester, run: dict[str, list[str]]) -> None:
-    (pytester.path / "ranker.json").write_text(json.dumps(run))
-
-
-def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly")
-    if mode:
-        return pytester.runpytest_subprocess(*quiet, *mode, *args)
-    return pytester.runpytest_inprocess(*quiet, *args)
 
 
 def entry_of(pytester: pytest.Pytester, run_: dict[str, list[str]]) -> dict:
@@ -135,6 +91,8 @@ def test_quality(relevance_snapshot):
         pass
 """,
     "pytest.raises": """\
+import pytest
+
 def test_quality(relevance_snapshot):
     with pytest.raises(BaseException):
         assert relevance_snapshot == ranker()

@@ -6,62 +6,9 @@ import json
 import subprocess
 
 import pytest
+from plugin_project import GOOD, INI, JUDGMENTS, TEST_FILE, baseline, rank, run
 
 from pytest_relevance.gate.baseline_file import dumps
-
-JUDGMENTS = """\
-version: v1
-queries:
-  - {id: h1, text: alpha, stratum: head, grades: {a: 3, b: 1}}
-  - {id: h2, text: beta, stratum: head, grades: {c: 2}}
-  - {id: t1, text: gamma, stratum: tail, grades: {d: 1}}
-  - {id: t2, text: delta, stratum: tail, grades: {e: 2}}
-"""
-GOOD = {"h1": ["a", "b"], "h2": ["c"], "t1": ["x", "d"], "t2": ["e"]}
-TEST_FILE = """\
-import json, pathlib
-
-def ranker(name="ranker.json"):
-    return json.loads((pathlib.Path(__file__).parent / name).read_text())
-
-def test_quality(relevance_snapshot):
-    assert relevance_snapshot == ranker()
-"""
-INI = """\
-[pytest]
-relevance_judgments = judgments.yaml
-relevance_metrics = ndcg@10 mrr
-"""
-
-
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
-def mode(request: pytest.FixtureRequest) -> list[str]:
-    return request.param
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".yaml", judgments=JUDGMENTS)
-    pytester.makeini(INI)
-    pytester.makepyfile(test_rel=TEST_FILE)
-    rank(pytester, GOOD)
-    return pytester
-
-
-def rank(pytester: pytest.Pytester, run: dict[str, list[str]], name: str = "ranker.json") -> None:
-    (pytester.path / name).write_text(json.dumps(run))
-
-
-def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
-    """In process without xdist (fast); xdist's workers need a real process to start from."""
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")  # hypothesis' plugin costs 1.4 s a session
-    if mode:
-        return pytester.runpytest_subprocess(*quiet, *mode, *args)
-    return pytester.runpytest_inprocess(*quiet, *args)
-
-
-def baseline(pytester: pytest.Pytester) -> dict:
-    return json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"]
 
 
 def test_update_creates_then_passes(project: pytest.Pytester, mode: list[str]) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_project import run
 
 JUDGMENTS = """\
 version: v1
@@ -56,11 +57,6 @@ NAMES = {"tests/test_a.py": ["a1", "a2", "a3"], "tests/sub/test_b.py": ["b1", "b
 ALL = sorted(f"{path}::test_{name}" for path, names in NAMES.items() for name in names)
 
 
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
-def mode(request: pytest.FixtureRequest) -> list[str]:
-    return request.param
-
-
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makefile(".yaml", judgments=JUDGMENTS)
@@ -80,13 +76,6 @@ def write_tests(pytester: pytest.Pytester, names: dict[str, list[str]]) -> None:
 
 def set_modes(pytester: pytest.Pytester, modes: dict[str, str]) -> None:
     (pytester.path / "modes.json").write_text(json.dumps(modes))
-
-
-def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly")
-    if mode:
-        return pytester.runpytest_subprocess(*quiet, *mode, *args)
-    return pytester.runpytest_inprocess(*quiet, *args)
 
 
 def entries(pytester: pytest.Pytester, root: Path | None = None) -> list[str]:
