@@ -1,5 +1,5 @@
-"""One relevance check, the sequence every caller runs: evaluate -> decide -> explain the movers -> provenance ->
-diagnose -> the report model.
+"""One relevance check, the sequence every caller runs: evaluate -> decide -> explain the movers -> the online
+estimate (with a click log) -> provenance -> diagnose -> the report model.
 
 The `relevance_snapshot` assertion, `pytest-relevance diff` and the tests of the reports all call `check`, so a rule
 added to any step (a stale-grade check, a corpus size for coverage, an explanation) reaches all of them at once. What
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.online.verdict import Fitted
 
 #: explains the movers a regressed verdict lists: fills each mover's `why` (and `trees`) in the copies it is given,
 #: and returns why the baseline's side is missing, if it is (None when both sides were explained)
@@ -75,6 +76,9 @@ class Check:
     explain_every_change: bool = False
     #: a p-value for every row that changed, not only for the regressions the gate tests (a diff shows them all)
     every_p: bool = False
+    #: relevance_clicks_log, read and fitted once a session (`online.verdict.fit`): the run's change in clicks is
+    #: estimated against the entry's rankings (None: no log)
+    clicks: Fitted | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,9 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
     compared = verdict.reference is not None and not spec.update
     if spec.explain is not None and (verdict.status == "regressed" or (spec.explain_every_change and compared)):
         verdict = explained(verdict, spec.explain)
+    online = online_section(evaluation, spec, verdict)
+    if online is not None and online["failed"] and verdict.status == "passed":
+        verdict = replace(verdict, status="regressed")
     stale: Sequence[str] = ()
     graded = None
     if spec.provenance is not None:
@@ -134,8 +141,35 @@ def check_evaluation(evaluation: Evaluation, spec: Check, engine: str = "custom"
         evaluation, spec.judgments, settings.min_judged, settings.floor_margin, spec.corpus_size, stale, graded
     )
     results = expectations_of(evaluation, spec.judgments)
-    report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict))
+    report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict), online)
     return Checked(evaluation, verdict, diagnostics, report, tuple(results))
+
+
+def online_section(evaluation: Evaluation, spec: Check, verdict: Verdict) -> dict[str, Any] | None:
+    """The run's estimated change in clicks against the entry's rankings, as the report's `online` part (None: no
+    click log, or nothing compared: an update, no entry, an entry that cannot be compared, set answers). The
+    rankings are matched to the log's user_query through the judgments' query texts. `failed`: the drop is beyond
+    relevance_online_tolerance, which fails a test that passed otherwise (`check_evaluation`)."""
+    from pytest_relevance.evaluation.set_answers import SetMetric
+
+    fitted = spec.clicks
+    if fitted is None or spec.update or verdict.reference is None or spec.entry is None:
+        return None
+    if isinstance(evaluation.metrics[0], SetMetric):
+        return None
+    from pytest_relevance.online.verdict import against, unavailable
+
+    before = spec.entry.get("rankings") if spec.entry.get("rankings_depth") is not None else None
+    if not before:
+        return unavailable(fitted.depth, "the baseline entry keeps no rankings (a --relevance-update records them)")
+    texts = {q.id: q.text for q in spec.judgments.queries}
+    baseline = {texts[qid]: docs for qid, docs in before.items() if qid in texts}
+    run = {texts[qid]: docs for qid, docs in evaluation.run.items() if qid in texts}
+    settings = spec.settings
+    found = against(fitted, baseline, run, settings.online_min_support)
+    if not found.queries:
+        return unavailable(fitted.depth, "no judged query's text is a user_query of the log")
+    return found.section(settings.online_tolerance, settings.online_min_support, fitted)
 
 
 def expectations_of(evaluation: Evaluation, judgments: Judgments) -> list[Result]:

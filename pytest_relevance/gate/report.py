@@ -53,7 +53,15 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             or cut-off (null for above and absent), "expected": what, in words, "passed", "reason": one line,
             "ranks": {doc: 1-based rank now or null}, "line": where the judgments file says it, and for a failed
             one "why": [line] (each document's explanation, as a mover's) and "explained" when its trees are
-            today's only}]: the judgments' known-item expectations, checked with or without a baseline}]}
+            today's only}]: the judgments' known-item expectations, checked with or without a baseline,
+        "online" (only with relevance_clicks_log, when the run was compared with an entry): {"line": what the
+            failure text, -v and every report print, "estimable", "failed": the drop is beyond
+            relevance_online_tolerance, and unless the entry keeps no rankings or no query is in the log
+            "estimator": "dr", "assumes", "k", "baseline" and
+            "current" (clicks per search), "delta", "ci" ([low, high]), "relative" and "relative_ci" (shares of the
+            baseline's clicks), "support": {"slots", "ess", "max_weight"}, "queries", "searches", "propensity",
+            "log": [file], "problems": [the log's validation findings], "tolerance" (null: not gated),
+            "min_support"}}]}
 """
 
 from __future__ import annotations
@@ -71,10 +79,15 @@ if TYPE_CHECKING:
 
 
 def build(
-    nodeid: str, verdict: Verdict, diagnostics: Diagnostics, expectations: Sequence[dict[str, Any]] = ()
+    nodeid: str,
+    verdict: Verdict,
+    diagnostics: Diagnostics,
+    expectations: Sequence[dict[str, Any]] = (),
+    online: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
-    side by side, nothing computed again; `expectations` as the check made them (see `pipeline.expectation_report`)."""
+    side by side, nothing computed again; `expectations` and `online` as the check made them (see
+    `pipeline.expectation_report` and `pipeline.online_section`)."""
     from pytest_relevance.evaluation.set_answers import SetMetric
 
     evaluation = verdict.evaluation
@@ -149,6 +162,8 @@ def build(
         report["problems"] = verdict.problems
     if verdict.notes:
         report["notes"] = verdict.notes
+    if online is not None:
+        report["online"] = dict(online)
     return report
 
 

@@ -21,6 +21,7 @@ from pytest_relevance.reports.formatting import (
     movers_label,
     note_lines,
     number,
+    online_lines,
     p_text,
     significance_line,
 )
@@ -117,6 +118,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             notes.append(f"most changed rankings: {changed}")
     for note in notes:
         lines += [_text(note), ""]
+    lines += _online(report)
     lines += [f"- hint: {_text(hint)}" for hint in report["hints"]]
     lines += [f"- warning: {_text(warning)}" for warning in report["warnings"]]
     lines += _movers(report)
@@ -125,6 +127,16 @@ def _section(report: Mapping[str, Any]) -> list[str]:
     lines += _expectations(report)
     lines.append("")
     return lines
+
+
+def _online(report: Mapping[str, Any]) -> list[str]:
+    """The estimated change in clicks, bold when it failed the test, with where it comes from beneath."""
+    found = online_lines(report)
+    if not found:
+        return []
+    line = _text(found[0])
+    head = f"**{line}** (beyond relevance_online_tolerance)" if report["online"]["failed"] else line
+    return [head, "", *(f"- {_text(more.strip())}" for more in found[1:]), *([""] if found[1:] else [])]
 
 
 def _expectations(report: Mapping[str, Any]) -> list[str]:
