@@ -67,9 +67,12 @@ class OnlineCheck:
         if not e.estimable or e.delta is None or e.ci is None or not e.baseline:
             return f"estimated clicks@{self.depth}: not estimable, DR, support {e.support.slots:.2f}"
         scale = 100 / e.baseline
-        low, high = e.ci[0] * scale, e.ci[1] * scale
+
+        def percent(value: float) -> str:  # 0.0, never -0.0: an unchanged run is "+0.0% [+0.0, +0.0]"
+            return f"{round(value * scale, 1) + 0.0:+.1f}"
+
         return (
-            f"estimated clicks@{self.depth}: {e.delta * scale:+.1f}% [{low:+.1f}, {high:+.1f}], DR, "
+            f"estimated clicks@{self.depth}: {percent(e.delta)}% [{percent(e.ci[0])}, {percent(e.ci[1])}], DR, "
             f"support {e.support.slots:.2f}"
         )
 
