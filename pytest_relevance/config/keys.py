@@ -46,6 +46,20 @@ SETTINGS: dict[str, tuple[str, str]] = {
         "counter rises beyond that factor of the baseline's",
         "",
     ),
+    "relevance_clicks_log": (
+        "UBI click logs (NDJSON): every relevance test estimates its run's change in clicks against the baseline's "
+        "rankings (DR)",
+        "",
+    ),
+    "relevance_online_tolerance": (
+        "if set (e.g. 0.02), fail when the estimated clicks drop by more than this share (the 95% interval's upper "
+        "bound below minus it) where the log supports the estimate",
+        "",
+    ),
+    "relevance_online_min_support": (
+        "the least share of a run's top-k slots the click log must have shown; below it: not estimable",
+        "0.5",
+    ),
     "relevance_unused": ("baseline entries no test collected: warn, or fail the run", "warn"),
     "relevance_max_judgment_age": ("if set (e.g. 180d), warn of grades dated longer ago than this before now", ""),
     "relevance_judge_agreement": ("`pytest-relevance agreement --format json` output: the judge's kappa", ""),

@@ -24,8 +24,10 @@ FROM_ENV = (
     "relevance_es_user",
     "relevance_es_password",
     "relevance_es_ca_certs",
+    "relevance_clicks_log",
 )
-#: settings whose value is a path, resolved against the rootdir (the ini file's directory)
+#: settings whose value is a path, resolved against the rootdir (the ini file's directory); `paths` reads the
+#: settings that are several
 PATHS = ("relevance_judgments", "relevance_topics", "relevance_corpus", "relevance_index_config", "relevance_query")
 
 
@@ -58,3 +60,11 @@ class Resolver:
         if path.is_absolute():
             return path
         return self.root / path if self.root is not None else None
+
+    def paths(self, key: str) -> list[Path]:
+        """A setting of several paths (blank-separated), each against the rootdir as `path` reads one; relative ones
+        are dropped outside a project."""
+        root, found = self.root, [Path(part) for part in self.value(key).split()]
+        return [
+            path if path.is_absolute() or root is None else root / path for path in found if path.is_absolute() or root
+        ]

@@ -199,6 +199,12 @@ class Settings:
     #: compares the judge-corrected estimates they give ("ppi") or reports them beside the plain numbers ("none")
     human_judgments: str = ""
     judge_correction: str = "none"
+    #: relevance_clicks_log as written (the plugin resolves the paths): with one, every test estimates its clicks
+    clicks_log: tuple[str, ...] = ()
+    #: the drop in estimated clicks (a share of the baseline's) that fails a test; None: the estimate is only shown
+    online_tolerance: float | None = None
+    #: below this share of supported top-k slots the estimate is "not estimable"
+    online_min_support: float = 0.5
 
     @property
     def depth(self) -> int:
@@ -302,6 +308,11 @@ def read(get: Callable[[str], str]) -> Settings:
     if unused not in UNUSED_MODES:
         raise SettingError("relevance_unused", f"{unused!r} is not one of {', '.join(UNUSED_MODES)}")
     scope = _scope(get("relevance_alpha_scope"))
+    clicks_log, online_tolerance = tuple(get("relevance_clicks_log").split()), get("relevance_online_tolerance")
+    if online_tolerance and not clicks_log:  # a gate that would never fail, taken silently otherwise
+        raise SettingError(
+            "relevance_online_tolerance", "is set but relevance_clicks_log is not: give the click log it gates on"
+        )
     return Settings(
         metrics=metrics,
         tolerance=tolerance,
@@ -318,6 +329,11 @@ def read(get: Callable[[str], str]) -> Settings:
         max_cost=_max_cost(get("relevance_max_cost")),
         human_judgments=get("relevance_human_judgments"),
         judge_correction=_correction(get("relevance_judge_correction"), get("relevance_human_judgments")),
+        clicks_log=clicks_log,
+        online_tolerance=_share(online_tolerance, "relevance_online_tolerance", open_high=True)
+        if online_tolerance
+        else None,
+        online_min_support=_share(get("relevance_online_min_support"), "relevance_online_min_support"),
     )
 
 

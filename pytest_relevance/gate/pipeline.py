@@ -1,5 +1,5 @@
-"""One relevance check, the sequence every caller runs: evaluate -> decide -> explain the movers -> provenance ->
-diagnose -> the report model.
+"""One relevance check, the sequence every caller runs: evaluate -> decide -> explain the movers -> the online
+estimate (with a click log) -> provenance -> diagnose -> the report model.
 
 The `relevance_snapshot` assertion, `pytest-relevance diff` and the tests of the reports all call `check`, so a rule
 added to any step (a stale-grade check, a corpus size for coverage, an explanation) reaches all of them at once. What
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pytest_relevance.evaluation.diversity import CorpusFields
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.online.verdict import Fitted
 
 #: explains the movers a regressed verdict lists: fills each mover's `why` (and `trees`) in the copies it is given,
 #: and returns why the baseline's side is missing, if it is (None when both sides were explained)
@@ -82,6 +83,9 @@ class Check:
     #: people's grades of a sample of the judge-graded queries (relevance_human_judgments): the judge-corrected
     #: estimates beside the plain numbers, and what relevance_judge_correction = ppi gates on
     human: Judgments | None = None
+    #: relevance_clicks_log, read and fitted once a session (`online.verdict.fit`): the run's change in clicks is
+    #: estimated against the entry's rankings (None: no log)
+    clicks: Fitted | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,9 @@ def check_evaluation(
     compared = verdict.reference is not None and not spec.update
     if spec.explain is not None and (verdict.status == "regressed" or (spec.explain_every_change and compared)):
         verdict = explained(verdict, spec.explain)
+    online = online_section(evaluation, spec, verdict)
+    if online is not None and online["failed"] and verdict.status == "passed":
+        verdict = replace(verdict, status="regressed")
     stale: Sequence[str] = ()
     graded = None
     if spec.provenance is not None:
@@ -157,9 +164,8 @@ def check_evaluation(
         evaluation, spec.judgments, settings.min_judged, settings.floor_margin, spec.corpus_size, stale, graded
     )
     results = expectations_of(evaluation, spec.judgments)
-    report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict))
-    if costed is not None:
-        report["cost"] = costed.as_dict()
+    cost_data = costed.as_dict() if costed is not None else None
+    report = build(spec.nodeid, verdict, diagnostics, expectation_report(results, spec, verdict), online, cost_data)
     return Checked(evaluation, verdict, diagnostics, report, tuple(results), costed)
 
 
@@ -184,6 +190,33 @@ def cost_of(
         recorded = None  # an update replaces a damaged record; there is nothing to show it against
     checked = check_cost(spec.settings.max_cost, cost, recorded, groups, texts, template)
     return replace(checked, rows=tuple({**row, "exceeded": False} for row in checked.rows)) if spec.update else checked
+
+
+def online_section(evaluation: Evaluation, spec: Check, verdict: Verdict) -> dict[str, Any] | None:
+    """The run's estimated change in clicks against the entry's rankings, as the report's `online` part (None: no
+    click log, or nothing compared: an update, no entry, an entry that cannot be compared, set answers). The
+    rankings are matched to the log's user_query through the judgments' query texts. `failed`: the drop is beyond
+    relevance_online_tolerance, which fails a test that passed otherwise (`check_evaluation`)."""
+    from pytest_relevance.evaluation.set_answers import SetMetric
+
+    fitted = spec.clicks
+    if fitted is None or spec.update or verdict.reference is None or spec.entry is None:
+        return None
+    if isinstance(evaluation.metrics[0], SetMetric):
+        return None
+    from pytest_relevance.online.verdict import against, unavailable
+
+    before = spec.entry.get("rankings") if spec.entry.get("rankings_depth") is not None else None
+    if not before:
+        return unavailable(fitted.depth, "the baseline entry keeps no rankings (a --relevance-update records them)")
+    texts = {q.id: q.text for q in spec.judgments.queries}
+    baseline = {texts[qid]: docs for qid, docs in before.items() if qid in texts}
+    run = {texts[qid]: docs for qid, docs in evaluation.run.items() if qid in texts}
+    settings = spec.settings
+    found = against(fitted, baseline, run, settings.online_min_support)
+    if not found.queries:
+        return unavailable(fitted.depth, "no judged query's text is a user_query of the log")
+    return found.section(settings.online_tolerance, settings.online_min_support, fitted)
 
 
 def expectations_of(evaluation: Evaluation, judgments: Judgments) -> list[Result]:

@@ -67,7 +67,15 @@ JSON schema of a report file (`--relevance-report out.json`), stable; new keys m
             "exceeded"}], "risers": [{"query", "text", "counter", "baseline", "current", "clause" (the template's
             clause or the engine's name for it), "clause_baseline" (null: the entry has no counts per clause),
             "clause_current"}], "wall_clock": {"median", "low", "high" (seconds), "repeats", "queries"} or null,
-            "note": why cost was not compared, or null}}]}
+            "note": why cost was not compared, or null},
+        "online" (only with relevance_clicks_log, when the run was compared with an entry): {"line": what the
+            failure text, -v and every report print, "estimable", "failed": the drop is beyond
+            relevance_online_tolerance, and unless the entry keeps no rankings or no query is in the log
+            "estimator": "dr", "assumes", "k", "baseline" and
+            "current" (clicks per search), "delta", "ci" ([low, high]), "relative" and "relative_ci" (shares of the
+            baseline's clicks), "support": {"slots", "ess", "max_weight"}, "queries", "searches", "propensity",
+            "log": [file], "problems": [the log's validation findings], "tolerance" (null: not gated),
+            "min_support"}}]}
 """
 
 from __future__ import annotations
@@ -85,10 +93,16 @@ if TYPE_CHECKING:
 
 
 def build(
-    nodeid: str, verdict: Verdict, diagnostics: Diagnostics, expectations: Sequence[dict[str, Any]] = ()
+    nodeid: str,
+    verdict: Verdict,
+    diagnostics: Diagnostics,
+    expectations: Sequence[dict[str, Any]] = (),
+    online: Mapping[str, Any] | None = None,
+    cost: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything a reviewer needs about one relevance test, JSON-serializable: the verdict and the diagnostics
-    side by side, nothing computed again; `expectations` as the check made them (see `pipeline.expectation_report`)."""
+    side by side, nothing computed again; `expectations`, `online` and `cost` as the check made them (see
+    `pipeline.expectation_report`, `pipeline.online_section` and `pipeline.cost_of`)."""
     from pytest_relevance.evaluation.set_answers import SetMetric
 
     evaluation = verdict.evaluation
@@ -170,6 +184,10 @@ def build(
         report["problems"] = verdict.problems
     if verdict.notes:
         report["notes"] = verdict.notes
+    if online is not None:
+        report["online"] = dict(online)
+    if cost is not None:
+        report["cost"] = dict(cost)
     return report
 
 

@@ -18,10 +18,15 @@ query text weighs as much as it was searched). Every estimator rests on the posi
   impressions as the log has searches: the candidate's win rate with a Wilson interval. Model-based: it adds no
   data to DM, only a different question.
 
-Intervals are query-clustered bootstrap percentiles (queries resampled with all their searches, since the searches
-of one query share its documents); the minimum detectable effect is (1.96 + 0.84) x the bootstrap standard error
-(a true delta that large is found 80% of the time at the 5% level). Below the support floor an estimate is
-"not estimable": no number is given, since the model's guesses would make most of it.
+Intervals: `ci` is normal, from the linearized variance of drawing the log's searches again plus that of the
+harvested propensities; `ci_queries` is the query-clustered bootstrap (queries resampled with all their searches).
+Both also hold what the log cannot tell: an unsupported slot's clicks are a guess (DM's prior for DR, none for IPS,
+the position's supported mean for SNIPS), and its true clicks can be anything from 0 to the position's examination.
+Each interval is widened by that range (`_unidentified`), and `ci` is the Imbens & Manski (2004) interval of a
+partially identified value (`_imbens_manski`): 95% for the true delta wherever it lies in the range. The minimum
+detectable effect is (1.96 + 0.84) x the sampling standard error (a true delta that large is found 80% of the time
+at the 5% level). Below the support floor an estimate is "not estimable": no number is given, since the guesses
+would make most of it.
 """
 
 from __future__ import annotations
@@ -283,7 +288,9 @@ def estimate(
                     data, model, baseline, candidate, [used[r] for r in rows], picked, seed, floor
                 )
             else:
-                found[name] = _estimate(name, picked, searches[rows], session_row, draws, floor, slots)
+                found[name] = _estimate(
+                    name, picked, searches[rows], session_row, draws, floor, slots, model.propensity
+                )
         report.estimates[group] = found
     return report
 
@@ -296,6 +303,7 @@ def _estimate(
     draws: np.ndarray,
     floor: float,
     slots: list[np.ndarray],
+    examination: np.ndarray,
 ) -> Estimate:
     support = _support(sides[1], searches)
     baseline_slots = _support(sides[0], searches).slots
@@ -313,6 +321,12 @@ def _estimate(
         again = _values_with(name, sides[1], searches, slots[1]) - _values_with(name, sides[0], searches, slots[0])
         error = math.sqrt(error**2 + float(np.var(again, ddof=1)))
     delta = cand - base
+    below, above = 0.0, 0.0
+    if name != "dm":  # DM guesses every slot from the model: its bias has no bound the log gives
+        cand_low, cand_high = _unidentified(name, sides[1], searches, examination)
+        base_low, base_high = _unidentified(name, sides[0], searches, examination)
+        below, above = cand_low - base_high, cand_high - base_low
+    critical = _imbens_manski(above - below, error)
     return Estimate(
         name,
         ASSUMES[name],
@@ -320,13 +334,52 @@ def _estimate(
         base,
         cand,
         delta,
-        (delta - Z * error, delta + Z * error),
-        (float(low), float(high)),
+        (delta + below - critical * error, delta + above + critical * error),
+        (float(low) + below, float(high) + above),
         (Z + POWER) * error,
         support,
         baseline_slots,
         True,
     )
+
+
+def _unidentified(name: str, side: _Side, searches: np.ndarray, examination: np.ndarray) -> tuple[float, float]:
+    """How far the side's true value may lie from its estimate because of its unsupported slots: (low, high),
+    low <= 0 <= high. The log never showed those documents for those queries, so nothing in it bounds their
+    attractiveness but [0, 1]: a slot's true clicks lie between 0 and its position's examination, and the
+    estimator put its guess there (Manski's worst-case bounds; a fully supported side has (0, 0))."""
+    unsupported = side.present & ~side.supported
+    if not unsupported.any():
+        return 0.0, 0.0
+    if name == "dr":
+        guess = side.dm
+    elif name == "snips":  # SNIPS counts an unsupported slot as the position's supported mean
+        counted = searches[:, None]
+        numerator, denominator = (counted * side.ips).sum(axis=0), (counted * side.supported).sum(axis=0)
+        ratio = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+        guess = np.broadcast_to(ratio, side.dm.shape)
+    else:  # IPS counts no clicks there
+        guess = np.zeros_like(side.dm)
+    share = searches[:, None] / searches.sum() * unsupported
+    return float(-(share * guess).sum()), float((share * (examination[None, :] - guess)).sum())
+
+
+def _imbens_manski(width: float, error: float) -> float:
+    """The critical value c of the Imbens & Manski (2004) interval [low - c x se, high + c x se] of a value known
+    to lie in [low, high] (estimated with standard error se): Phi(c + width / se) - Phi(-c) = 0.95. It is 1.96 when
+    the range is empty and falls to 1.645 as it widens (the true value cannot be near both ends at once)."""
+    if width <= 0 or error <= 0:
+        return Z
+    spread = width / error
+
+    def coverage(c: float) -> float:
+        return 0.5 * (math.erf((c + spread) / math.sqrt(2)) - math.erf(-c / math.sqrt(2)))
+
+    low, high = 1.6448536269514722, Z
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (low, middle) if coverage(middle) >= 0.95 else (middle, high)
+    return high
 
 
 def _slots_with(side: _Side, propensities: np.ndarray) -> np.ndarray:

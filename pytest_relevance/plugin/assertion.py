@@ -15,9 +15,11 @@ if TYPE_CHECKING:
 
     from pytest_relevance.config.settings import Settings
     from pytest_relevance.evaluation.diversity import CorpusFields
+    from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.gate.pipeline import Provenance
     from pytest_relevance.gate.verdict import Verdict
     from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.online.verdict import Fitted
 
 
 class RelevanceSnapshot:
@@ -98,6 +100,7 @@ class RelevanceSnapshot:
         self._record(dict(result))  # used, even if it fails below
         baseline = setting(config, "relevance_baseline")
         update = config.getoption("relevance_update")
+        entry = state.baseline().get(nodeid)
         explain = None
         if isinstance(run, Run) and run.index is not None:
             explain = lambda movers, verdict: self._explain(movers, verdict, run)  # noqa: E731
@@ -107,7 +110,7 @@ class RelevanceSnapshot:
                 nodeid,
                 self.judgments,
                 settings,
-                entry=state.baseline().get(nodeid),
+                entry=entry,
                 update=update,
                 reason=config.getoption("relevance_reason"),
                 narrowed=config.getoption("relevance_metrics") is not None,  # one run narrowed, as -k: a note
@@ -118,6 +121,7 @@ class RelevanceSnapshot:
                 provenance=self._provenance(),
                 explain=explain,
                 human=self._human(),
+                clicks=self._clicks(entry, update),
             ),
         )
         verdict, report = checked.verdict, checked.report
@@ -142,6 +146,13 @@ class RelevanceSnapshot:
             self.explanation = []
         self.explanation += expected
         return verdict.status == "passed" and not expected
+
+    def _clicks(self, entry: Entry | None, update: bool) -> Fitted | None:
+        """The session's click log (relevance_clicks_log) to the depth the entry keeps rankings, when there is an
+        entry to estimate against: an update or a first run reads no log."""
+        if not self.settings.clicks_log or entry is None or update:
+            return None
+        return self.state.clicks_log(entry.get("rankings_depth") or self.settings.snapshot_depth)
 
     def _corpus_size(self, run: object) -> int | None:
         """What coverage and coverage's floor divide by: the size the engine's run records, else (a plain mapping

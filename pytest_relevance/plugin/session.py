@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_relevance.gate.baseline_file import Entry
     from pytest_relevance.inputs.corpus import CorpusFile
     from pytest_relevance.judgments.model import Judgments
+    from pytest_relevance.online.verdict import Fitted
     from pytest_relevance.plugin.assertion import RelevanceSnapshot
 
 #: the session's State, and each relevance test's snapshot, kept on pytest's config and items
@@ -79,6 +80,8 @@ class State:
     said: set[str] = field(default_factory=set)
     #: the engine the session's fixture index was opened on: it opens the baseline's index to explain a failure
     engine: Any = None
+    #: relevance_clicks_log read and fitted, by its files and depth, once a process (or why it could not be)
+    clicks: dict[tuple[tuple[Path, ...], int], Fitted | ValueError] = field(default_factory=dict)
 
     @property
     def baseline_path(self) -> Path:
@@ -109,6 +112,26 @@ class State:
             topics = setting(self.config, "relevance_topics")
             self.judgments[path] = load_judgments(path, resolve(self.config, topics) if topics else None)
         return self.judgments[path]
+
+    def clicks_log(self, depth: int) -> Fitted | None:
+        """relevance_clicks_log to its top `depth`, fitted on first use and kept for the session: a large log is
+        read once, not once a test. A log that cannot be read fails every test that compares, with the same message
+        naming the file and line, without being read again."""
+        files = tuple(resolver(self.config).paths("relevance_clicks_log"))
+        if not files:
+            return None
+        key = (files, depth)
+        if key not in self.clicks:
+            from pytest_relevance.online.verdict import fit
+
+            try:
+                self.clicks[key] = fit(files, depth)
+            except ValueError as exc:  # RelevanceInputError: it names the file and line and what to do
+                self.clicks[key] = exc
+        found = self.clicks[key]
+        if isinstance(found, ValueError):
+            raise found
+        return found
 
     def mark_partial(self, reason: str) -> None:
         self.partial = self.partial or reason
@@ -386,6 +409,12 @@ def read_settings(config: pytest.Config) -> Settings:
             check_es_url(setting(config, "relevance_es_url"))
     except ValueError as exc:  # SettingError, or the RelevanceInputError of a bad URL (it names the key)
         raise pytest.UsageError(str(exc)) from None
+    for path in resolver(config).paths("relevance_clicks_log"):  # read at the first test; missing: said now
+        if not path.is_file():
+            raise pytest.UsageError(
+                f"relevance_clicks_log: {path}: file not found; give the UBI click log (NDJSON) the relevance tests "
+                "estimate clicks from, or remove the setting"
+            )
     for path in config.getoption("relevance_report"):
         from pytest_relevance.reports.sinks import REPORT_SUFFIXES  # only where a report is asked for: import cost
 

@@ -310,3 +310,38 @@ def note_lines(report: Mapping[str, Any]) -> list[str]:
         set_level_line(report),
     )
     return [line for line in lines if line] + judge_correction_lines(report)
+
+
+def online_lines(report: Mapping[str, Any]) -> list[str]:
+    """The run's estimated change in clicks (relevance_clicks_log), as every rendering shows it: the line, then
+    where it comes from and what it assumes, then what the log's validation found (nothing without a log)."""
+    online = report.get("online")
+    if not online:
+        return []
+    lines = [online["line"]]
+    if online.get("log"):
+        gate = (
+            f"fails below -{online['tolerance']:g} with support >= {online['min_support']:g}"
+            if online.get("tolerance") is not None
+            else "not gated (relevance_online_tolerance)"
+        )
+        lines.append(
+            f"  from {online['queries']} queries searched {online['searches']} times in {', '.join(online['log'])}; "
+            f"propensities {online['propensity']}; {gate}; DR assumes {online['assumes']}"
+        )
+    lines += [f"  click log: {problem}" for problem in online.get("problems") or []]
+    return lines
+
+
+def online_failure_lines(report: Mapping[str, Any]) -> list[str]:
+    """Said in the failure text: why the estimate failed the test, or just its line when the metrics did."""
+    online = report.get("online")
+    if not online:
+        return []
+    if not online["failed"]:
+        return [online["line"]]
+    return [
+        f"relevance: estimated clicks drop beyond relevance_online_tolerance {online['tolerance']:g} (the whole 95% "
+        "interval, as a share of the baseline's clicks):",
+        *online_lines(report),
+    ]

@@ -263,6 +263,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         body.append(f'<p class="notes">{escape(report["explained"])}</p>')
     if report.get("churn"):
         body.append(_churn(report["churn"]))
+    body += _online(report)
     body += _expectations(report)
     body += _cost(report)
     notes = [f"hint: {h}" for h in report["hints"]] + [f"warning: {w}" for w in report["warnings"]]
@@ -270,6 +271,19 @@ def _section(report: Mapping[str, Any]) -> list[str]:
         body.append('<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>")
     body.append("</section>")
     return body
+
+
+def _online(report: Mapping[str, Any]) -> list[str]:
+    """The estimated change in clicks under its own heading, marked as a regression when it failed the test."""
+    found = formatting.online_lines(report)
+    if not found:
+        return []
+    failed = ' class="regression"' if report["online"]["failed"] else ""
+    return [
+        "<h3>Estimated clicks (click log)</h3>",
+        f"<p{failed}>{escape(found[0])}</p>",
+        *(f'<p class="notes">{escape(line.strip())}</p>' for line in found[1:]),
+    ]
 
 
 def _expectations(report: Mapping[str, Any]) -> list[str]:

@@ -23,6 +23,7 @@ from pytest_relevance.reports.formatting import (
     movers_label,
     note_lines,
     number,
+    online_lines,
     p_text,
     riser_text,
     significance_line,
@@ -121,6 +122,7 @@ def _section(report: Mapping[str, Any]) -> list[str]:
             notes.append(f"most changed rankings: {changed}")
     for note in notes:
         lines += [_text(note), ""]
+    lines += _online(report)
     lines += [f"- hint: {_text(hint)}" for hint in report["hints"]]
     lines += [f"- warning: {_text(warning)}" for warning in report["warnings"]]
     lines += _movers(report)
@@ -147,6 +149,16 @@ def _cost(report: Mapping[str, Any]) -> list[str]:
     lines += [f"- {_text(wall_clock_text(cost['wall_clock']))}"] if cost.get("wall_clock") else []
     lines += [f"- {_text(cost['note'])}"] if cost.get("note") else []
     return lines
+
+
+def _online(report: Mapping[str, Any]) -> list[str]:
+    """The estimated change in clicks, bold when it failed the test, with where it comes from beneath."""
+    found = online_lines(report)
+    if not found:
+        return []
+    line = _text(found[0])
+    head = f"**{line}** (beyond relevance_online_tolerance)" if report["online"]["failed"] else line
+    return [head, "", *(f"- {_text(more.strip())}" for more in found[1:]), *([""] if found[1:] else [])]
 
 
 def _expectations(report: Mapping[str, Any]) -> list[str]:

@@ -26,6 +26,8 @@ from pytest_relevance.reports.formatting import (
     model_line,
     movers_label,
     number,
+    online_failure_lines,
+    online_lines,
     p_text,
     riser_text,
     set_level_line,
@@ -116,6 +118,7 @@ def failure_text(report: Mapping[str, Any], baseline: str, alpha: float | None =
             shallow = shallow_moves(report)
             lines += [f"  {shallow}"] if shallow else []
             lines += [report["explained"]] if report.get("explained") else []
+    lines += online_failure_lines(report)
     churned = report.get("churn")
     if churned and churned["exceeded"]:
         lines += failure_lines(churned, baseline)
@@ -264,6 +267,7 @@ def summary_lines(nodeid: str, result: Mapping[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in (judged_line(report), report.get("since_baseline")) if line]
     if report.get("churn"):
         lines.append(f"  {churn_line(report['churn'])}")
+    lines += [f"  {line}" for line in online_lines(report)]
     lines += [f"  {line}" for line in (stale_line(report), model_line(report), set_level_line(report)) if line]
     lines += [f"  hint: {hint}" for hint in report["hints"]]
     lines += [f"  warning: {warning}" for warning in report["warnings"]]

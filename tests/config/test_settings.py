@@ -3,6 +3,8 @@ test_bad_input.py; these are the rules themselves, without a pytest run per case
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from report_model import report_of
 
@@ -72,8 +74,27 @@ def _settings(**values: str) -> object:
         "relevance_max_cost": "",
         "relevance_human_judgments": "",
         "relevance_judge_correction": "none",
+        "relevance_clicks_log": "",
+        "relevance_online_tolerance": "",
+        "relevance_online_min_support": "0.5",
     }
     return read({**defaults, **values}.__getitem__)
+
+
+def test_the_online_settings_are_read_and_checked() -> None:
+    settings = _settings(relevance_clicks_log="a.ndjson  b.ndjson", relevance_online_tolerance="0.02")
+    assert (settings.clicks_log, settings.online_tolerance, settings.online_min_support) == (
+        ("a.ndjson", "b.ndjson"),
+        0.02,
+        0.5,
+    )
+    assert _settings().online_tolerance is None and _settings().clicks_log == ()
+    with pytest.raises(SettingError, match=r"^relevance_online_tolerance: is set but relevance_clicks_log is not"):
+        _settings(relevance_online_tolerance="0.02")
+    with pytest.raises(SettingError, match=r"^relevance_online_tolerance: '1' is out of range"):
+        _settings(relevance_clicks_log="a.ndjson", relevance_online_tolerance="1")
+    with pytest.raises(SettingError, match=r"^relevance_online_min_support: '2' is out of range"):
+        _settings(relevance_online_min_support="2")
 
 
 @pytest.mark.parametrize("alpha", ["1e-9", "5e-5", str(1 / 10_001)])
@@ -105,3 +126,19 @@ def test_max_judgment_age() -> None:
     assert _settings(relevance_max_judgment_age="26w").max_judgment_age == timedelta(days=182)
     with pytest.raises(SettingError, match=r"relevance_max_judgment_age: '180' is not an age"):
         _settings(relevance_max_judgment_age="180")
+
+
+def test_several_paths_are_read_against_the_rootdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_relevance.config.resolver import Resolver
+
+    monkeypatch.delenv("RELEVANCE_CLICKS_LOG", raising=False)
+    ini = {"relevance_clicks_log": f"logs/a.ndjson {tmp_path / 'b.ndjson'}"}
+    resolver = Resolver(lambda key: None, ini.get, tmp_path)
+    assert resolver.paths("relevance_clicks_log") == [tmp_path / "logs" / "a.ndjson", tmp_path / "b.ndjson"]
+    flag = Resolver(lambda key: "c.ndjson" if key == "relevance_clicks_log" else None, ini.get, tmp_path)
+    assert flag.paths("relevance_clicks_log") == [tmp_path / "c.ndjson"]  # the flag wins over the ini
+    monkeypatch.setenv("RELEVANCE_CLICKS_LOG", "/env/log.ndjson")
+    assert Resolver(lambda key: None, lambda key: None, tmp_path).paths("relevance_clicks_log") == [
+        Path("/env/log.ndjson")
+    ]  # neither: the environment
+    assert Resolver(lambda key: None, ini.get, None).paths("relevance_clicks_log") == [tmp_path / "b.ndjson"]
