@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pytest_relevance.engines.base import Engine, FixtureIndex, Hits, Index
     from pytest_relevance.errors import RelevanceInputError
+    from pytest_relevance.evaluation.cost import QueryCost
     from pytest_relevance.evaluation.evaluation import Evaluation, Run, evaluate
     from pytest_relevance.explain.tree import Node
     from pytest_relevance.gate.verdict import Verdict
@@ -42,6 +43,7 @@ _EXPORTS = {
     "MetricSpecError": "pytest_relevance.metrics.ranking",
     "Node": "pytest_relevance.explain.tree",
     "Query": "pytest_relevance.judgments.model",
+    "QueryCost": "pytest_relevance.evaluation.cost",
     "RelevanceInputError": "pytest_relevance.errors",
     "Run": "pytest_relevance.evaluation.evaluation",
     "Verdict": "pytest_relevance.gate.verdict",
@@ -62,6 +64,7 @@ __all__ = [
     "MetricSpecError",
     "Node",
     "Query",
+    "QueryCost",
     "RelevanceInputError",
     "Run",
     "Verdict",
