@@ -20,16 +20,9 @@ DEMO_TEST = (
 NOW = parse_instant("2026-01-15T12:00:00Z")
 
 
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
-def mode(request: pytest.FixtureRequest) -> list[str]:
-    return request.param
-
-
-def run(pytester: pytest.Pytester, mode: list[str], *args: str) -> pytest.RunResult:
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
-    if mode:
-        return pytester.runpytest_subprocess(*quiet, *mode, *args)
-    return pytester.runpytest_inprocess(*quiet, *args)
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """In process (the demo gate under xdist: test_index_cache's runs with -n 2)."""
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest", *args)
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -38,25 +31,25 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def test_the_gate_catches_real_breaks_and_passes_when_restored(demo: pytest.Pytester, mode: list[str]) -> None:
-    assert run(demo, mode, "--relevance-update").ret == 0
+def test_the_gate_catches_real_breaks_and_passes_when_restored(demo: pytest.Pytester) -> None:
+    assert run(demo, "--relevance-update").ret == 0
     query, index = demo.path / "fixtures" / "query.yaml", demo.path / "fixtures" / "index.yaml"
     original_query, original_index = query.read_text(), index.read_text()
     query.write_text("query:\n  match_all: {}\n")
-    result = run(demo, mode)
+    result = run(demo)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*relevance regression in relevance-baseline.json*", "*head.ndcg@10: 0.* -> 0.0*"])
     query.write_text(original_query.replace("title^3", "title"))
-    result = run(demo, mode)
+    result = run(demo)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*head.ndcg@10: 0.8665 -> 0.8390 (-0.0275, p=*)"])
     query.write_text(original_query)
     edit(index, "analyzer: english", "analyzer: whitespace")
-    result = run(demo, mode)
+    result = run(demo)
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*tail.recall@100: 0.8624 -> 0.8084 (-0.0540, p=*)"])
     index.write_text(original_index)
-    assert run(demo, mode).ret == 0
+    assert run(demo).ret == 0
 
 
 def test_same_rankings_on_two_real_dates(demo: pytest.Pytester) -> None:
@@ -74,7 +67,7 @@ def test_same_rankings_on_two_real_dates(demo: pytest.Pytester) -> None:
         "    name = request.node.callspec.id\n"
         "    (request.config.rootpath / f'run-{name}.json').write_text(json.dumps(relevance_index.run()))\n"
     )
-    assert run(demo, []).ret == 0
+    assert run(demo).ret == 0
     runs = [json.loads(p.read_text()) for p in sorted(demo.path.glob("run-*.json"))]
     assert len(runs) == 2
     assert runs[0] == runs[1]
@@ -82,13 +75,13 @@ def test_same_rankings_on_two_real_dates(demo: pytest.Pytester) -> None:
 
 
 def test_repeat_runs_every_query_n_times(demo: pytest.Pytester) -> None:
-    assert run(demo, [], "--relevance-update").ret == 0
-    assert run(demo, [], "--relevance-repeat", "3").ret == 0
+    assert run(demo, "--relevance-update").ret == 0
+    assert run(demo, "--relevance-repeat", "3").ret == 0
 
 
 def test_an_unsupported_construct_names_itself_and_the_template(demo: pytest.Pytester) -> None:
     (demo.path / "fixtures" / "query.yaml").write_text("query:\n  percolate: {field: '{{query}}'}\n")
-    result = run(demo, [], "--relevance-update")
+    result = run(demo, "--relevance-update")
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
@@ -101,7 +94,7 @@ def test_an_unsupported_construct_names_itself_and_the_template(demo: pytest.Pyt
 
 def test_a_missing_param_names_the_query_and_the_placeholder(demo: pytest.Pytester) -> None:
     edit(demo.path / "fixtures" / "query.yaml", "tie_breaker: 0.3", "tie_breaker: 0.3\n        boost: '{{weight}}'")
-    result = run(demo, [], "--relevance-update")
+    result = run(demo, "--relevance-update")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*query 'q001': the template uses {{weight}} but the query has no param 'weight'*"])
 
@@ -111,7 +104,7 @@ def test_bad_corpus_line_is_named(demo: pytest.Pytester) -> None:
     lines = corpus.read_text().splitlines()
     lines[2] = lines[2][:-5]
     corpus.write_text("\n".join(lines) + "\n")
-    result = run(demo, [], "--relevance-update")
+    result = run(demo, "--relevance-update")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*fixtures/corpus.ndjson:3: not a JSON document*"])
 
@@ -259,12 +252,12 @@ def test_cranfield_end_to_end(pytester: pytest.Pytester) -> None:
         "relevance_metrics = ndcg@10 map recall@100\n"
     )
     pytester.makepyfile(test_cran=DEMO_TEST)
-    result = run(pytester, [], "--relevance-update")
+    result = run(pytester, "--relevance-update")
     assert result.ret == 0
     entry = json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"]["test_cran.py::test_demo"]
     assert entry["strata"]["all"]["n"] == 225
     assert 0.25 < entry["strata"]["all"]["ndcg@10"] < 0.6  # BM25 on Cranfield lands here in the literature
-    assert run(pytester, []).ret == 0
+    assert run(pytester).ret == 0
 
 
 def test_search_one_query_through_the_template() -> None:
@@ -303,7 +296,7 @@ def test_a_third_party_engine_through_the_hook(pytester: pytest.Pytester) -> Non
         "    return Engine() if name == 'reverse' else None\n"
     )
     pytester.makepyfile(test_gate=DEMO_TEST)
-    result = run(pytester, [], "--relevance-update")
+    result = run(pytester, "--relevance-update")
     assert result.ret == 0
     entry = json.loads((pytester.path / "relevance-baseline.json").read_text())["entries"]["test_gate.py::test_demo"]
     assert entry["engine"] == "reverse 1.0"

@@ -108,8 +108,17 @@ def test_quality(relevance_snapshot):
 }
 
 
-@pytest.mark.parametrize("how", list(SWALLOWED))
-def test_a_swallowed_regression_fails_the_test_and_the_session(project: pytest.Pytester, mode, how: str) -> None:
+# each way in process; one also under xdist, whose controller must fail the session on the worker's report
+@pytest.mark.parametrize(
+    ("how", "mode"),
+    [
+        *(pytest.param(how, [], id=f"no-xdist-{how}") for how in SWALLOWED),
+        pytest.param("except BaseException", ["-n", "2"], id="xdist-except BaseException"),
+    ],
+)
+def test_a_swallowed_regression_fails_the_test_and_the_session(
+    project: pytest.Pytester, how: str, mode: list[str]
+) -> None:
     assert run(project, mode, "--relevance-update").ret == 0
     (project.path / "good.json").write_text(json.dumps(GOOD))
     project.makepyfile(test_rel=TEST_FILE.split("def test_quality")[0] + SWALLOWED[how])
@@ -127,9 +136,9 @@ def test_a_swallowed_regression_fails_the_test_and_the_session(project: pytest.P
     assert json.loads((project.path / "report.json").read_text())["tests"][0]["status"] == "regressed"
 
 
-def test_a_test_that_compares_nothing_fails_saying_so(project: pytest.Pytester, mode) -> None:
+def test_a_test_that_compares_nothing_fails_saying_so(project: pytest.Pytester) -> None:
     project.makepyfile(test_rel="def test_quality(relevance_snapshot):\n    pass\n")
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(

@@ -1,4 +1,6 @@
-"""The plugin as users meet it: real pytest sessions on small generated projects, without xdist and with -n 2."""
+"""The plugin as users meet it: real pytest sessions on small generated projects, without xdist; also with -n 2
+where xdist takes another path: the controller gathers the workers' results, writes the baseline and the terminal
+summary, reports a missing entry's numbers, and each worker gets the warnings and the frozen clock of its own."""
 
 from __future__ import annotations
 
@@ -55,82 +57,70 @@ def test_worse_ranker_fails_with_signed_lines_and_leaves_the_baseline(project: p
     assert (project.path / "relevance-baseline.json").read_bytes() == before
 
 
-def test_better_ranker_passes_and_is_reported_stale(project: pytest.Pytester, mode) -> None:
+def test_better_ranker_passes_and_is_reported_stale(project: pytest.Pytester) -> None:
     rank(project, {**GOOD, "t1": ["x", "y", "d"]})
-    run(project, mode, "--relevance-update")
+    run(project, [], "--relevance-update")
     rank(project, GOOD)
-    result = run(project, mode, "-v")
+    result = run(project, [], "-v")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         ["*stale baseline: improved beyond tolerance (*tail.ndcg@10 +0.*); raise it with --relevance-update"]
     )
 
 
-def test_tolerance_boundary(project: pytest.Pytester, mode) -> None:
+def test_tolerance_boundary(project: pytest.Pytester) -> None:
     # tail.mrr drops 0.75 -> 0.6667 (-0.0833): a tolerance of exactly 0.0833 passes, 0.0832 fails
-    run(project, mode, "--relevance-update")
+    run(project, [], "--relevance-update")
     rank(project, {**GOOD, "t1": ["x", "y", "d"]})
     args = ["--relevance-metrics", "mrr"]
-    assert run(project, mode, *args, "--relevance-tolerance", "0.0833").ret == 0
-    result = run(project, mode, *args, "--relevance-tolerance", "0.0832")
+    assert run(project, [], *args, "--relevance-tolerance", "0.0833").ret == 0
+    result = run(project, [], *args, "--relevance-tolerance", "0.0832")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*tail.mrr: 0.7500 -> 0.6667 (-0.0833, p=1.000*"])
-    assert run(project, mode, *args, "--relevance-tolerance", "0.0832 tail.mrr=0.09").ret == 0
+    assert run(project, [], *args, "--relevance-tolerance", "0.0832 tail.mrr=0.09").ret == 0
 
 
-def test_a_tail_drop_hidden_by_a_head_gain_fails(project: pytest.Pytester, mode) -> None:
+def test_a_tail_drop_hidden_by_a_head_gain_fails(project: pytest.Pytester) -> None:
     rank(project, {**GOOD, "h1": ["b", "a"]})
-    run(project, mode, "--relevance-update")
+    run(project, [], "--relevance-update")
     rank(project, {**GOOD, "t2": ["z", "e"]})  # head gains +0.1016, tail loses 0.1845: "all" barely moves
-    result = run(project, mode, "--relevance-metrics", "ndcg@10", "--relevance-tolerance", "0.05")
+    result = run(project, [], "--relevance-metrics", "ndcg@10", "--relevance-tolerance", "0.05")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*tail.ndcg@10: 0.8155 -> 0.6309 (-0.1846, p=1.000*"])
     assert "all.ndcg@10:" not in result.stdout.str()
 
 
-def test_missing_entry_fails_with_what_to_do(project: pytest.Pytester, mode) -> None:
-    result = run(project, mode)
-    assert result.ret == 1
-    result.stdout.fnmatch_lines(
-        [
-            "*relevance: no baseline entry for test_rel.py::test_quality in relevance-baseline.json*",
-            "*pytest --relevance-update*",
-        ]
-    )
-    assert not (project.path / "relevance-baseline.json").exists()
-
-
-def test_judgments_version_change_names_both_versions(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_judgments_version_change_names_both_versions(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     (project.path / "judgments.yaml").write_text(JUDGMENTS.replace("version: v1", "version: v2"))
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*the judgments changed: baseline version 'v1', now 'v2'*commit of its own*"])
-    refreshed = run(project, mode, "--relevance-update")  # no delta against v1's numbers: they are not comparable
+    refreshed = run(project, [], "--relevance-update")  # no delta against v1's numbers: they are not comparable
     refreshed.stdout.fnmatch_lines(["relevance: test_rel.py::test_quality updated, ndcg@10 * (not compared)"])
 
 
-def test_a_metric_dropped_from_the_settings_is_said_and_fails_under_unused_fail(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_a_metric_dropped_from_the_settings_is_said_and_fails_under_unused_fail(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     said = "*note: metric mrr in the baseline but not gated by this run*--relevance-update*"
     project.makeini(INI.replace("ndcg@10 mrr", "ndcg@10"))
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 0
     result.stdout.fnmatch_lines([said])
     project.makeini(INI.replace("ndcg@10 mrr", "ndcg@10") + "relevance_unused = fail\n")
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*cannot compare*metric mrr in the baseline but not gated by this run*"])
-    narrowed = run(project, mode, "--relevance-metrics", "ndcg@10")  # one run narrowed on purpose, as -k
+    narrowed = run(project, [], "--relevance-metrics", "ndcg@10")  # one run narrowed on purpose, as -k
     assert narrowed.ret == 0
     narrowed.stdout.fnmatch_lines([said])
-    assert run(project, mode, "--relevance-update").ret == 0
-    assert "not gated" not in run(project, mode).stdout.str()
+    assert run(project, [], "--relevance-update").ret == 0
+    assert "not gated" not in run(project, []).stdout.str()
 
 
-def test_a_tolerance_naming_no_stratum_is_one_message_at_setup(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
-    result = run(project, mode, "--relevance-tolerance", "0.005 tial=0.5")
+def test_a_tolerance_naming_no_stratum_is_one_message_at_setup(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
+    result = run(project, [], "--relevance-tolerance", "0.005 tial=0.5")
     assert result.ret == 1
     message = "relevance: relevance_tolerance: override 'tial' names no stratum or metric being gated (strata: all,"
     # once in the error block (the short summary repeats it, cut to the width, or whole where CI is set)
@@ -138,8 +128,8 @@ def test_a_tolerance_naming_no_stratum_is_one_message_at_setup(project: pytest.P
     assert "During handling" not in result.stdout.str()
 
 
-def test_engine_change_is_refused(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_engine_change_is_refused(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     project.makepyfile(
         test_rel=TEST_FILE.replace(
             "assert relevance_snapshot == ranker()",
@@ -147,15 +137,15 @@ def test_engine_change_is_refused(project: pytest.Pytester, mode) -> None:
             "    assert relevance_snapshot == Run(ranker(), engine='other 1.0')",
         )
     )
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*the engine changed: baseline measured on 'custom', now 'other 1.0'*"])
 
 
-def test_unknown_query_ids_in_the_run_fail_clearly(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_unknown_query_ids_in_the_run_fail_clearly(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     rank(project, {**GOOD, "h9": ["a"]})
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*the run has query ids that are not judged here: h9*"])
 
@@ -203,32 +193,32 @@ def test_update_under_xdist_loses_no_entry_and_unused_entries(project: pytest.Py
     ],
     ids=["conflict", "truncated"],
 )
-def test_damaged_baseline_is_a_clear_error_and_left_untouched(project, mode, content: str, message: str) -> None:
+def test_damaged_baseline_is_a_clear_error_and_left_untouched(project, content: str, message: str) -> None:
     (project.path / "relevance-baseline.json").write_text(content)
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines([f"*{message}*"])
-    result = run(project, mode, "--relevance-update")
+    result = run(project, [], "--relevance-update")
     result.stdout.fnmatch_lines([f"*baseline not written*{message}*"])
     assert "Traceback" not in result.stdout.str()
     assert (project.path / "relevance-baseline.json").read_text() == content
 
 
-def test_snapshot_tests_are_marked_relevance(project: pytest.Pytester, mode) -> None:
+def test_snapshot_tests_are_marked_relevance(project: pytest.Pytester) -> None:
     project.makepyfile(test_other="def test_plain():\n    pass\n")
-    run(project, mode, "--relevance-update")
-    result = run(project, mode, "-m", "relevance", "-v")
+    run(project, [], "--relevance-update")
+    result = run(project, [], "-m", "relevance", "-v")
     assert result.parseoutcomes()["passed"] == 1
     assert "test_quality" in result.stdout.str()
     assert "test_plain" not in result.stdout.str()
-    result = run(project, mode, "-m", "not relevance", "-v")
+    result = run(project, [], "-m", "not relevance", "-v")
     assert result.parseoutcomes()["passed"] == 1
     assert "test_quality" not in result.stdout.str()
 
 
-def test_junit_xml_carries_the_metric_values(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
-    run(project, mode, "--junitxml", "out.xml")
+def test_junit_xml_carries_the_metric_values(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
+    run(project, [], "--junitxml", "out.xml")
     xml = (project.path / "out.xml").read_text()
     assert '<property name="relevance.tail.ndcg@10" value="0.8155"' in xml
 
@@ -242,30 +232,30 @@ def test_header_and_help(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*--relevance-update*", "*--relevance-metrics*", "*relevance_tolerance*"])
 
 
-def test_update_warns_about_other_modified_files(project: pytest.Pytester, mode) -> None:
+def test_update_warns_about_other_modified_files(project: pytest.Pytester) -> None:
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run(["git", "init", "-q"], cwd=project.path, check=True)
     subprocess.run([*git, "add", "-A"], cwd=project.path, check=True)
     subprocess.run([*git, "commit", "-qm", "init"], cwd=project.path, check=True)
     (project.path / "judgments.yaml").write_text(JUDGMENTS + "# edited\n")
-    result = run(project, mode, "--relevance-update")
+    result = run(project, [], "--relevance-update")
     result.stdout.fnmatch_lines(["*other tracked files are modified (judgments.yaml)*dedicated commit*"])
 
 
-def test_changed_since_skips_when_nothing_relevant_changed(project: pytest.Pytester, mode) -> None:
+def test_changed_since_skips_when_nothing_relevant_changed(project: pytest.Pytester) -> None:
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
     project.makeini(INI + "relevance_paths = judgments.yaml search/*\n")
-    run(project, mode, "--relevance-update")
+    run(project, [], "--relevance-update")
     subprocess.run(["git", "init", "-q"], cwd=project.path, check=True)
     subprocess.run([*git, "add", "-A"], cwd=project.path, check=True)
     subprocess.run([*git, "commit", "-qm", "init"], cwd=project.path, check=True)
     (project.path / "README").write_text("unrelated change")
-    result = run(project, mode, "--relevance-changed-since", "HEAD", "-rs")
+    result = run(project, [], "--relevance-changed-since", "HEAD", "-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*no file matching relevance_paths (judgments.yaml search/*) changed since HEAD*"])
     (project.path / "search").mkdir()
     (project.path / "search" / "boost.py").write_text("BOOST = 2\n")
-    result = run(project, mode, "--relevance-changed-since", "HEAD")
+    result = run(project, [], "--relevance-changed-since", "HEAD")
     result.assert_outcomes(passed=1)
 
 
@@ -292,16 +282,16 @@ def test_changed_since_matches_from_the_rootdir_in_a_subfolder_of_the_repository
     run(pytester, [], "proj", "--relevance-changed-since", "HEAD").assert_outcomes(passed=1)
 
 
-def test_changed_since_without_git_runs(project: pytest.Pytester, mode) -> None:
+def test_changed_since_without_git_runs(project: pytest.Pytester) -> None:
     project.makeini(INI + "relevance_paths = judgments.yaml\n")
-    run(project, mode, "--relevance-update")
-    result = run(project, mode, "--relevance-changed-since", "HEAD")
+    run(project, [], "--relevance-update")
+    result = run(project, [], "--relevance-changed-since", "HEAD")
     result.assert_outcomes(passed=1)
 
 
-def test_bad_judgments_fail_with_file_and_line_not_a_traceback(project: pytest.Pytester, mode) -> None:
+def test_bad_judgments_fail_with_file_and_line_not_a_traceback(project: pytest.Pytester) -> None:
     (project.path / "judgments.yaml").write_text(JUDGMENTS.replace("{c: 2}", "{c: high}"))
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*judgments.yaml:4: query 'h2', document 'c': grade 'high' is not a number*"])
     assert "Traceback" not in result.stdout.str()
@@ -331,28 +321,34 @@ def test_marker_overrides_metrics_tolerance_and_clock(project: pytest.Pytester, 
     result.stdout.fnmatch_lines(["*head.p@1: 1.0000 -> 0.5000 (-0.5000, p=1.000*"])
 
 
-def test_max_churn_fails_when_no_metric_moved(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_max_churn_fails_when_no_metric_moved(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     rank(project, {**GOOD, "t1": ["u1", "d"]})  # an unjudged document replaces another: no metric moves
-    result = run(project, mode, "-v")
+    result = run(project, [], "-v")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*rankings vs baseline, RBO (p=0.9) / top-10 overlap: all *"])
-    result = run(project, mode, "--relevance-max-churn", "0.01")
+    result = run(project, [], "--relevance-max-churn", "0.01")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*relevance churn beyond relevance_max_churn 0.01*", "*queries that changed most:*"])
 
 
-def test_first_run_shows_the_numbers_then_the_create_hint(project: pytest.Pytester, mode) -> None:
+def test_a_missing_entry_fails_showing_the_numbers_and_what_to_do(project: pytest.Pytester, mode) -> None:
     result = run(project, mode)
     assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "*relevance: no baseline entry for test_rel.py::test_quality in relevance-baseline.json*",
+            "*pytest --relevance-update*",
+        ]
+    )
     result.stdout.fnmatch_lines(
         ["*no baseline entry for test_rel.py::test_quality*measured*", "*all*4*", "*create it with*"]
     )
     assert not (project.path / "relevance-baseline.json").exists()
 
 
-def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update", "--relevance-snapshot-depth", "1")
+def test_snapshot_depth_sets_how_many_ranked_ids_the_baseline_keeps(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update", "--relevance-snapshot-depth", "1")
     entry = baseline(project)["test_rel.py::test_quality"]
     assert entry["rankings"]["h1"] == ["a"]
     assert entry["rankings_depth"] == 1
@@ -364,31 +360,31 @@ ENGINE_RUN = (
 )
 
 
-def test_a_new_engine_version_is_compared_with_a_note(project: pytest.Pytester, mode) -> None:
+def test_a_new_engine_version_is_compared_with_a_note(project: pytest.Pytester) -> None:
     def engine(name: str) -> None:
         project.makepyfile(
             test_rel=TEST_FILE.replace("assert relevance_snapshot == ranker()", ENGINE_RUN.format(engine=name))
         )
 
     engine("embedded tantivy 0.27.0")
-    run(project, mode, "--relevance-update")
+    run(project, [], "--relevance-update")
     engine("embedded tantivy 0.28.1")
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*note: the engine version changed: baseline measured on 'embedded tantivy 0.27.0'*"])
     rank(project, {**GOOD, "h1": ["b", "a"]})
-    result = run(project, mode)
+    result = run(project, [])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*head.ndcg@10: 1.0000 -> 0.8984 (-0.1016*", "*note: the engine version changed*"])
 
 
-def test_update_keeps_the_reason_of_unchanged_entries_and_warns_without_one(project: pytest.Pytester, mode) -> None:
+def test_update_keeps_the_reason_of_unchanged_entries_and_warns_without_one(project: pytest.Pytester) -> None:
     project.makepyfile(test_rel=TEST_FILE + SIX_TESTS.split("def test_q2")[0])
-    run(project, mode, "--relevance-update", "--relevance-reason", "first")
+    run(project, [], "--relevance-update", "--relevance-reason", "first")
     project.makepyfile(
         test_rel=TEST_FILE + SIX_TESTS.split("def test_q2")[0].replace("ranker()", "{**ranker(), 'h1': ['b', 'a']}", 1)
     )
-    result = run(project, mode, "--relevance-update")
+    result = run(project, [], "--relevance-update")
     entries = baseline(project)
     assert entries["test_rel.py::test_quality"]["reason"] == "first"  # unchanged: kept as it was
     assert entries["test_rel.py::test_q1"]["reason"] == "first"
@@ -396,23 +392,23 @@ def test_update_keeps_the_reason_of_unchanged_entries_and_warns_without_one(proj
     result.stdout.fnmatch_lines(["*1 entries re-baselined without --relevance-reason*"])
 
 
-def test_junit_xml_carries_baseline_and_delta(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
+def test_junit_xml_carries_baseline_and_delta(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
     rank(project, {**GOOD, "t1": ["x", "y", "d"]})
-    run(project, mode, "--junitxml", "out.xml")
+    run(project, [], "--junitxml", "out.xml")
     xml = (project.path / "out.xml").read_text()
     assert '<property name="relevance.tail.ndcg@10" value="0.75" />' in xml
     assert '<property name="relevance.tail.ndcg@10.baseline" value="0.8155" />' in xml
     assert '<property name="relevance.tail.ndcg@10.delta" value="-0.0655" />' in xml
 
 
-def test_changed_since_says_why_it_runs_everything(project: pytest.Pytester, mode) -> None:
-    run(project, mode, "--relevance-update")
-    result = run(project, mode, "--relevance-changed-since", "HEAD")
+def test_changed_since_says_why_it_runs_everything(project: pytest.Pytester) -> None:
+    run(project, [], "--relevance-update")
+    result = run(project, [], "--relevance-changed-since", "HEAD")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*--relevance-changed-since HEAD: relevance_paths is not set, so every relevance*"])
     project.makeini(INI + "relevance_paths = judgments.yaml\n")
-    result = run(project, mode, "--relevance-changed-since", "no-such-ref")
+    result = run(project, [], "--relevance-changed-since", "no-such-ref")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*git cannot diff against 'no-such-ref' here*so every relevance test runs"])
 

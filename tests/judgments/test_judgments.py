@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from pathlib import Path
 
 import pytest
@@ -417,7 +418,13 @@ SPECIAL = ["q1", "d1", "010", "0x1f", "1.10", "null", "Null", "~", "on", "yes", 
 SPECIAL += ["a  b", "12:30", "a#b", "a #b", "é", "\u2028", "\x85", "\t", "\ufeff", "\x7f", "\x01", "'", '"', "\\"]
 UTF8 = st.characters().filter(lambda c: not "\ud800" <= c <= "\udfff")  # no lone surrogate: it cannot be UTF-8
 EDGES = st.one_of(st.sampled_from([*SPECIAL, "x" * 1030]), st.text(UTF8, max_size=6))
-ORDINARY = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]{0,5}( [a-z]{1,3})?", fullmatch=True)
+# [A-Za-z0-9_][A-Za-z0-9_.\-/]{0,5}( [a-z]{1,3})?, built from its parts: st.from_regex draws it 2.5 times slower
+WORD = string.ascii_letters + string.digits + "_"
+ORDINARY = st.builds(
+    str.__add__,
+    st.builds(str.__add__, st.sampled_from(WORD), st.text(WORD + ".-/", max_size=5)),
+    st.just("") | st.text(string.ascii_lowercase, min_size=1, max_size=3).map(" ".__add__),
+)
 GRADES = st.sampled_from(["0", "1", "3", "2.5", "01", "010", "1_0", "1e3", "2000", "1000", "-1", ".5", "yes", "0x1"])
 
 
@@ -473,7 +480,7 @@ def test_the_line_reader_reads_what_libyaml_reads_or_leaves_the_file_to_it(text:
         st.tuples(
             st.text(UTF8.filter(lambda c: c not in '"\\'), min_size=1, max_size=12),
             st.one_of(st.none(), st.sampled_from(["head", "torso", "tail", "long tail"])),
-            st.dictionaries(st.from_regex(r"[A-Za-z0-9_]{1,8}", fullmatch=True), st.integers(0, 3) | st.just(1.5)),
+            st.dictionaries(st.text(WORD, min_size=1, max_size=8), st.integers(0, 3) | st.just(1.5)),
         ),
         min_size=1,
         max_size=5,
