@@ -73,8 +73,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for name, (text, default) in SETTINGS.items():
         parser.addini(name, f"{text} (default: {default or 'none'})", default=default)
         if name not in NO_FLAG:
+            escaped = text.replace("%", "%%")  # argparse formats a flag's help: "95% interval" would be "%i"
             group.addoption(
-                f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{text}; overrides ini {name}"
+                f"--{name.replace('_', '-')}", dest=name, default=None, help=f"{escaped}; overrides ini {name}"
             )
 
 

@@ -48,7 +48,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeini(
         "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10\nrelevance_tolerance = 0.99\n"
     )
-    pytester.makepyfile(test_clicks=TEST)
+    pytester.makepyfile(test_online_project=TEST)
     (pytester.path / "run.json").write_text(json.dumps(_by_id(logging)))
     pytester.runpytest("-p", "no:randomly", "--relevance-update", "--relevance-reason", "base").assert_outcomes(
         passed=1

@@ -230,6 +230,8 @@ def test_header_and_help(project: pytest.Pytester) -> None:
     )
     result = project.runpytest_subprocess("--help")
     result.stdout.fnmatch_lines(["*--relevance-update*", "*--relevance-metrics*", "*relevance_tolerance*"])
+    # every setting's flag is listed (a % in a help text must not break argparse's formatting of the others)
+    result.stdout.fnmatch_lines(["*--relevance-online-tolerance=*", "*(the 95% interval*"])
 
 
 def test_update_warns_about_other_modified_files(project: pytest.Pytester) -> None:
