@@ -118,6 +118,20 @@ def add_overrides(parser: Any, dests: Iterable[str], from_ini: str) -> None:
         )
 
 
+def human_judgments(proj: Project, settings: Any) -> Any:
+    """relevance_human_judgments (people's re-grades of judge-graded documents), as the plugin reads it; None when
+    it is not set."""
+    from pytest_relevance.config.settings import HUMAN_MISSING
+    from pytest_relevance.judgments.model import load_judgments
+
+    if not settings.human_judgments:
+        return None
+    path = proj.path("relevance_human_judgments")
+    if not path.is_file():
+        raise RelevanceInputError(path, HUMAN_MISSING)
+    return load_judgments(path)
+
+
 def project_judgments(proj: Project) -> Any:
     from pytest_relevance.judgments.model import load_judgments
 
@@ -290,6 +304,7 @@ def _compare(
             explain=explain,
             explain_every_change=True,
             every_p=True,
+            human=human_judgments(proj, settings),
         ),
     )
     report = checked.report

@@ -362,6 +362,13 @@ def _scope(text: str) -> str:
     return text
 
 
+#: said where relevance_human_judgments names no file (the plugin and `diff` both read it)
+HUMAN_MISSING = (
+    "human judgments file not found; set relevance_human_judgments to the judgments file of people's grades of the "
+    "judge-graded documents (or leave it empty)"
+)
+
+
 def _correction(text: str, human: str) -> str:
     """`none` or `ppi`; `ppi` needs the human grades it corrects the judge by."""
     if text == "none":  # the default, taken on every run: nothing to import for it

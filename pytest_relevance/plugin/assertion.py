@@ -209,6 +209,7 @@ class RelevanceSnapshot:
 
     def _human(self) -> Judgments | None:
         """relevance_human_judgments, loaded once a session (None when it is not set)."""
+        from pytest_relevance.config.settings import HUMAN_MISSING
         from pytest_relevance.errors import RelevanceInputError
 
         value = self.settings.human_judgments
@@ -216,11 +217,7 @@ class RelevanceSnapshot:
             return None
         path = resolve(self.state.config, value)
         if not path.is_file():
-            raise RelevanceInputError(
-                path,
-                "human judgments file not found; set relevance_human_judgments to the judgments file of people's "
-                "grades of the judge-graded documents (or leave it empty)",
-            )
+            raise RelevanceInputError(path, HUMAN_MISSING)
         return self.state.load_judgments(value)
 
     def _provenance(self) -> Provenance:

@@ -131,6 +131,31 @@ def test_cost_is_counted_on_both_sides_and_compared(repo: Path, capsys: pytest.C
     assert "Cost (docs_scored=1.5x p95): **" in md
 
 
+def test_the_judge_corrected_estimates_come_from_the_human_file_as_in_the_gate(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    judged = JUDGMENTS.replace("d: 1, b: 1", "d: {grade: 1, judge: lenient}, b: 1").replace(
+        "h: 1}", "h: {grade: 1, judge: lenient}}"
+    )
+    (repo / "rel" / "judgments.yaml").write_text(judged)
+    people = (
+        "queries:\n  - {id: q1, text: hiking boots, grades: {d: 0}}\n  - {id: q2, text: trail shoes, grades: {h: 0}}\n"
+    )
+    (repo / "rel" / "human.yaml").write_text(people)
+    (repo / "pytest.ini").write_text(INI + "relevance_human_judgments = rel/human.yaml\n")
+    (repo / "rel" / "query.yaml").write_text(QUERY.replace('"title^3", "body"', '"title", "body^4"'))
+    code, out, err = _diff(capsys, "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)["report"]
+    assert report["judge_correction"]["mode"] == "none"
+    assert report["judge_correction"]["plain"] == {"tail": "no judge-made grades"}
+    assert any(row.get("ppi") for row in report["rows"] if row["stratum"] == "head")
+
+    (repo / "rel" / "human.yaml").unlink()
+    code, out, err = _diff(capsys)
+    assert code == 2 and "rel/human.yaml: human judgments file not found; set relevance_human_judgments" in err
+
+
 def test_fail_on_regression_and_one_markdown_comment(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / "rel" / "query.yaml").write_text(QUERY.replace('"title^3", "body"', '"body"'))
     code, out, _ = _diff(capsys, "--fail-on-regression")
