@@ -35,9 +35,10 @@ def human() -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist"])
-def workers(request: pytest.FixtureRequest) -> list[str]:
-    return request.param
+@pytest.fixture
+def workers() -> list[str]:
+    """In process; the decision's test also runs under -n 2, where each worker reads the human file itself."""
+    return []
 
 
 def run(pytester: pytest.Pytester, workers: list[str], *args: str) -> pytest.RunResult:
@@ -82,6 +83,7 @@ def test_the_corrected_estimates_are_reported_beside_the_plain_ones(
     assert (project.path / "relevance-baseline.json").read_bytes() == baseline  # a check writes nothing
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["no-xdist", "xdist"])
 def test_ppi_gates_on_the_corrected_change(project: pytest.Pytester, workers: list[str]) -> None:
     result = run(project, workers, "--relevance-judge-correction", "ppi", "--relevance-alpha", "0.05")
     assert result.ret == 1

@@ -93,15 +93,14 @@ def test_a_truly_worse_run_fails_with_the_tolerance_and_the_line_is_everywhere(
     assert "1 regressed" in text
 
 
-@pytest.mark.parametrize("xdist", XDIST)
-def test_documents_the_log_never_showed_are_not_estimable(project: pytest.Pytester, xdist: list[str]) -> None:
+def test_documents_the_log_never_showed_are_not_estimable(project: pytest.Pytester) -> None:
     _, logging = _world()
     (project.path / "run.json").write_text(json.dumps(_by_id({t: [f"new-{i}" for i in range(10)] for t in logging})))
     project.makeini(
         "[pytest]\nrelevance_judgments = judgments.yaml\nrelevance_metrics = ndcg@10\nrelevance_tolerance = 0.99\n"
         "relevance_clicks_log = clicks.ndjson\nrelevance_online_tolerance = 0.02\n"
     )
-    result = project.runpytest("-p", "no:randomly", "-v", *xdist)
+    result = project.runpytest("-p", "no:randomly", "-v")
     assert result.ret == 0, result.stdout.str()  # not estimable: never a failure
     assert "  estimated clicks@10: not estimable, DR, support 0.00" in result.stdout.lines
 
