@@ -72,6 +72,16 @@ def exceeded_cost(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [row for row in (report.get("cost") or {}).get("rows", []) if row["exceeded"]]
 
 
+def cost_shown(report: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The report's cost rows, those beyond their rule first, and what is said beneath them: the advisory
+    wall-clock and why cost was not compared (the Markdown and HTML reports list them alike)."""
+    cost = report["cost"]
+    exceeded = exceeded_cost(report)
+    rows = [*exceeded, *(row for row in cost["rows"] if not row["exceeded"])]
+    notes = [wall_clock_text(cost["wall_clock"])] if cost.get("wall_clock") else []
+    return rows, notes + ([cost["note"]] if cost.get("note") else [])
+
+
 def cost_row_text(row: Mapping[str, Any]) -> str:
     """`all.docs_scored p95: 1204 -> 4380 (3.64x, at most 1.5x)`; without a baseline value, today's alone."""
     name = f"{row['stratum']}.{row['counter']} {row['stat']}"

@@ -11,6 +11,7 @@ from pytest_relevance.gate.verdict import update_command
 from pytest_relevance.reports import formatting
 from pytest_relevance.reports.formatting import (
     cost_row_text,
+    cost_shown,
     exceeded_cost,
     failed_expectations,
     failing_first,
@@ -19,7 +20,6 @@ from pytest_relevance.reports.formatting import (
     note_lines,
     p_text,
     riser_text,
-    wall_clock_text,
 )
 
 _CSS = """
@@ -316,13 +316,12 @@ def _cost(report: Mapping[str, Any]) -> list[str]:
     exceeded = exceeded_cost(report)
     state = f"cost rose beyond the rule in {len(exceeded)}" if exceeded else "within the rule"
     body = [f"<h3>Cost ({escape(', '.join(cost['limits']))}): {state}</h3>", '<ul class="cost">']
-    for row in [*exceeded, *(row for row in cost["rows"] if not row["exceeded"])]:
+    rows, notes = cost_shown(report)
+    for row in rows:
         body.append(f'<li class="{"regression" if row["exceeded"] else "same"}">{escape(cost_row_text(row))}</li>')
     body += [f"<li>rose: {escape(riser_text(riser))}</li>" for riser in cost["risers"]]
     body.append("</ul>")
-    extra = [wall_clock_text(cost["wall_clock"])] if cost.get("wall_clock") else []
-    extra += [cost["note"]] if cost.get("note") else []
-    return body + [f'<p class="notes">{escape(line)}</p>' for line in extra]
+    return body + [f'<p class="notes">{escape(note)}</p>' for note in notes]
 
 
 def _trees(mover: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ from pytest_relevance.reports.formatting import (
     churn_line,
     ci_text,
     cost_row_text,
+    cost_shown,
     delta,
     exceeded_cost,
     failed_expectations,
@@ -27,7 +28,6 @@ from pytest_relevance.reports.formatting import (
     p_text,
     riser_text,
     significance_line,
-    wall_clock_text,
 )
 
 _MARKS = {
@@ -143,12 +143,10 @@ def _cost(report: Mapping[str, Any]) -> list[str]:
     exceeded = exceeded_cost(report)
     state = f"**{len(exceeded)} beyond the rule**" if exceeded else "within the rule"
     lines = ["", f"Cost ({_text(', '.join(cost['limits']))}): {state}", ""]
-    ordered = [*exceeded, *(row for row in cost["rows"] if not row["exceeded"])]
-    lines += [f"- {'**exceeded**' if row['exceeded'] else 'ok'}: {_text(cost_row_text(row))}" for row in ordered]
+    rows, notes = cost_shown(report)
+    lines += [f"- {'**exceeded**' if row['exceeded'] else 'ok'}: {_text(cost_row_text(row))}" for row in rows]
     lines += [f"- rose: {_text(riser_text(riser))}" for riser in cost["risers"]]
-    lines += [f"- {_text(wall_clock_text(cost['wall_clock']))}"] if cost.get("wall_clock") else []
-    lines += [f"- {_text(cost['note'])}"] if cost.get("note") else []
-    return lines
+    return lines + [f"- {_text(note)}" for note in notes]
 
 
 def _online(report: Mapping[str, Any]) -> list[str]:
