@@ -178,15 +178,14 @@ def cost_of(
     groups, texts = spec.judgments.groups, {q.id: q.text for q in spec.judgments.queries}
     compared = verdict.status in ("passed", "regressed") or (spec.update and verdict.against is None)
     recorded = spec.entry.get("cost") if compared and spec.entry is not None else None
-    if compared and cost is not None and not spec.update:
-        problem = "no cost counters" if recorded is None else cost_inconsistency(recorded, groups)
-        if problem:
-            raise RelevanceInputError(
-                spec.baseline or "the baseline",
-                f"entry {spec.nodeid!r} has {problem}: relevance_max_cost compares them (the entry predates the "
-                f"setting, or was edited by hand); re-baseline: {update_command(spec.nodeid, '<why>')}",
-            )
-    if recorded is not None and cost_inconsistency(recorded, groups):
+    problem = "no cost counters" if recorded is None else cost_inconsistency(recorded, groups)
+    if problem and compared and cost is not None and not spec.update:
+        raise RelevanceInputError(
+            spec.baseline or "the baseline",
+            f"entry {spec.nodeid!r} has {problem}: relevance_max_cost compares them (the entry predates the "
+            f"setting, or was edited by hand); re-baseline: {update_command(spec.nodeid, '<why>')}",
+        )
+    if problem:
         recorded = None  # an update replaces a damaged record; there is nothing to show it against
     checked = check_cost(spec.settings.max_cost, cost, recorded, groups, texts, template)
     return replace(checked, rows=tuple({**row, "exceeded": False} for row in checked.rows)) if spec.update else checked

@@ -200,8 +200,9 @@ class ElasticsearchIndex:
         runs = [self._answered(bodies, size, source, profiled=True) for _ in range(repeats)]
         costs = {}
         for qid in bodies:
-            counters, clauses, _ = counted(runs[0][qid])
-            costs[qid] = QueryCost(counters, clauses, tuple(counted(run[qid])[2] for run in runs))
+            parsed = [counted(run[qid]) for run in runs]
+            counters, clauses, _ = parsed[0]
+            costs[qid] = QueryCost(counters, clauses, tuple(seconds for _, _, seconds in parsed))
         return costs
 
     def _answered(self, bodies: Mapping[str, dict[str, Any]], size: int, source: str, profiled: bool) -> dict[str, Any]:
