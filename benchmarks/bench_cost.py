@@ -21,8 +21,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
-CRANFIELD = ROOT.parent / "shared" / "data" / "cranfield"
+sys.path.insert(0, str(ROOT / "tests" / "engines"))
+
+from test_embedded import CRANFIELD, cranfield_to  # noqa: E402
+
 SHAPES: dict[str, dict[str, Any]] = {
     "or": {"query": {"multi_match": {"query": "{q}", "fields": ["title^2", "text"], "type": "most_fields"}}},
     "and": {"query": {"match": {"text": {"query": "{q}", "operator": "and"}}}},
@@ -32,27 +37,11 @@ SHAPES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def cranfield() -> tuple[list[dict[str, str]], list[str]]:
-    docs: list[dict[str, str]] = []
-    field = None
-    for line in (CRANFIELD / "cran.all.1400").read_text().splitlines():
-        if line.startswith(".I "):
-            docs.append({"id": line.split()[1], "title": "", "text": ""})
-        elif line[:2] in (".T", ".A", ".B", ".W"):
-            field = {".T": "title", ".W": "text"}.get(line[:2])
-        elif field:
-            docs[-1][field] += line + " "
-    queries: list[str] = []
-    reading = False
-    for line in (CRANFIELD / "cran.qry").read_text().splitlines():
-        if line.startswith(".I "):
-            queries.append("")
-            reading = False
-        elif line.startswith(".W"):
-            reading = True
-        elif reading:
-            queries[-1] += line + " "
-    return docs, [" ".join(q.split()) for q in queries]
+def cranfield(folder: Path) -> tuple[Path, list[str]]:
+    """The corpus file and the judged queries' texts, as the tests write Cranfield (`test_embedded.cranfield_to`)."""
+    cranfield_to(folder)
+    judged = yaml.safe_load((folder / "judgments.yaml").read_text())["queries"]
+    return folder / "corpus.ndjson", [query["text"] for query in judged]
 
 
 def bodies(shape: str, queries: list[str]) -> dict[str, dict[str, Any]]:
@@ -68,14 +57,11 @@ def main(repeats: int, shapes: list[str]) -> None:
 
     from pytest_relevance.engines.embedded import EmbeddedEngine
     from pytest_relevance.evaluation.cost import COUNTERS
-    from pytest_relevance.inputs.corpus import CorpusFile
+    from pytest_relevance.inputs.corpus import CorpusFile, load_mapping
 
-    docs, queries = cranfield()
-    config = {"mappings": {"properties": {"title": {"type": "text", "analyzer": "english"},
-                                          "text": {"type": "text", "analyzer": "english"}}}}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
-        corpus = Path(tmp) / "corpus.ndjson"
-        corpus.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+        corpus, queries = cranfield(Path(tmp))
+        config = load_mapping(Path(tmp) / "index.yaml")
         index = EmbeddedEngine(Path(tmp) / "cache").open(CorpusFile(corpus), config, "id", "index.yaml")
         loaded = EmbeddedEngine(Path(tmp) / "cache").open(CorpusFile(corpus), config, "id", "index.yaml")
         costs: dict[str, Any] = {}
@@ -94,7 +80,8 @@ def main(repeats: int, shapes: list[str]) -> None:
             again = loaded.profile(batch, 10, "query.yaml", 1)
             identical &= all(again[q].counters == measured[q].counters for q in batch)
             costs.update(measured)
-    print(f"Cranfield: {len(docs)} documents, {len(queries)} queries x {len(shapes)} shapes ({', '.join(shapes)}), "
+    documents = len(index.ids)
+    print(f"Cranfield: {documents} documents, {len(queries)} queries x {len(shapes)} shapes ({', '.join(shapes)}), "
           f"{repeats} repeats")  # fmt: skip
     print(f"counts identical on every repeat and on the loaded index: {'yes' if identical else 'NO'}")
     median = {q: statistics.median(c.seconds) for q, c in costs.items()}
@@ -121,5 +108,4 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--shapes", default=",".join(SHAPES))
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     main(args.repeats, args.shapes.split(","))
