@@ -4,6 +4,7 @@ doc values, dates, geo points), the errors, and Java's numeric promotion, arithm
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -271,6 +272,11 @@ def cannot(op: str, a: Any, b: Any) -> PainlessError:
     return PainlessError(f"Cannot apply [{op}] operation to types [{java_type(a)}] and [{java_type(b)}].")
 
 
+#: the operators Python computes as Java does on doubles and (before the overflow wrap) on ints and longs; division
+#: and remainder differ (Java truncates toward zero, divides by zero into infinities) and are written out
+_EXACT: dict[str, Callable[[Any, Any], Any]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+
+
 def arith(op: str, a: Any, b: Any) -> Any:
     rank = max(rank_of(a), rank_of(b))
     if rank_of(a) < 0 or rank_of(b) < 0:
@@ -279,24 +285,16 @@ def arith(op: str, a: Any, b: Any) -> Any:
         raise cannot(op, a, b)
     if rank >= 2:
         x, y = float(a), float(b)
-        if op == "+":
-            out = x + y
-        elif op == "-":
-            out = x - y
-        elif op == "*":
-            out = x * y
+        if op in _EXACT:
+            out = _EXACT[op](x, y)
         elif op == "/":
             out = x / y if y != 0 else (math.copysign(math.inf, x) * math.copysign(1, y) if x and x == x else math.nan)
         else:
             out = math.fmod(x, y) if y != 0 and not math.isinf(x) else (x if math.isinf(y) and y == y else math.nan)
         return float_of(out) if rank == 2 else out
     x, y = int(a), int(b)
-    if op == "+":
-        out = x + y
-    elif op == "-":
-        out = x - y
-    elif op == "*":
-        out = x * y
+    if op in _EXACT:
+        out = _EXACT[op](x, y)
     else:
         if y == 0:
             raise PainlessError("/ by zero (java.lang.ArithmeticException)")
